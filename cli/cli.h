@@ -1,0 +1,45 @@
+#pragma once
+// Shared plumbing of the subcommands: the options every command knows, the
+// action the parser selected, and how a command reports an error.
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+#include "util/term.h"
+
+namespace fabscope::cli {
+
+/// Options that mean the same in every subcommand.
+struct Globals {
+    bool json = false;      ///< --json: machine output on stdout
+    bool no_color = false;  ///< --no-color (NO_COLOR works too)
+    bool quiet = false;     ///< -q: no human summary on stderr
+    int verbose = 0;        ///< -v, repeatable
+    TextStyle err_style() const { return style_for(2, no_color); }
+};
+
+/// Filled by the parser: the selected subcommand's work.
+struct Context {
+    Globals globals;
+    std::function<int()> action;
+    /// For `lab exec`: the command to run, cut off before parsing.
+    std::vector<std::string> trailing_command;
+};
+
+/// Cuts the command off `fabscope ... lab exec [OPTIONS] [--] CMD ARGS...`:
+/// returns the arguments to parse (up to the exec options) and stores CMD
+/// ARGS in `command`. Other command lines come back unchanged.
+std::vector<std::string> split_exec_command(const std::vector<std::string>& args,
+                                            std::vector<std::string>& command);
+
+/// Prints "fabscope: <message>" on stderr and returns the error's exit code.
+int report(const Error& e, const Globals& g);
+
+// Subcommand registration; each lives in its own cmd_*.cpp.
+void add_discover(CLI::App& app, Context& ctx);
+void add_lab(CLI::App& app, Context& ctx);
+
+}  // namespace fabscope::cli

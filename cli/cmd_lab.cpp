@@ -1,0 +1,257 @@
+// fabscope lab: the built-in simulated InfiniBand fabric.
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.h"
+#include "lab/faults.h"
+#include "lab/ib_lab.h"
+#include "lab/port_setter.h"
+#include "util/exit_status.h"
+
+namespace fabscope::cli {
+namespace {
+
+struct LabWhich {
+    std::string name = "default";
+    std::string dir;
+    std::string resolve() const { return lab_dir(name, dir); }
+};
+
+void add_which(CLI::App* cmd, LabWhich& w) {
+    cmd->add_option("--name", w.name,
+                    "Lab name (default \"default\"); labs with different names run side by side");
+    cmd->add_option("--dir", w.dir, "Lab directory (overrides --name)");
+}
+
+struct UpOptions {
+    LabWhich which;
+    LeafSpineSpec spec;
+    std::string width = "4x";
+    std::string speed = "hdr";
+    std::string net_file;
+    int timeout_s = 300;
+};
+
+int run_up(const UpOptions& o, const Globals& g) {
+    LabUpOptions opts;
+    opts.dir = o.which.resolve();
+    opts.subnet_up_timeout = std::chrono::seconds(o.timeout_s);
+    if (!o.net_file.empty()) {
+        opts.net_file = o.net_file;
+    } else {
+        LeafSpineSpec spec = o.spec;
+        auto w = parse_width(o.width);
+        auto s = parse_speed(o.speed);
+        if (!w)
+            return report(make_error(fmt::format("--width {}: use 1x, 2x, 4x, 8x or 12x", o.width)),
+                          g);
+        if (!s)
+            return report(
+                make_error(fmt::format("--speed {}: use sdr, ddr, qdr, fdr, edr or hdr", o.speed)),
+                g);
+        spec.width = *w;
+        spec.speed = *s;
+        opts.spec = spec;
+    }
+    if (!g.quiet)
+        std::fprintf(stderr, "Starting the lab in %s ...\n", opts.dir.c_str());
+    auto lab = lab_up(opts);
+    if (!lab)
+        return report(lab.error(), g);
+    if (!g.quiet) {
+        std::fprintf(stderr,
+                     "Lab up: %d switches, %d CAs; SUBNET UP after %.2f s.\n"
+                     "Run tools against it with `fabscope lab exec%s -- CMD`, stop it with "
+                     "`fabscope lab down%s`.\n",
+                     lab->stats.switches, lab->stats.cas, lab->subnet_up_s,
+                     o.which.dir.empty() && o.which.name == "default"
+                         ? ""
+                         : fmt::format(" --dir {}", lab->dir).c_str(),
+                     o.which.dir.empty() && o.which.name == "default"
+                         ? ""
+                         : fmt::format(" --dir {}", lab->dir).c_str());
+    }
+    if (g.json) {
+        nlohmann::json j{{"dir", lab->dir},
+                         {"sockname", lab->sockname},
+                         {"switches", lab->stats.switches},
+                         {"cas", lab->stats.cas},
+                         {"subnet_up_s", lab->subnet_up_s},
+                         {"ibsim_pid", lab->ibsim.pid},
+                         {"opensm_pid", lab->opensm.pid}};
+        std::printf("%s\n", j.dump().c_str());
+    }
+    return kExitClean;
+}
+
+struct ExecOptions {
+    LabWhich which;
+    std::vector<std::string> argv;
+    int timeout_s = 0;
+};
+
+int run_exec(const ExecOptions& o, const Globals& g) {
+    auto lab = load_lab_state(o.which.resolve());
+    if (!lab)
+        return report(lab.error(), g);
+    if (o.argv.empty())
+        return report(make_error("lab exec: no command given (fabscope lab exec -- CMD ARGS)"), g);
+    std::vector<std::string> argv = o.argv;
+    // `fabscope lab exec -- fabscope ...` runs this very binary.
+    if (argv.front() == "fabscope")
+        argv.front() = self_exe();
+    auto rc = lab_exec(*lab, argv, std::chrono::milliseconds(o.timeout_s * 1000LL));
+    if (!rc)
+        return report(rc.error(), g);
+    return *rc;
+}
+
+struct FaultOptions {
+    LabWhich which;
+    std::vector<std::string> words;
+};
+
+int run_fault(const FaultOptions& o, const Globals& g) {
+    auto lab = load_lab_state(o.which.resolve());
+    if (!lab)
+        return report(lab.error(), g);
+    auto fault = parse_fault(o.words);
+    if (!fault)
+        return report(fault.error(), g);
+    auto done = apply_fault(*lab, *fault);
+    if (!done)
+        return report(done.error(), g);
+    // A raw console command's answer is the output; a fault's description is for people.
+    if (fault->kind == Fault::Kind::Console) {
+        if (!done->empty())
+            std::printf("%s\n", done->c_str());
+    } else if (!g.quiet) {
+        std::fprintf(stderr, "%s\n", done->c_str());
+    }
+    return kExitClean;
+}
+
+}  // namespace
+
+void add_lab(CLI::App& app, Context& ctx) {
+    CLI::App* lab =
+        app.add_subcommand("lab", "The built-in simulated InfiniBand fabric (ibsim + OpenSM)");
+    lab->require_subcommand(1);
+    lab->footer(R"(Examples:
+  fabscope lab up --spines 2 --leaves 4 --hosts-per-leaf 4
+  fabscope lab exec -- ibnetdiscover
+  fabscope lab exec -- fabscope discover -o fabric.json
+  fabscope lab fault link-down leaf01[5]
+  fabscope lab fault width leaf02[5] 1x
+  fabscope lab down)");
+
+    {
+        auto o = std::make_shared<UpOptions>();
+        CLI::App* up = lab->add_subcommand("up", "Start a simulated fabric and its subnet manager");
+        add_which(up, o->which);
+        up->add_option("--spines", o->spec.spines, "Spine switches (default 2)");
+        up->add_option("--leaves", o->spec.leaves, "Leaf switches (default 4)");
+        up->add_option("--hosts-per-leaf", o->spec.hosts_per_leaf,
+                       "Hosts on each leaf (default 4)");
+        up->add_option("--links-per-pair", o->spec.links_per_pair,
+                       "Parallel links per leaf-spine pair (default 1)");
+        up->add_option("--width", o->width, "Link width: 1x, 2x, 4x, 8x, 12x (default 4x)");
+        up->add_option("--speed", o->speed, "Link speed: sdr ddr qdr fdr edr hdr (default hdr)");
+        auto* net = up->add_option("--net", o->net_file,
+                                   "Use this ibsim net file instead of generating one")
+                        ->check(CLI::ExistingFile);
+        for (const char* n : {"--spines", "--leaves", "--hosts-per-leaf", "--links-per-pair",
+                              "--width", "--speed"}) {
+            up->get_option(n)->excludes(net);
+        }
+        up->add_option("--timeout", o->timeout_s, "Seconds to wait for SUBNET UP (default 300)");
+        up->footer(R"(Examples:
+  fabscope lab up                                     # 2 spines, 4 leaves, 16 hosts, 4X HDR
+  fabscope lab up --spines 18 --leaves 36 --hosts-per-leaf 18    # 648 hosts
+  fabscope lab up --name b --net my-fabric.net        # a second lab beside the first)");
+        up->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_up(*o, ctx.globals); }; });
+    }
+    {
+        auto w = std::make_shared<LabWhich>();
+        auto keep = std::make_shared<bool>(false);
+        CLI::App* down =
+            lab->add_subcommand("down", "Stop the lab's own processes and remove its directory");
+        add_which(down, *w);
+        down->add_flag("--keep", *keep, "Keep the lab directory (logs, net file)");
+        down->callback([&ctx, w, keep] {
+            ctx.action = [&ctx, w, keep] {
+                auto r = lab_down(w->resolve(), *keep);
+                return r ? int{kExitClean} : report(r.error(), ctx.globals);
+            };
+        });
+    }
+    {
+        auto w = std::make_shared<LabWhich>();
+        CLI::App* status = lab->add_subcommand("status", "Show the lab's processes");
+        add_which(status, *w);
+        status->callback([&ctx, w] {
+            ctx.action = [&ctx, w] {
+                auto s = load_lab_state(w->resolve());
+                if (!s)
+                    return report(s.error(), ctx.globals);
+                std::fputs(lab_status(*s).c_str(), stdout);
+                return int{is_running(s->ibsim) && is_running(s->opensm) ? kExitClean
+                                                                         : kExitCannotRun};
+            };
+        });
+    }
+    {
+        auto o = std::make_shared<ExecOptions>();
+        CLI::App* exec = lab->add_subcommand(
+            "exec", "Run a libibumad program (fabscope, ibnetdiscover, ...) on the lab");
+        add_which(exec, o->which);
+        exec->add_option("--timeout", o->timeout_s,
+                         "Stop the command after this many seconds (default: none)");
+        // main() cuts the command off the argument list before parsing (see
+        // split_exec_command), so its flags never meet ours.
+        exec->add_option("command", o->argv, "The command and its arguments, after --");
+        exec->footer(R"(The command's exit code is passed through.
+
+Examples:
+  fabscope lab exec -- ibnetdiscover
+  fabscope lab exec --timeout 60 -- perfquery -x 2 5
+  fabscope lab exec -- fabscope discover -o fabric.json)");
+        exec->callback([&ctx, o] {
+            if (o->argv.empty())
+                o->argv = ctx.trailing_command;
+            ctx.action = [&ctx, o] { return run_exec(*o, ctx.globals); };
+        });
+    }
+    {
+        auto o = std::make_shared<FaultOptions>();
+        CLI::App* fault = lab->add_subcommand(
+            "fault", "Inject a fault: link down/up, degraded width/speed, counters, MAD drops");
+        add_which(fault, o->which);
+        fault->add_option("fault", o->words, "FAULT words (see below)")->required();
+        fault->footer(fault_usage());
+        fault->callback(
+            [&ctx, o] { ctx.action = [&ctx, o] { return run_fault(*o, ctx.globals); }; });
+    }
+    {
+        // Hidden: the lab's own helpers, started by `lab up` and `lab fault`.
+        auto dir = std::make_shared<std::string>();
+        CLI::App* sup = lab->add_subcommand("_supervise", "")->group("");
+        sup->add_option("dir", *dir)->required();
+        sup->callback([&ctx, dir] { ctx.action = [dir] { return run_supervisor(*dir); }; });
+
+        auto words = std::make_shared<std::vector<std::string>>();
+        CLI::App* set = lab->add_subcommand("_set-port", "")->group("");
+        set->add_option("words", *words)->required();
+        set->callback([&ctx, words] {
+            ctx.action = [&ctx, words] { return run_set_port(*words, ctx.globals.verbose > 0); };
+        });
+    }
+}
+
+}  // namespace fabscope::cli

@@ -1,0 +1,105 @@
+// fabscope: InfiniBand / RoCEv2 fabric diagnostics. main() reads as the
+// list of subcommands; each one's work is in its own cmd_*.cpp.
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/cli.h"
+#include "util/exit_status.h"
+#include "util/version.h"
+
+namespace fabscope::cli {
+
+std::vector<std::string> split_exec_command(const std::vector<std::string>& args,
+                                            std::vector<std::string>& command) {
+    size_t lab = 1;
+    while (lab < args.size() && args[lab] != "lab")
+        ++lab;
+    if (lab + 1 >= args.size() || args[lab + 1] != "exec")
+        return args;
+    std::vector<std::string> head(args.begin(), args.begin() + static_cast<long>(lab) + 2);
+    for (size_t i = lab + 2; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--") {
+            command.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+            return head;
+        }
+        if (a.empty() || a[0] != '-') {
+            command.assign(args.begin() + static_cast<long>(i), args.end());
+            return head;
+        }
+        head.push_back(a);
+        // exec's own options that take a value: --name N, --dir D, --timeout S
+        bool takes_value = (a == "--name" || a == "--dir" || a == "--timeout");
+        if (takes_value && i + 1 < args.size())
+            head.push_back(args[++i]);
+    }
+    return head;
+}
+
+int report(const Error& e, const Globals& g) {
+    TextStyle st = g.err_style();
+    std::fprintf(stderr, "%s %s\n", st.red("fabscope:").c_str(), e.message.c_str());
+    return e.code;
+}
+
+}  // namespace fabscope::cli
+
+int main(int argc, char** argv) {
+    using namespace fabscope;
+    CLI::App app{
+        "fabscope: find what is wrong with an InfiniBand or RoCE fabric, prove it, and say where."};
+    app.set_version_flag("--version", std::string("fabscope ") + version());
+    app.require_subcommand(1);
+    app.fallthrough();  // global flags work after the subcommand too
+    app.footer(R"(Examples:
+  fabscope lab up --spines 2 --leaves 4 --hosts-per-leaf 4
+  fabscope lab exec -- fabscope discover -o fabric.json
+  fabscope discover --load fabric.json --json | jq '.links | length'
+  fabscope lab down
+
+Exit codes: 0 clean, 1 findings over threshold, 2 usage or input error,
+3 could not run (no device, no permission), 130 interrupted.
+Manual: man fabscope (docs/fabscope.1).)");
+
+    cli::Context ctx;
+    app.add_flag("--json", ctx.globals.json, "Machine-readable JSON on stdout");
+    app.add_flag("--no-color", ctx.globals.no_color, "No colour (also: NO_COLOR=1)");
+    app.add_flag("-q,--quiet", ctx.globals.quiet, "No human summary on stderr");
+    app.add_flag("-v,--verbose", ctx.globals.verbose, "More detail on stderr (repeatable)");
+
+    cli::add_discover(app, ctx);
+    cli::add_lab(app, ctx);
+
+    std::vector<std::string> args(argv, argv + argc);
+    args = cli::split_exec_command(args, ctx.trailing_command);
+    // CLI11 takes the arguments in reverse order when given a vector.
+    std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
+    try {
+        app.parse(reversed);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::string msg = e.what();
+        std::fprintf(
+            stderr,
+            "fabscope: %s\nRun `fabscope --help` or `fabscope <command> --help` for usage.\n",
+            msg.c_str());
+        return kExitUsage;
+    }
+    if (!ctx.action)
+        return kExitUsage;
+    try {
+        return ctx.action();
+    } catch (const std::exception& e) {
+        // Nothing should get here; if something does, say so plainly.
+        std::fprintf(stderr, "fabscope: internal error: %s\n", e.what());
+        return kExitCannotRun;
+    }
+}

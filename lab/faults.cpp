@@ -1,0 +1,309 @@
+#include "lab/faults.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "lab/sim_console.h"
+#include "model/link_rate.h"
+#include "util/exit_status.h"
+
+namespace fabscope {
+namespace {
+
+// PortCounters fields the simulator's PerformanceSet knows (IBA names).
+const std::vector<std::string> kPortCounters = {"SymbolErrorCounter",
+                                                "LinkErrorRecoveryCounter",
+                                                "LinkDownedCounter",
+                                                "PortRcvErrors",
+                                                "PortRcvRemotePhysicalErrors",
+                                                "PortRcvSwitchRelayErrors",
+                                                "PortXmitDiscards",
+                                                "PortXmitConstraintErrors",
+                                                "PortRcvConstraintErrors",
+                                                "LocalLinkIntegrityErrors",
+                                                "ExcessiveBufferOverrunErrors",
+                                                "VL15Dropped",
+                                                "PortXmitData",
+                                                "PortRcvData",
+                                                "PortXmitPkts",
+                                                "PortRcvPkts",
+                                                "PortXmitWait"};
+
+// Attribute names the simulator's Error command documents.
+const std::map<std::string, int> kAttributes = {{"NodeDescription", 0x10},
+                                                {"NodeInfo", 0x11},
+                                                {"SwitchInfo", 0x12},
+                                                {"PortInfo", 0x15},
+                                                {"LinearForwardingTable", 0x19}};
+
+std::optional<int> parse_int(std::string_view s) {
+    int v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size())
+        return std::nullopt;
+    return v;
+}
+
+// The simulator answers a bad command with a complaint, not a status: its
+// complaints start with "#" ("# port 6 at nodeid \"leaf01\" is not linked",
+// "# attribute X not found") or say "bad" or "Usage".
+bool refused(const std::string& answer) {
+    std::istringstream in(answer);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind('#', 0) == 0 || line.find("bad ") != std::string::npos ||
+            line.find("Usage") != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+Result<std::string> normalise_counter(const std::string& assignment) {
+    auto eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size()) {
+        return make_error(fmt::format("lab fault counter: \"{}\" is not NAME=VALUE", assignment));
+    }
+    std::string name = assignment.substr(0, eq);
+    std::string value = assignment.substr(eq + 1);
+    uint64_t v = 0;
+    auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || p != value.data() + value.size()) {
+        return make_error(
+            fmt::format("lab fault counter: \"{}\" is not a non-negative number", value));
+    }
+    if (name.find('.') == std::string::npos) {
+        if (std::find(kPortCounters.begin(), kPortCounters.end(), name) == kPortCounters.end()) {
+            std::string known;
+            for (const auto& c : kPortCounters)
+                known += (known.empty() ? "" : ", ") + c;
+            return make_error(fmt::format(
+                "lab fault counter: unknown counter {} (PortCounters has: {}; "
+                "for others write Attribute.Field, e.g. PortCountersExtended.PortXmitData)",
+                name, known));
+        }
+        name = "PortCounters." + name;
+    }
+    return name + "=" + value;
+}
+
+}  // namespace
+
+Result<PortTarget> parse_port_target(const std::string& s) {
+    PortTarget t;
+    std::string port;
+    if (auto lb = s.find('['); lb != std::string::npos && s.back() == ']') {
+        t.node = s.substr(0, lb);
+        port = s.substr(lb + 1, s.size() - lb - 2);
+    } else if (auto colon = s.rfind(':'); colon != std::string::npos) {
+        t.node = s.substr(0, colon);
+        port = s.substr(colon + 1);
+    }
+    auto p = parse_int(port);
+    if (t.node.empty() || !p || *p < 0 || *p > 254) {
+        return make_error(fmt::format("\"{}\" is not a port: write NODE[PORT], e.g. leaf01[5]", s));
+    }
+    t.port = *p;
+    return t;
+}
+
+Result<Fault> parse_fault(const std::vector<std::string>& w) {
+    if (w.empty())
+        return make_error("lab fault: say which fault\n" + fault_usage());
+    Fault f;
+    const std::string& kind = w[0];
+    auto need = [&](size_t n, const char* usage) -> Status {
+        if (w.size() < n)
+            return make_error(fmt::format("lab fault {}: usage: lab fault {}", kind, usage));
+        return Ok{};
+    };
+    auto target = [&]() -> Status {
+        auto t = parse_port_target(w[1]);
+        if (!t)
+            return t.error();
+        f.target = *t;
+        return Ok{};
+    };
+    if (kind == "console") {
+        if (auto s = need(2, "console 'COMMAND'"); !s)
+            return s.error();
+        f.kind = Fault::Kind::Console;
+        for (size_t i = 1; i < w.size(); ++i)
+            f.raw += (i > 1 ? " " : "") + w[i];
+        return f;
+    }
+    if (kind == "link-down" || kind == "link-up") {
+        if (auto s = need(2, "link-down|link-up NODE[PORT]"); !s)
+            return s.error();
+        if (auto s = target(); !s)
+            return s.error();
+        f.kind = kind == "link-down" ? Fault::Kind::LinkDown : Fault::Kind::LinkUp;
+    } else if (kind == "width") {
+        if (auto s = need(3, "width NODE[PORT] 1x|2x|4x|8x|12x"); !s)
+            return s.error();
+        if (auto s = target(); !s)
+            return s.error();
+        if (!parse_width(w[2]))
+            return make_error(
+                fmt::format("lab fault width: \"{}\" is not 1x, 2x, 4x, 8x or 12x", w[2]));
+        f.kind = Fault::Kind::Width;
+        f.value = w[2];
+    } else if (kind == "speed") {
+        if (auto s = need(3, "speed NODE[PORT] sdr|ddr|qdr|fdr|edr|hdr"); !s)
+            return s.error();
+        if (auto s = target(); !s)
+            return s.error();
+        auto sp = parse_speed(w[2]);
+        if (!sp || *sp == Speed::FDR10 || *sp > Speed::HDR) {
+            return make_error(fmt::format(
+                "lab fault speed: \"{}\" is not one of sdr, ddr, qdr, fdr, edr, hdr", w[2]));
+        }
+        f.kind = Fault::Kind::Speed;
+        f.value = w[2];
+    } else if (kind == "counter") {
+        if (auto s = need(3, "counter NODE[PORT] NAME=VALUE [NAME=VALUE ...]"); !s)
+            return s.error();
+        if (auto s = target(); !s)
+            return s.error();
+        f.kind = Fault::Kind::Counter;
+        for (size_t i = 2; i < w.size(); ++i) {
+            auto a = normalise_counter(w[i]);
+            if (!a)
+                return a.error();
+            f.assignments.push_back(*a);
+        }
+    } else if (kind == "mad-drop") {
+        if (auto s = need(3, "mad-drop NODE[PORT] PERCENT [ATTRIBUTE]"); !s)
+            return s.error();
+        if (auto s = target(); !s)
+            return s.error();
+        auto pct = parse_int(w[2]);
+        if (!pct || *pct < 0 || *pct > 100) {
+            return make_error(
+                fmt::format("lab fault mad-drop: \"{}\" is not a percentage 0..100", w[2]));
+        }
+        f.kind = Fault::Kind::MadDrop;
+        f.percent = *pct;
+        if (w.size() > 3) {
+            if (auto it = kAttributes.find(w[3]); it != kAttributes.end()) {
+                f.attribute = std::to_string(it->second);
+            } else if (auto id = parse_int(w[3])) {
+                f.attribute = std::to_string(*id);
+            } else {
+                return make_error(
+                    fmt::format("lab fault mad-drop: unknown attribute {} (use NodeInfo, "
+                                "NodeDescription, SwitchInfo, PortInfo or a number)",
+                                w[3]));
+            }
+        }
+    } else {
+        return make_error(fmt::format("lab fault: unknown fault \"{}\"\n{}", kind, fault_usage()));
+    }
+    return f;
+}
+
+std::vector<std::string> console_commands(const Fault& f) {
+    std::string port = fmt::format("{}[{}]", console_quote(f.target.node), f.target.port);
+    switch (f.kind) {
+        case Fault::Kind::LinkDown:
+            return {"Unlink " + port};
+        case Fault::Kind::LinkUp:
+            return {"ReLink " + port};
+        case Fault::Kind::Counter: {
+            std::vector<std::string> out;
+            for (const auto& a : f.assignments)
+                out.push_back(fmt::format("PerformanceSet {} {}", port, a));
+            return out;
+        }
+        case Fault::Kind::MadDrop:
+            return {fmt::format("Error {} {}{}", port, f.percent,
+                                f.attribute.empty() ? "" : " " + f.attribute)};
+        case Fault::Kind::Console:
+            return {f.raw};
+        case Fault::Kind::Width:
+        case Fault::Kind::Speed:
+            return {};
+    }
+    return {};
+}
+
+Result<std::string> apply_fault(const LabState& lab, const Fault& f) {
+    if (!is_running(lab.ibsim)) {
+        return make_error(fmt::format("the lab in {} is not running", lab.dir), kExitCannotRun);
+    }
+    if (f.kind != Fault::Kind::Console) {
+        std::ifstream in(lab.net_file);
+        std::string net((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        auto names = net_file_node_names(net);
+        if (std::find(names.begin(), names.end(), f.target.node) == names.end()) {
+            return make_error(fmt::format("lab fault: no node \"{}\" in this lab's net file {}",
+                                          f.target.node, lab.net_file));
+        }
+    }
+    std::string where = fmt::format("{}[{}]", f.target.node, f.target.port);
+    if (f.kind == Fault::Kind::Width || f.kind == Fault::Kind::Speed) {
+        std::vector<std::string> argv{self_exe(),
+                                      "lab",
+                                      "_set-port",
+                                      f.target.node,
+                                      std::to_string(f.target.port),
+                                      f.kind == Fault::Kind::Width ? "width" : "speed",
+                                      f.value};
+        auto rc = lab_exec(lab, argv, std::chrono::milliseconds(120000));
+        if (!rc)
+            return rc.error();
+        if (*rc != 0)
+            return make_error(fmt::format("lab fault: setting {} on {} failed", f.value, where),
+                              *rc);
+        return fmt::format("{}: {} {} on both ends of the link", where,
+                           f.kind == Fault::Kind::Width ? "width" : "speed", f.value);
+    }
+    SimConsole console(lab.dir);
+    std::string answers;
+    for (const std::string& cmd : console_commands(f)) {
+        auto a = console.command(cmd);
+        if (!a)
+            return a.error();
+        if (f.kind != Fault::Kind::Console && refused(*a)) {
+            return make_error(fmt::format("lab fault: the simulator refused `{}`: {}", cmd, *a));
+        }
+        answers += a->empty() ? "" : "\n" + *a;
+    }
+    switch (f.kind) {
+        case Fault::Kind::LinkDown:
+            return where + ": link down (both ends Polling)";
+        case Fault::Kind::LinkUp:
+            return where + ": link restored";
+        case Fault::Kind::Counter:
+            return where + ": counters set";
+        case Fault::Kind::MadDrop:
+            return fmt::format("{}: dropping {}% of MADs arriving there", where, f.percent);
+        default:
+            return answers.empty() ? answers : answers.substr(1);
+    }
+}
+
+std::string fault_usage() {
+    return R"(Faults (NODE is a name from the lab's net file: h0001, leaf01, spine01):
+  link-down NODE[PORT]                 unplug the cable at that port (both ends go Polling)
+  link-up NODE[PORT]                   plug it back in
+  width NODE[PORT] 1x|2x|4x|8x|12x     degrade the link's width (set on both ends)
+  speed NODE[PORT] sdr|ddr|qdr|fdr|edr|hdr   degrade the link's speed (both ends)
+  counter NODE[PORT] NAME=VALUE ...    set port counters, e.g. SymbolErrorCounter=500,
+                                       PortXmitWait=4000000, PortCountersExtended.PortXmitData=9000
+  mad-drop NODE[PORT] PERCENT [ATTR]   drop MADs arriving at the port (0 clears); ATTR: NodeInfo,
+                                       NodeDescription, SwitchInfo, PortInfo or a number
+  console 'COMMAND'                    any simulator console command
+
+Examples:
+  fabscope lab fault link-down leaf01[5]
+  fabscope lab fault width leaf02[5] 1x
+  fabscope lab fault counter leaf04[5] SymbolErrorCounter=5000 LinkErrorRecoveryCounter=12)";
+}
+
+}  // namespace fabscope

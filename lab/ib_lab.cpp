@@ -1,0 +1,482 @@
+#include "lab/ib_lab.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "lab/sim_console.h"
+#include "model/json_io.h"
+#include "util/exit_status.h"
+#include "util/time_util.h"
+
+namespace fabscope {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+bool file_contains(const std::string& path, std::string_view needle) {
+    return read_file(path).find(needle) != std::string::npos;
+}
+
+std::string tail(const std::string& text, size_t lines) {
+    size_t pos = text.size();
+    while (pos > 0 && (text[pos - 1] == '\n'))
+        --pos;
+    size_t end = pos;
+    for (size_t n = 0; pos > 0 && n < lines; --pos) {
+        if (text[pos - 1] == '\n' && ++n == lines)
+            break;
+    }
+    return text.substr(pos, end - pos);
+}
+
+json process_json(const ProcessId& p) {
+    return {{"pid", p.pid}, {"start_time", p.start_time}};
+}
+ProcessId process_from(const json& j) {
+    return ProcessId{static_cast<pid_t>(j.value("pid", 0)), j.value("start_time", 0ULL)};
+}
+
+Status write_state(const LabState& s) {
+    json j{{"format", "fabscope-lab"},
+           {"dir", s.dir},
+           {"sockname", s.sockname},
+           {"net_file", s.net_file},
+           {"created", s.created},
+           {"subnet_up_s", s.subnet_up_s},
+           {"stats",
+            {{"switches", s.stats.switches},
+             {"cas", s.stats.cas},
+             {"routers", s.stats.routers},
+             {"ports", s.stats.ports}}},
+           {"processes",
+            {{"ibsim", process_json(s.ibsim)},
+             {"opensm", process_json(s.opensm)},
+             {"supervisor", process_json(s.supervisor)}}}};
+    return json_io::write_json_file(j, s.dir + "/state.json");
+}
+
+std::string sockname_for(const std::string& dir) {
+    return fmt::format("fabscope-{:016x}", std::hash<std::string>{}(dir));
+}
+
+/// Waits for `pred`, checking `alive` so a dead process fails fast.
+Status wait_for(const std::function<bool()>& pred, const std::function<bool()>& alive,
+                std::chrono::seconds timeout, const std::string& what_failed,
+                const std::string& what_timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!pred()) {
+        if (!alive())
+            return make_error(what_failed, kExitCannotRun);
+        if (std::chrono::steady_clock::now() >= deadline)
+            return make_error(what_timeout, kExitCannotRun);
+        std::this_thread::sleep_for(milliseconds(50));
+    }
+    return Ok{};
+}
+
+// Table sizes for the simulator: its defaults (2048 nodes, 256 switches,
+// 13312 ports) are too small for the larger labs.
+std::vector<std::string> ibsim_size_args(const NetFileStats& st) {
+    auto room = [](int need, int dflt) {
+        return std::to_string(std::max(dflt, need + need / 4 + 16));
+    };
+    return {"-N", room(st.nodes(), 2048), "-S", room(st.switches, 256),
+            "-P", room(st.ports, 13312)};
+}
+
+void stop_all(const LabState& s) {
+    for (const ProcessId* p : {&s.opensm, &s.ibsim, &s.supervisor}) {
+        if (p->pid > 0)
+            stop_process(*p, milliseconds(3000));
+    }
+}
+
+pid_t g_forward_to = 0;
+
+void forward_signal(int sig, siginfo_t* info, void*) {
+    // A terminal's Ctrl-C already reaches the child (same process group);
+    // a signal sent to us alone (kill, a test's deadline) is passed on.
+    if (info && info->si_code == SI_USER && g_forward_to > 0)
+        ::kill(g_forward_to, sig);
+}
+
+/// While alive, SIGINT/SIGTERM/SIGHUP sent to this process go to `child` instead.
+class SignalForwarder {
+  public:
+    explicit SignalForwarder(pid_t child) {
+        g_forward_to = child;
+        struct sigaction sa {};
+        sa.sa_sigaction = forward_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        for (size_t i = 0; i < kSignals.size(); ++i)
+            ::sigaction(kSignals[i], &sa, &old_[i]);
+    }
+    ~SignalForwarder() {
+        for (size_t i = 0; i < kSignals.size(); ++i)
+            ::sigaction(kSignals[i], &old_[i], nullptr);
+        g_forward_to = 0;
+    }
+    SignalForwarder(const SignalForwarder&) = delete;
+    SignalForwarder& operator=(const SignalForwarder&) = delete;
+
+  private:
+    static constexpr std::array<int, 3> kSignals{SIGINT, SIGTERM, SIGHUP};
+    std::array<struct sigaction, 3> old_{};
+};
+
+}  // namespace
+
+std::string lab_base_dir() {
+    if (const char* b = std::getenv("FABSCOPE_LAB_BASE"); b && *b)
+        return b;
+    if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x)
+        return std::string(x) + "/fabscope-lab";
+    return fmt::format("/tmp/fabscope-lab-{}", ::getuid());
+}
+
+std::string lab_dir(const std::string& name, const std::string& dir) {
+    if (!dir.empty())
+        return fs::absolute(dir).lexically_normal().string();
+    return lab_base_dir() + "/" + (name.empty() ? "default" : name);
+}
+
+Result<LabState> lab_up(const LabUpOptions& opts) {
+    LabState s;
+    s.dir = opts.dir;
+    std::error_code ec;
+    fs::create_directories(s.dir, ec);
+    if (ec)
+        return make_error(fmt::format("lab {}: cannot create directory: {}", s.dir, ec.message()),
+                          kExitCannotRun);
+    if (auto old = load_lab_state(s.dir); old && is_running(old->ibsim)) {
+        return make_error(
+            fmt::format("a lab is already up in {} (stop it with `fabscope lab down --dir {}`)",
+                        s.dir, s.dir),
+            kExitCannotRun);
+    }
+    if (::access(kUmad2simPath, R_OK) != 0) {
+        return make_error(
+            fmt::format("the simulator's preload library {} is missing: install ibsim-utils "
+                        "(scripts/setup does)",
+                        kUmad2simPath),
+            kExitCannotRun);
+    }
+    // A stale lab (processes gone) leaves files behind: start clean.
+    for (const auto& entry : fs::directory_iterator(s.dir, ec))
+        fs::remove_all(entry.path(), ec);
+
+    std::string net;
+    if (opts.spec) {
+        if (auto v = validate(*opts.spec); !v)
+            return v.error();
+        net = generate_leaf_spine(*opts.spec);
+    } else {
+        std::ifstream in(opts.net_file);
+        if (!in)
+            return make_error(
+                fmt::format("{}: cannot open net file: {}", opts.net_file, std::strerror(errno)));
+        net = read_file(opts.net_file);
+    }
+    s.stats = count_net_file(net);
+    if (s.stats.nodes() == 0) {
+        return make_error(fmt::format("{}: no Switch/Hca declarations: not an ibsim net file",
+                                      opts.spec ? "generated topology" : opts.net_file));
+    }
+    s.net_file = s.dir + "/net";
+    {
+        std::ofstream out(s.net_file);
+        out << net;
+        if (!out)
+            return make_error(fmt::format("{}: cannot write: {}", s.net_file, std::strerror(errno)),
+                              kExitCannotRun);
+    }
+    s.sockname = sockname_for(s.dir);
+    s.created = iso8601_now();
+    fs::create_directories(s.dir + "/osm", ec);
+
+    SimConsole console(s.dir);
+    if (::mkfifo(console.fifo_path().c_str(), 0600) != 0) {
+        return make_error(fmt::format("{}: mkfifo: {}", console.fifo_path(), std::strerror(errno)),
+                          kExitCannotRun);
+    }
+
+    // 1. The supervisor holds the console fifo open for writing, so the
+    //    simulator never reads end-of-file on its console.
+    auto sup = spawn({.argv = {self_exe(), "lab", "_supervise", s.dir},
+                      .stdout_path = s.dir + "/supervisor.log",
+                      .stderr_path = s.dir + "/supervisor.log",
+                      .new_session = true});
+    if (!sup)
+        return sup.error();
+    s.supervisor = *sup;
+    if (auto w = wait_for([&] { return fs::exists(s.dir + "/supervisor.ready"); },
+                          [&] { return is_running(s.supervisor); }, std::chrono::seconds(10),
+                          "the lab supervisor died at start: see " + s.dir + "/supervisor.log",
+                          "the lab supervisor did not start within 10 s");
+        !w) {
+        stop_all(s);
+        return w.error();
+    }
+
+    // 2. The simulator.
+    int console_in = ::open(console.fifo_path().c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (console_in < 0) {
+        stop_all(s);
+        return make_error(fmt::format("{}: {}", console.fifo_path(), std::strerror(errno)),
+                          kExitCannotRun);
+    }
+    ::fcntl(console_in, F_SETFL, ::fcntl(console_in, F_GETFL) & ~O_NONBLOCK);
+    std::vector<std::string> argv{"ibsim", "-s"};
+    for (auto& a : ibsim_size_args(s.stats))
+        argv.push_back(a);
+    argv.push_back(s.net_file);
+    auto sim = spawn({.argv = argv,
+                      .env = {{"IBSIM_SOCKNAME", s.sockname}},
+                      .cwd = s.dir,
+                      .stdin_fd = console_in,
+                      .stdout_path = console.output_path(),
+                      .stderr_path = s.dir + "/ibsim.err",
+                      .new_session = true});
+    ::close(console_in);
+    if (!sim) {
+        stop_all(s);
+        return make_error(fmt::format("cannot start the simulator: {} (install ibsim-utils)",
+                                      sim.error().message),
+                          kExitCannotRun);
+    }
+    s.ibsim = *sim;
+    Stopwatch sw;
+    if (auto w = wait_for(
+            [&] { return file_contains(console.output_path(), "Network simulator ready"); },
+            [&] { return is_running(s.ibsim); }, std::chrono::seconds(120),
+            "the simulator exited at start: " + tail(read_file(s.dir + "/ibsim.err"), 3),
+            "the simulator did not get ready within 120 s");
+        !w) {
+        stop_all(s);
+        return w.error();
+    }
+
+    // 3. OpenSM. force_link_* 0: the SM must not rewrite LinkWidth/SpeedEnabled,
+    //    or every sweep would "repair" a degraded link injected by `lab fault`.
+    {
+        std::ofstream conf(s.dir + "/osm/opensm.conf");
+        conf << "force_log_flush TRUE\n"
+             << "log_file " << s.dir << "/osm/opensm.log\n"
+             << "dump_files_dir " << s.dir << "/osm\n"
+             << "force_link_width 0\nforce_link_speed 0\nforce_link_speed_ext 0\n";
+    }
+    auto env = lab_client_env(s);
+    env["OSM_TMP_DIR"] = s.dir + "/osm";
+    env["OSM_CACHE_DIR"] = s.dir + "/osm";
+    auto sm = spawn({.argv = {"opensm", "-F", s.dir + "/osm/opensm.conf"},
+                     .env = env,
+                     .cwd = s.dir,
+                     .stdout_path = s.dir + "/opensm.out",
+                     .stderr_path = s.dir + "/opensm.out",
+                     .new_session = true});
+    if (!sm) {
+        stop_all(s);
+        return make_error(
+            fmt::format("cannot start OpenSM: {} (install opensm)", sm.error().message),
+            kExitCannotRun);
+    }
+    s.opensm = *sm;
+    const std::string log = s.dir + "/osm/opensm.log";
+    if (auto w =
+            wait_for([&] { return file_contains(log, "SUBNET UP"); },
+                     [&] { return is_running(s.opensm); }, opts.subnet_up_timeout,
+                     "OpenSM exited before SUBNET UP: " + tail(read_file(s.dir + "/opensm.out"), 3),
+                     fmt::format("no SUBNET UP from OpenSM within {} s (see {})",
+                                 opts.subnet_up_timeout.count(), log));
+        !w) {
+        stop_all(s);
+        return w.error();
+    }
+    s.subnet_up_s = sw.seconds();
+    if (auto w = write_state(s); !w) {
+        stop_all(s);
+        return w.error();
+    }
+    return s;
+}
+
+Result<LabState> load_lab_state(const std::string& dir) {
+    const std::string path = dir + "/state.json";
+    if (!fs::exists(path)) {
+        return make_error(fmt::format("no lab in {} (start one with `fabscope lab up`)", dir),
+                          kExitCannotRun);
+    }
+    auto doc = json_io::read_json_file(path);
+    if (!doc)
+        return doc.error();
+    const json& j = *doc;
+    return json_io::guarded([&]() -> Result<LabState> {
+        LabState s;
+        s.dir = json_io::get_string(j, "dir");
+        s.sockname = json_io::get_string(j, "sockname");
+        s.net_file = json_io::get_string(j, "net_file");
+        s.created = json_io::get_string(j, "created", "");
+        s.subnet_up_s = json_io::get_double(j, "subnet_up_s", 0);
+        const json& st = json_io::get_object(j, "stats");
+        s.stats.switches = st.value("switches", 0);
+        s.stats.cas = st.value("cas", 0);
+        s.stats.routers = st.value("routers", 0);
+        s.stats.ports = st.value("ports", 0);
+        const json& p = json_io::get_object(j, "processes");
+        s.ibsim = process_from(json_io::get_object(p, "ibsim"));
+        s.opensm = process_from(json_io::get_object(p, "opensm"));
+        s.supervisor = process_from(json_io::get_object(p, "supervisor"));
+        return s;
+    });
+}
+
+Status lab_down(const std::string& dir, bool keep) {
+    auto s = load_lab_state(dir);
+    if (!s) {
+        // A lab that failed half-way has no state file; its supervisor exits
+        // by itself once the directory is gone.
+        if (!fs::exists(dir))
+            return s.error();
+    } else {
+        stop_all(*s);
+    }
+    if (!keep) {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+        if (ec)
+            return make_error(
+                fmt::format("lab {}: stopped, but cannot remove it: {}", dir, ec.message()));
+    }
+    return Ok{};
+}
+
+std::string lab_status(const LabState& s) {
+    std::string out = fmt::format("lab {}\n  net file  {} ({} switches, {} CAs)\n  created   {}\n",
+                                  s.dir, s.net_file, s.stats.switches, s.stats.cas, s.created);
+    auto line = [&](const char* role, const ProcessId& p) {
+        out += fmt::format("  {:<10} pid {:<8} {}\n", role, p.pid,
+                           is_running(p) ? "running" : "NOT RUNNING");
+    };
+    line("ibsim", s.ibsim);
+    line("opensm", s.opensm);
+    line("supervisor", s.supervisor);
+    return out;
+}
+
+std::map<std::string, std::string> lab_client_env(const LabState& s) {
+    std::string preload = kUmad2simPath;
+    if (const char* old = std::getenv("LD_PRELOAD");
+        old && *old && std::string_view(old).find("umad2sim") == std::string_view::npos) {
+        preload += std::string(":") + old;
+    }
+    return {{"LD_PRELOAD", preload}, {"IBSIM_SOCKNAME", s.sockname}, {"FABSCOPE_LAB_DIR", s.dir}};
+}
+
+Result<int> reap_dead_clients(const std::string& dir) {
+    SimConsole console(dir);
+    auto answer = console.command("Attached");
+    if (!answer)
+        return answer.error();
+    int freed = 0;
+    for (const SimClient& c : parse_attached(*answer)) {
+        if (process_start_time(c.pid))
+            continue;
+        if (auto r = console.command(fmt::format("X {}", c.number)); !r)
+            return r.error();
+        ++freed;
+    }
+    return freed;
+}
+
+Result<int> lab_exec(const LabState& s, const std::vector<std::string>& argv,
+                     milliseconds deadline) {
+    if (!is_running(s.ibsim)) {
+        return make_error(
+            fmt::format("the lab in {} is not running (its simulator is gone); `fabscope lab down` "
+                        "then `fabscope lab up`",
+                        s.dir),
+            kExitCannotRun);
+    }
+    if (::access(".", W_OK) != 0) {
+        return make_error(
+            "lab exec: the simulator's client library writes ./sys-PID in the current directory, "
+            "which is not writable here; cd to a writable directory",
+            kExitCannotRun);
+    }
+    if (auto r = reap_dead_clients(s.dir); !r)
+        return r.error();
+    std::error_code ec;
+    std::string cwd = fs::current_path(ec).string();
+    auto child = spawn({.argv = argv, .env = lab_client_env(s), .inherit_stdin = true});
+    if (!child)
+        return child.error();
+    RunResult r;
+    {
+        SignalForwarder forward(child->pid);
+        r = wait_child(child->pid, deadline);
+    }
+    // The preload library leaves its fake sysfs tree behind when a client is killed.
+    fs::remove_all(fmt::format("{}/sys-{}", cwd, child->pid), ec);
+    if (r.timed_out) {
+        return make_error(fmt::format("`{}` did not finish within {} s and was stopped",
+                                      argv.front(), deadline.count() / 1000),
+                          kExitCannotRun);
+    }
+    return r.exit_code;
+}
+
+int run_supervisor(const std::string& dir) {
+    SimConsole console(dir);
+    // O_RDWR never blocks on a fifo and keeps a writer present for the simulator.
+    int fd = ::open(console.fifo_path().c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        std::fprintf(stderr, "supervisor: %s: %s\n", console.fifo_path().c_str(),
+                     std::strerror(errno));
+        return kExitCannotRun;
+    }
+    { std::ofstream(dir + "/supervisor.ready") << ::getpid() << "\n"; }
+    ::signal(SIGTERM, SIG_DFL);
+    Stopwatch since_start;
+    for (;;) {
+        std::this_thread::sleep_for(milliseconds(1000));
+        if (!fs::exists(dir))
+            return kExitClean;  // lab removed
+        auto s = load_lab_state(dir);
+        if (!s) {
+            // Not up yet; a lab up that failed never writes its state.
+            if (since_start.seconds() > 900)
+                return kExitCannotRun;
+            continue;
+        }
+        if (!is_running(s->ibsim))
+            return kExitClean;
+        if (auto r = reap_dead_clients(dir); r && *r > 0) {
+            std::fprintf(stderr, "supervisor: freed %d simulator slot(s) of dead clients\n", *r);
+            std::fflush(stderr);
+        }
+    }
+}
+
+}  // namespace fabscope

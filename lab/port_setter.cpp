@@ -1,0 +1,143 @@
+#include "lab/port_setter.h"
+
+#include <fmt/format.h>
+#include <infiniband/ibnetdisc.h>
+#include <infiniband/mad.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "discover/smp_decode.h"
+#include "model/link_rate.h"
+#include "util/exit_status.h"
+#include "util/stderr_capture.h"
+
+namespace fabscope {
+namespace {
+
+struct FabricDeleter {
+    void operator()(ibnd_fabric_t* f) const { ibnd_destroy_fabric(f); }
+};
+struct PortDeleter {
+    void operator()(ibmad_port* p) const { mad_rpc_close_port(p); }
+};
+
+bool name_matches(const ibnd_node_t* n, const std::string& id) {
+    std::string desc(n->nodedesc, strnlen(n->nodedesc, sizeof n->nodedesc));
+    return desc == id || desc.rfind(id + " ", 0) == 0;
+}
+
+struct Change {
+    bool width = true;
+    Width w = Width::X4;
+    Speed s = Speed::HDR;
+};
+
+void apply_change(uint8_t* info, const Change& c) {
+    // State fields 0 = "no change": only the enabled masks move.
+    mad_set_field(info, 0, IB_PORT_STATE_F, 0);
+    mad_set_field(info, 0, IB_PORT_PHYS_STATE_F, 0);
+    if (c.width) {
+        mad_set_field(info, 0, IB_PORT_LINK_WIDTH_ENABLED_F, portinfo_width_bits(WidthSet{c.w}));
+        return;
+    }
+    if (c.s <= Speed::QDR) {
+        mad_set_field(info, 0, IB_PORT_LINK_SPEED_ENABLED_F, 1U << static_cast<unsigned>(c.s));
+        mad_set_field(info, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30);  // extended speeds off
+    } else {
+        unsigned ext = c.s == Speed::FDR ? 1 : c.s == Speed::EDR ? 2 : 4;
+        mad_set_field(info, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, ext);
+    }
+}
+
+}  // namespace
+
+int run_set_port(const std::vector<std::string>& words, bool verbose) {
+    if (words.size() != 4) {
+        std::fprintf(stderr, "fabscope: lab _set-port NODE PORT width|speed VALUE\n");
+        return kExitUsage;
+    }
+    const std::string& id = words[0];
+    int portnum = std::atoi(words[1].c_str());
+    Change change;
+    change.width = words[2] == "width";
+    if (change.width) {
+        auto w = parse_width(words[3]);
+        if (!w)
+            return kExitUsage;
+        change.w = *w;
+    } else {
+        auto s = parse_speed(words[3]);
+        if (!s)
+            return kExitUsage;
+        change.s = *s;
+    }
+
+    std::unique_ptr<StderrCapture> quiet;
+    if (!verbose)
+        quiet = std::make_unique<StderrCapture>();
+    ibnd_config_t cfg{};
+    std::unique_ptr<ibnd_fabric_t, FabricDeleter> fabric(
+        ibnd_discover_fabric(nullptr, 0, nullptr, &cfg));
+    int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
+    std::unique_ptr<ibmad_port, PortDeleter> port(mad_rpc_open_port(nullptr, 0, classes, 2));
+    if (quiet)
+        quiet->finish();
+    if (!fabric || !port) {
+        std::fprintf(stderr, "fabscope: cannot reach the lab fabric to change %s[%d]\n", id.c_str(),
+                     portnum);
+        return kExitCannotRun;
+    }
+    ibnd_node_t* node = nullptr;
+    for (ibnd_node_t* n = fabric->nodes; n && !node; n = n->next) {
+        if (name_matches(n, id))
+            node = n;
+    }
+    if (!node || portnum < 1 || portnum > node->numports || !node->ports[portnum]) {
+        std::fprintf(stderr, "fabscope: %s[%d] not found in the discovered lab fabric\n",
+                     id.c_str(), portnum);
+        return kExitUsage;
+    }
+    ibnd_port_t* near = node->ports[portnum];
+    ibnd_port_t* far = near->remoteport;
+    if (!far) {
+        std::fprintf(stderr, "fabscope: %s[%d] has no link to degrade (is it down?)\n", id.c_str(),
+                     portnum);
+        return kExitUsage;
+    }
+    for (ibnd_port_t* end : {near, far}) {
+        ib_portid_t pid = end->node->path_portid;
+        uint8_t info[IB_SMP_DATA_SIZE] = {};
+        if (!smp_query_via(info, &pid, IB_ATTR_PORT_INFO, static_cast<unsigned>(end->portnum), 0,
+                           port.get())) {
+            std::fprintf(stderr, "fabscope: PortInfo query of %s port %d failed\n",
+                         end->node->nodedesc, end->portnum);
+            return kExitCannotRun;
+        }
+        apply_change(info, change);
+        if (!smp_set_via(info, &pid, IB_ATTR_PORT_INFO, static_cast<unsigned>(end->portnum), 0,
+                         port.get())) {
+            std::fprintf(stderr, "fabscope: PortInfo set on %s port %d failed\n",
+                         end->node->nodedesc, end->portnum);
+            return kExitCannotRun;
+        }
+    }
+    // Read back what the link now runs.
+    ib_portid_t pid = node->path_portid;
+    uint8_t info[IB_SMP_DATA_SIZE] = {};
+    if (smp_query_via(info, &pid, IB_ATTR_PORT_INFO, static_cast<unsigned>(portnum), 0,
+                      port.get())) {
+        uint32_t cap =
+            node->type == IB_NODE_SWITCH && node->ports[0]
+                ? decode_port_capability_mask(SmpData(node->ports[0]->info, kSmpDataSize))
+                : decode_port_capability_mask(SmpData(info, kSmpDataSize));
+        Port p = decode_port_info(SmpData(info, kSmpDataSize), static_cast<uint8_t>(portnum), cap);
+        std::printf("%s[%d] <-> %s[%d] now runs %s %s\n", id.c_str(), portnum, far->node->nodedesc,
+                    far->portnum, p.width_active ? std::string(name(*p.width_active)).c_str() : "?",
+                    p.speed_active ? std::string(name(*p.speed_active)).c_str() : "?");
+    }
+    return kExitClean;
+}
+
+}  // namespace fabscope

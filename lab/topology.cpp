@@ -1,0 +1,188 @@
+#include "lab/topology.h"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+namespace fabscope {
+namespace {
+
+// Net-file "enabled" masks. Enabling 1X alongside the wanted width lets a
+// fault degrade a link to 1X at run time.
+uint32_t width_mask(Width w) {
+    return w == Width::X1 ? 1U : (1U | portinfo_width_bits(WidthSet{w}));
+}
+
+struct SpeedMasks {
+    uint32_t speed;
+    uint32_t ext;
+};
+
+// Every speed up to the wanted one is enabled, as on real ports.
+SpeedMasks speed_masks(Speed s) {
+    switch (s) {
+        case Speed::SDR:
+            return {1, 0};
+        case Speed::DDR:
+            return {3, 0};
+        case Speed::QDR:
+            return {7, 0};
+        case Speed::FDR:
+            return {7, 1};
+        case Speed::EDR:
+            return {7, 3};
+        case Speed::HDR:
+            return {7, 7};
+        default:
+            return {7, 7};
+    }
+}
+
+std::string host_name(int index) {
+    return fmt::format("h{:04d}", index);
+}
+std::string leaf_name(int l) {
+    return fmt::format("leaf{:02d}", l);
+}
+std::string spine_name(int s) {
+    return fmt::format("spine{:02d}", s);
+}
+
+}  // namespace
+
+Status validate(const LeafSpineSpec& s) {
+    if (s.spines < 1 || s.leaves < 1 || s.hosts_per_leaf < 0 || s.links_per_pair < 1) {
+        return make_error(
+            "lab topology: --spines, --leaves and --links-per-pair must be at least 1, "
+            "--hosts-per-leaf at least 0");
+    }
+    int leaf_ports = s.hosts_per_leaf + s.spines * s.links_per_pair;
+    int spine_ports = s.leaves * s.links_per_pair;
+    if (leaf_ports > 254) {
+        return make_error(
+            fmt::format("lab topology: a leaf would need {} ports (hosts + spines x links); "
+                        "a switch has at most 254",
+                        leaf_ports));
+    }
+    if (spine_ports > 254) {
+        return make_error(
+            fmt::format("lab topology: a spine would need {} ports (leaves x links); a switch "
+                        "has at most 254",
+                        spine_ports));
+    }
+    if (s.speed == Speed::FDR10 || s.speed > Speed::HDR) {
+        return make_error(
+            fmt::format("lab topology: ibsim cannot simulate {}; pick one of SDR, DDR, QDR, "
+                        "FDR, EDR, HDR",
+                        name(s.speed)));
+    }
+    return Ok{};
+}
+
+std::string generate_leaf_spine(const LeafSpineSpec& s) {
+    const int H = s.hosts_per_leaf;
+    const int leaf_ports = H + s.spines * s.links_per_pair;
+    const int spine_ports = s.leaves * s.links_per_pair;
+    auto leaf_uplink = [&](int spine, int link) {
+        return H + (spine - 1) * s.links_per_pair + link + 1;
+    };
+    auto spine_downlink = [&](int leaf, int link) {
+        return (leaf - 1) * s.links_per_pair + link + 1;
+    };
+    SpeedMasks sm = speed_masks(s.speed);
+
+    std::string out;
+    out += fmt::format(
+        "# fabscope lab: leaf-spine, {} spines, {} leaves, {} hosts per leaf ({} hosts), "
+        "{} link(s) per leaf-spine pair, {} {}\n",
+        s.spines, s.leaves, H, s.leaves * H, s.links_per_pair, name(s.width), name(s.speed));
+    out +=
+        fmt::format("width={}\nspeed={}\nextspeed={}\n\n", width_mask(s.width), sm.speed, sm.ext);
+
+    // Hosts first: the simulator attaches clients (and the SM) to the first node.
+    for (int l = 1; l <= s.leaves; ++l) {
+        for (int h = 1; h <= H; ++h) {
+            std::string n = host_name((l - 1) * H + h);
+            out += fmt::format("Hca\t1 \"{}\"\t# \"{} HCA-1\"\n[1]\t\"{}\"[{}]\n\n", n, n,
+                               leaf_name(l), h);
+        }
+    }
+    for (int l = 1; l <= s.leaves; ++l) {
+        out += fmt::format("Switch\t{} \"{}\"\t# \"{}\" enhanced port 0\n", leaf_ports,
+                           leaf_name(l), leaf_name(l));
+        for (int h = 1; h <= H; ++h)
+            out += fmt::format("[{}]\t\"{}\"[1]\n", h, host_name((l - 1) * H + h));
+        for (int sp = 1; sp <= s.spines; ++sp) {
+            for (int k = 0; k < s.links_per_pair; ++k) {
+                out += fmt::format("[{}]\t\"{}\"[{}]\n", leaf_uplink(sp, k), spine_name(sp),
+                                   spine_downlink(l, k));
+            }
+        }
+        out += "\n";
+    }
+    for (int sp = 1; sp <= s.spines; ++sp) {
+        out += fmt::format("Switch\t{} \"{}\"\t# \"{}\" enhanced port 0\n", spine_ports,
+                           spine_name(sp), spine_name(sp));
+        for (int l = 1; l <= s.leaves; ++l) {
+            for (int k = 0; k < s.links_per_pair; ++k) {
+                out += fmt::format("[{}]\t\"{}\"[{}]\n", spine_downlink(l, k), leaf_name(l),
+                                   leaf_uplink(sp, k));
+            }
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+namespace {
+
+template <class Fn>
+void for_each_declaration(const std::string& text, Fn&& fn) {
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream ls(line);
+        std::string kind;
+        ls >> kind;
+        if (kind != "Switch" && kind != "Hca" && kind != "Rt")
+            continue;
+        int ports = 0;
+        ls >> ports;
+        std::string rest;
+        std::getline(ls, rest);
+        std::string id;
+        if (auto q1 = rest.find('"'); q1 != std::string::npos) {
+            if (auto q2 = rest.find('"', q1 + 1); q2 != std::string::npos)
+                id = rest.substr(q1 + 1, q2 - q1 - 1);
+        }
+        fn(kind, ports, id);
+    }
+}
+
+}  // namespace
+
+NetFileStats count_net_file(const std::string& text) {
+    NetFileStats st;
+    for_each_declaration(text, [&](const std::string& kind, int ports, const std::string&) {
+        if (kind == "Switch") {
+            ++st.switches;
+            st.ports += ports + 1;
+        } else if (kind == "Hca") {
+            ++st.cas;
+            st.ports += ports;
+        } else {
+            ++st.routers;
+            st.ports += ports;
+        }
+    });
+    return st;
+}
+
+std::vector<std::string> net_file_node_names(const std::string& text) {
+    std::vector<std::string> names;
+    for_each_declaration(
+        text, [&](const std::string&, int, const std::string& id) { names.push_back(id); });
+    return names;
+}
+
+}  // namespace fabscope

@@ -1,0 +1,135 @@
+#pragma once
+// The fabric model: nodes with their ports, and the links between ports.
+// A Fabric is built once from nodes whose ports name their peers; it checks
+// that the peers agree, derives the links and the graph, and is then read-only.
+
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/link_rate.h"
+#include "util/result.h"
+
+namespace fabscope {
+
+using Guid = uint64_t;
+using Lid = uint16_t;
+
+enum class NodeType : uint8_t { CA = 1, Switch = 2, Router = 3 };
+
+/// PortInfo PortState.
+enum class PortState : uint8_t { NoChange = 0, Down = 1, Init = 2, Armed = 3, Active = 4 };
+
+/// PortInfo PortPhysicalState.
+enum class PhysState : uint8_t {
+    NoChange = 0,
+    Sleep = 1,
+    Polling = 2,
+    Disabled = 3,
+    Training = 4,  ///< PortConfigurationTraining
+    LinkUp = 5,
+    LinkErrorRecovery = 6,
+    PhyTest = 7,
+};
+
+/// A port of a node: (node GUID, port number).
+struct PortRef {
+    Guid node = 0;
+    uint8_t port = 0;
+    auto operator<=>(const PortRef&) const = default;
+};
+
+struct Port {
+    uint8_t num = 0;
+    Guid guid = 0;
+    Lid lid = 0;  ///< base LID; a switch's external ports carry port 0's LID
+    uint8_t lmc = 0;
+    PortState state = PortState::Down;
+    PhysState phys_state = PhysState::Polling;
+    /// Active width and speed mean something only while the link is up.
+    std::optional<Width> width_active;
+    WidthSet width_enabled;
+    WidthSet width_supported;
+    std::optional<Speed> speed_active;
+    SpeedSet speed_enabled;
+    SpeedSet speed_supported;
+    uint16_t mtu_cap = 0;     ///< bytes
+    uint16_t mtu_active = 0;  ///< NeighborMTU, bytes
+    uint32_t capability_mask = 0;
+    std::optional<PortRef> peer;  ///< the port at the other end of the cable
+
+    bool link_up() const { return phys_state == PhysState::LinkUp; }
+};
+
+struct Node {
+    Guid guid = 0;
+    NodeType type = NodeType::CA;
+    std::string description;
+    Guid system_guid = 0;
+    uint32_t vendor_id = 0;
+    uint16_t device_id = 0;
+    uint32_t revision = 0;
+    uint8_t num_ports = 0;
+    bool enhanced_port0 = false;  ///< switches only
+    /// The ports that were read, sorted by number; a switch's port 0 included.
+    std::vector<Port> ports;
+
+    const Port* port(uint8_t num) const;
+    Port* port(uint8_t num);
+    /// The LID that addresses the node: port 0's for a switch, else the lowest
+    /// LID of its ports (0 if none is assigned).
+    Lid lid() const;
+};
+
+/// A cable: two ports that name each other as peers. `a` < `b`.
+struct Link {
+    PortRef a;
+    PortRef b;
+};
+
+class Fabric {
+  public:
+    using Graph =
+        boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property,
+                              boost::property<boost::edge_index_t, size_t>>;
+
+    Fabric() = default;
+
+    /// Builds a fabric from nodes. Fails if two nodes share a GUID, a peer names
+    /// a node or port that is not there, or two ports disagree about being peers.
+    static Result<Fabric> build(std::vector<Node> nodes);
+
+    const std::vector<Node>& nodes() const { return nodes_; }
+    const std::vector<Link>& links() const { return links_; }
+    const Graph& graph() const { return graph_; }
+
+    const Node* node(Guid guid) const;
+    std::optional<size_t> index_of(Guid guid) const;
+    const Port* port(PortRef ref) const;
+    /// The link a port is part of, if any.
+    const Link* link_of(PortRef ref) const;
+    /// Finds a node by its description (exact), by GUID ("0x..."), or by LID.
+    const Node* find(std::string_view key) const;
+    const Node* find_by_lid(Lid lid) const;
+
+  private:
+    std::vector<Node> nodes_;
+    std::vector<Link> links_;
+    std::unordered_map<Guid, size_t> index_;
+    std::unordered_map<Lid, size_t> by_lid_;
+    std::vector<std::vector<size_t>> link_of_port_;  // node index -> port slot -> link index+1
+    Graph graph_;
+};
+
+std::string_view name(NodeType t);   ///< "CA", "Switch", "Router"
+std::string_view name(PortState s);  ///< "Active"
+std::string_view name(PhysState s);  ///< "LinkUp"
+std::string format_guid(Guid g);     ///< "0x0000000000200001"
+std::optional<Guid> parse_guid(std::string_view s);
+/// "leaf01[5]" (by description), falling back to the GUID when unnamed.
+std::string describe(const Fabric& f, PortRef ref);
+
+}  // namespace fabscope

@@ -1,0 +1,32 @@
+#pragma once
+// A finding: something wrong (or worth a look) with the fabric, where it is,
+// and the numbers that prove it. Checks produce them; reports, the TUI and
+// exit codes consume them.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/fabric.h"
+
+namespace fabscope {
+
+/// Info: worth knowing, never fails a run. Warning: degraded or suspicious.
+/// Error: broken. Whether a finding fails a run is the thresholds' call.
+enum class Severity : uint8_t { Info, Warning, Error };
+
+struct Finding {
+    std::string kind;  ///< stable identifier, e.g. "link_below_peers"
+    Severity severity = Severity::Warning;
+    std::string summary;         ///< one line for people, naming the ports
+    std::vector<PortRef> where;  ///< the ports involved (both ends of a link)
+    nlohmann::json evidence = nlohmann::json::object();
+};
+
+std::string_view name(Severity s);  ///< "info", "warning", "error"
+
+/// JSON for a finding; `where` entries carry node name, GUID, port and LID.
+nlohmann::json finding_to_json(const Fabric& f, const Finding& finding);
+nlohmann::json findings_to_json(const Fabric& f, const std::vector<Finding>& findings);
+
+}  // namespace fabscope

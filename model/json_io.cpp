@@ -1,0 +1,279 @@
+#include "model/json_io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "util/exit_status.h"
+
+namespace fabscope::json_io {
+
+namespace {
+
+// Line and column (1-based) of a byte offset, for parse errors.
+std::pair<size_t, size_t> line_col(const std::string& text, size_t byte) {
+    size_t line = 1;
+    size_t col = 1;
+    for (size_t i = 0; i < byte && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else {
+            ++col;
+        }
+    }
+    return {line, col};
+}
+
+template <class E, size_t N>
+std::optional<E> by_name(std::string_view s, const E (&values)[N]) {
+    for (E e : values) {
+        if (name(e) == s)
+            return e;
+    }
+    return std::nullopt;
+}
+
+template <class E, size_t N>
+std::string choices(const E (&values)[N]) {
+    std::string out;
+    for (E e : values) {
+        out += out.empty() ? "" : ", ";
+        out += name(e);
+    }
+    return out;
+}
+
+constexpr NodeType kNodeTypes[] = {NodeType::CA, NodeType::Switch, NodeType::Router};
+constexpr PortState kPortStates[] = {PortState::NoChange, PortState::Down, PortState::Init,
+                                     PortState::Armed, PortState::Active};
+constexpr PhysState kPhysStates[] = {
+    PhysState::NoChange, PhysState::Sleep,  PhysState::Polling,           PhysState::Disabled,
+    PhysState::Training, PhysState::LinkUp, PhysState::LinkErrorRecovery, PhysState::PhyTest};
+constexpr Width kWidths[] = {Width::X1, Width::X2, Width::X4, Width::X8, Width::X12};
+constexpr Speed kSpeeds[] = {Speed::SDR, Speed::DDR, Speed::QDR, Speed::FDR10, Speed::FDR,
+                             Speed::EDR, Speed::HDR, Speed::NDR, Speed::XDR};
+
+}  // namespace
+
+#define FABSCOPE_JSON_ENUM_IMPL(E, VALUES)                    \
+    template <>                                               \
+    std::optional<E> parse_enum_name<E>(std::string_view s) { \
+        return by_name(s, VALUES);                            \
+    }                                                         \
+    template <>                                               \
+    std::string_view enum_choices<E>() {                      \
+        static const std::string c = choices(VALUES);         \
+        return c;                                             \
+    }
+FABSCOPE_JSON_ENUM_IMPL(NodeType, kNodeTypes)
+FABSCOPE_JSON_ENUM_IMPL(PortState, kPortStates)
+FABSCOPE_JSON_ENUM_IMPL(PhysState, kPhysStates)
+FABSCOPE_JSON_ENUM_IMPL(Width, kWidths)
+FABSCOPE_JSON_ENUM_IMPL(Speed, kSpeeds)
+#undef FABSCOPE_JSON_ENUM_IMPL
+
+Result<json> parse_json_text(const std::string& text, const std::string& origin) {
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+        return make_error(fmt::format("{}: file is empty", origin), kExitUsage);
+    }
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error& e) {
+        if (e.byte >= text.size()) {
+            return make_error(
+                fmt::format("{}: truncated JSON: the document ends at byte {} before it is "
+                            "complete",
+                            origin, text.size()),
+                kExitUsage);
+        }
+        auto [line, col] = line_col(text, e.byte == 0 ? 0 : e.byte - 1);
+        std::string what = strip_exception_prefix(e.what());
+        // nlohmann prefixes "parse error at line L, column C: "; we give our own.
+        if (auto pos = what.find(": ");
+            pos != std::string::npos && what.rfind("parse error", 0) == 0) {
+            what = what.substr(pos + 2);
+        }
+        return make_error(
+            fmt::format("{}: invalid JSON at line {}, column {}: {}", origin, line, col, what),
+            kExitUsage);
+    }
+}
+
+Result<json> read_json_file(const std::string& path) {
+    std::string text;
+    if (path == "-") {
+        std::ostringstream ss;
+        ss << std::cin.rdbuf();
+        text = ss.str();
+    } else {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+            return make_error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)),
+                              kExitUsage);
+        }
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        if (in.bad()) {
+            return make_error(fmt::format("{}: read error: {}", path, std::strerror(errno)),
+                              kExitUsage);
+        }
+        text = ss.str();
+    }
+    return parse_json_text(text, path == "-" ? "<stdin>" : path);
+}
+
+Status write_json_file(const json& j, const std::string& path) {
+    std::string text = j.dump(1, ' ', false, json::error_handler_t::replace);
+    text += '\n';
+    if (path == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+        return Ok{};
+    }
+    std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) {
+            return make_error(fmt::format("{}: cannot write: {}", path, std::strerror(errno)),
+                              kExitUsage);
+        }
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        out.flush();
+        if (!out) {
+            int err = errno;
+            std::remove(tmp.c_str());
+            return make_error(fmt::format("{}: write failed: {}", path, std::strerror(err)),
+                              kExitUsage);
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        int err = errno;
+        std::remove(tmp.c_str());
+        return make_error(fmt::format("{}: cannot replace: {}", path, std::strerror(err)),
+                          kExitUsage);
+    }
+    return Ok{};
+}
+
+std::string strip_exception_prefix(std::string_view what) {
+    // "[json.exception.type_error.302] (/nodes/0/num) type must be number, but is string"
+    if (!what.empty() && what.front() == '[') {
+        if (auto pos = what.find("] "); pos != std::string_view::npos)
+            what.remove_prefix(pos + 2);
+    }
+    // "(/nodes/0/num) msg" -> "/nodes/0/num: msg"
+    if (!what.empty() && what.front() == '(') {
+        if (auto pos = what.find(") "); pos != std::string_view::npos) {
+            std::string_view path = what.substr(1, pos - 1);
+            return fmt::format("{}: {}", path.empty() ? "/" : path, what.substr(pos + 2));
+        }
+    }
+    return std::string(what);
+}
+
+void fail(const json& at, const std::string& message) {
+    throw json::other_error::create(600, message, &at);
+}
+
+const json& get(const json& j, const char* key) {
+    if (!j.is_object())
+        fail(j, "must be an object");
+    auto it = j.find(key);
+    if (it == j.end())
+        fail(j, fmt::format("missing required key \"{}\"", key));
+    return *it;
+}
+
+const json& get_object(const json& j, const char* key) {
+    const json& v = get(j, key);
+    if (!v.is_object())
+        fail(v, "must be an object");
+    return v;
+}
+
+const json& get_array(const json& j, const char* key) {
+    const json& v = get(j, key);
+    if (!v.is_array())
+        fail(v, "must be an array");
+    return v;
+}
+
+std::string get_string(const json& j, const char* key) {
+    const json& v = get(j, key);
+    if (!v.is_string())
+        fail(v, "must be a string");
+    return v.get<std::string>();
+}
+
+std::string get_string(const json& j, const char* key, const std::string& dflt) {
+    return j.contains(key) && !j.at(key).is_null() ? get_string(j, key) : dflt;
+}
+
+bool get_bool(const json& j, const char* key, bool dflt) {
+    if (!j.contains(key))
+        return dflt;
+    const json& v = j.at(key);
+    if (!v.is_boolean())
+        fail(v, "must be true or false");
+    return v.get<bool>();
+}
+
+double get_double(const json& j, const char* key) {
+    const json& v = get(j, key);
+    if (!v.is_number())
+        fail(v, "must be a number");
+    return v.get<double>();
+}
+
+double get_double(const json& j, const char* key, double dflt) {
+    return j.contains(key) && !j.at(key).is_null() ? get_double(j, key) : dflt;
+}
+
+Guid get_guid(const json& j, const char* key) {
+    const json& v = get(j, key);
+    if (!v.is_string())
+        fail(v, "must be a GUID string such as \"0x0002c90300a1b2c3\"");
+    auto g = parse_guid(v.get_ref<const std::string&>());
+    if (!g)
+        fail(v, fmt::format("\"{}\" is not a GUID (up to 16 hex digits, 0x prefix)",
+                            v.get<std::string>()));
+    return *g;
+}
+
+Guid get_guid(const json& j, const char* key, Guid dflt) {
+    return j.contains(key) && !j.at(key).is_null() ? get_guid(j, key) : dflt;
+}
+
+uint64_t get_hex(const json& j, const char* key, uint64_t dflt) {
+    if (!j.contains(key) || j.at(key).is_null())
+        return dflt;
+    const json& v = j.at(key);
+    if (v.is_number_unsigned())
+        return v.get<uint64_t>();
+    if (v.is_string()) {
+        if (auto h = parse_guid(v.get_ref<const std::string&>()))
+            return *h;
+    }
+    fail(v, "must be an unsigned number or a hex string such as \"0x1a\"");
+}
+
+uint64_t get_uint_checked(const json& j, const char* key, uint64_t max) {
+    const json& v = get(j, key);
+    if (!v.is_number_integer())
+        fail(v, "must be an unsigned integer");
+    if (!v.is_number_unsigned() && v.get<int64_t>() < 0)
+        fail(v, "must not be negative");
+    uint64_t u = v.get<uint64_t>();
+    if (u > max)
+        fail(v, fmt::format("{} is out of range (at most {})", u, max));
+    return u;
+}
+
+}  // namespace fabscope::json_io

@@ -1,0 +1,115 @@
+#pragma once
+// Reading and writing our JSON documents (snapshots, plans, thresholds,
+// reports) with errors a person can act on: the file, and the JSON path of
+// the bad value ("/nodes/3/ports/2/lid: must be an unsigned integer").
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "model/fabric.h"
+#include "model/link_rate.h"
+#include "util/result.h"
+
+namespace fabscope::json_io {
+
+using nlohmann::json;
+
+/// Reads and parses a JSON file. Errors: cannot open, empty, truncated, or
+/// invalid JSON with line and column. `what` names the document ("snapshot").
+Result<json> read_json_file(const std::string& path);
+Result<json> parse_json_text(const std::string& text, const std::string& origin);
+/// Writes pretty JSON atomically (temporary file, then rename); "-" = stdout.
+Status write_json_file(const json& j, const std::string& path);
+
+/// Throws a JSON error that carries the path of `at`.
+[[noreturn]] void fail(const json& at, const std::string& message);
+
+std::string strip_exception_prefix(std::string_view what);
+
+/// Runs `fn`; a JSON exception thrown inside becomes an Error whose message is
+/// "<path>: <what is wrong>".
+template <class Fn>
+auto guarded(Fn&& fn) -> decltype(fn()) {
+    try {
+        return fn();
+    } catch (const json::exception& e) {
+        return make_error(strip_exception_prefix(e.what()));
+    }
+}
+
+const json& get(const json& j, const char* key);
+const json& get_object(const json& j, const char* key);
+const json& get_array(const json& j, const char* key);
+std::string get_string(const json& j, const char* key);
+std::string get_string(const json& j, const char* key, const std::string& dflt);
+bool get_bool(const json& j, const char* key, bool dflt);
+double get_double(const json& j, const char* key, double dflt);
+double get_double(const json& j, const char* key);
+/// A GUID written as "0x..." hex string.
+Guid get_guid(const json& j, const char* key);
+Guid get_guid(const json& j, const char* key, Guid dflt);
+/// A number or a "0x..." hex string.
+uint64_t get_hex(const json& j, const char* key, uint64_t dflt);
+
+uint64_t get_uint_checked(const json& j, const char* key, uint64_t max);
+template <class T>
+T get_uint(const json& j, const char* key) {
+    return static_cast<T>(get_uint_checked(j, key, std::numeric_limits<T>::max()));
+}
+template <class T>
+T get_uint(const json& j, const char* key, T dflt) {
+    return j.contains(key) ? get_uint<T>(j, key) : dflt;
+}
+
+/// Enum values by name; specialised in json_io.cpp for every enum we store.
+template <class E>
+std::optional<E> parse_enum_name(std::string_view s);
+template <class E>
+std::string_view enum_choices();
+
+#define FABSCOPE_JSON_ENUM(E)                                \
+    template <>                                              \
+    std::optional<E> parse_enum_name<E>(std::string_view s); \
+    template <>                                              \
+    std::string_view enum_choices<E>();
+FABSCOPE_JSON_ENUM(NodeType)
+FABSCOPE_JSON_ENUM(PortState)
+FABSCOPE_JSON_ENUM(PhysState)
+FABSCOPE_JSON_ENUM(Width)
+FABSCOPE_JSON_ENUM(Speed)
+#undef FABSCOPE_JSON_ENUM
+
+template <class E>
+E enum_from(const json& v) {
+    if (!v.is_string())
+        fail(v, fmt::format("must be one of {}", enum_choices<E>()));
+    auto e = parse_enum_name<E>(v.get_ref<const std::string&>());
+    if (!e)
+        fail(v, fmt::format("\"{}\" is not one of {}", v.get_ref<const std::string&>(),
+                            enum_choices<E>()));
+    return *e;
+}
+template <class E>
+E get_enum(const json& j, const char* key) {
+    return enum_from<E>(get(j, key));
+}
+template <class E>
+std::optional<E> get_optional_enum(const json& j, const char* key) {
+    if (!j.contains(key) || j.at(key).is_null())
+        return std::nullopt;
+    return enum_from<E>(j.at(key));
+}
+template <class Set, class E>
+Set get_set(const json& j, const char* key) {
+    Set s;
+    for (const json& v : get_array(j, key))
+        s.insert(enum_from<E>(v));
+    return s;
+}
+
+}  // namespace fabscope::json_io

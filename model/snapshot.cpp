@@ -1,0 +1,205 @@
+#include "model/snapshot.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "model/json_io.h"
+#include "model/tiers.h"
+#include "util/exit_status.h"
+
+namespace fabscope {
+
+using nlohmann::json;
+
+namespace {
+
+json port_ref_json(const Fabric& f, PortRef r) {
+    const Node* n = f.node(r.node);
+    return json{{"guid", format_guid(r.node)},
+                {"port", r.port},
+                {"name", n ? n->description : std::string()}};
+}
+
+template <class Set>
+json set_json(Set s) {
+    json a = json::array();
+    for (auto e : s.members())
+        a.push_back(std::string(name(e)));
+    return a;
+}
+
+json port_json(const Port& p) {
+    json j{{"num", p.num},
+           {"guid", format_guid(p.guid)},
+           {"lid", p.lid},
+           {"lmc", p.lmc},
+           {"state", name(p.state)},
+           {"phys_state", name(p.phys_state)},
+           {"width",
+            {{"active", p.width_active ? json(name(*p.width_active)) : json()},
+             {"enabled", set_json(p.width_enabled)},
+             {"supported", set_json(p.width_supported)}}},
+           {"speed",
+            {{"active", p.speed_active ? json(name(*p.speed_active)) : json()},
+             {"enabled", set_json(p.speed_enabled)},
+             {"supported", set_json(p.speed_supported)}}},
+           {"mtu", {{"cap", p.mtu_cap}, {"active", p.mtu_active}}},
+           {"capability_mask", fmt::format("{:#010x}", p.capability_mask)}};
+    if (p.peer)
+        j["peer"] = json{{"guid", format_guid(p.peer->node)}, {"port", p.peer->port}};
+    return j;
+}
+
+Port port_from_json(const json& j) {
+    Port p;
+    p.num = json_io::get_uint<uint8_t>(j, "num");
+    p.guid = json_io::get_guid(j, "guid");
+    p.lid = json_io::get_uint<Lid>(j, "lid");
+    p.lmc = json_io::get_uint<uint8_t>(j, "lmc", 0);
+    p.state = json_io::get_enum<PortState>(j, "state");
+    p.phys_state = json_io::get_enum<PhysState>(j, "phys_state");
+    const json& w = json_io::get_object(j, "width");
+    p.width_active = json_io::get_optional_enum<Width>(w, "active");
+    p.width_enabled = json_io::get_set<WidthSet, Width>(w, "enabled");
+    p.width_supported = json_io::get_set<WidthSet, Width>(w, "supported");
+    const json& s = json_io::get_object(j, "speed");
+    p.speed_active = json_io::get_optional_enum<Speed>(s, "active");
+    p.speed_enabled = json_io::get_set<SpeedSet, Speed>(s, "enabled");
+    p.speed_supported = json_io::get_set<SpeedSet, Speed>(s, "supported");
+    if (j.contains("mtu")) {
+        const json& m = json_io::get_object(j, "mtu");
+        p.mtu_cap = json_io::get_uint<uint16_t>(m, "cap", 0);
+        p.mtu_active = json_io::get_uint<uint16_t>(m, "active", 0);
+    }
+    p.capability_mask = static_cast<uint32_t>(json_io::get_hex(j, "capability_mask", 0));
+    if (j.contains("peer") && !j.at("peer").is_null()) {
+        const json& peer = json_io::get_object(j, "peer");
+        p.peer = PortRef{json_io::get_guid(peer, "guid"), json_io::get_uint<uint8_t>(peer, "port")};
+    }
+    return p;
+}
+
+json node_json(const Node& n, int tier) {
+    json ports = json::array();
+    for (const Port& p : n.ports)
+        ports.push_back(port_json(p));
+    return json{{"guid", format_guid(n.guid)},
+                {"type", name(n.type)},
+                {"description", n.description},
+                {"system_guid", format_guid(n.system_guid)},
+                {"vendor_id", fmt::format("{:#08x}", n.vendor_id)},
+                {"device_id", fmt::format("{:#06x}", n.device_id)},
+                {"revision", fmt::format("{:#x}", n.revision)},
+                {"num_ports", n.num_ports},
+                {"enhanced_port0", n.enhanced_port0},
+                {"lid", n.lid()},
+                {"tier", tier_name(tier)},
+                {"ports", std::move(ports)}};
+}
+
+Node node_from_json(const json& j) {
+    Node n;
+    n.guid = json_io::get_guid(j, "guid");
+    n.type = json_io::get_enum<NodeType>(j, "type");
+    n.description = json_io::get_string(j, "description");
+    n.system_guid = json_io::get_guid(j, "system_guid", 0);
+    n.vendor_id = static_cast<uint32_t>(json_io::get_hex(j, "vendor_id", 0));
+    n.device_id = static_cast<uint16_t>(json_io::get_hex(j, "device_id", 0));
+    n.revision = static_cast<uint32_t>(json_io::get_hex(j, "revision", 0));
+    n.num_ports = json_io::get_uint<uint8_t>(j, "num_ports");
+    n.enhanced_port0 = json_io::get_bool(j, "enhanced_port0", false);
+    for (const json& p : json_io::get_array(j, "ports"))
+        n.ports.push_back(port_from_json(p));
+    return n;
+}
+
+}  // namespace
+
+json snapshot_to_json(const Snapshot& s) {
+    const Fabric& f = s.fabric;
+    Tiers tiers = classify_tiers(f);
+    json nodes = json::array();
+    for (size_t i = 0; i < f.nodes().size(); ++i)
+        nodes.push_back(node_json(f.nodes()[i], tiers.tier(i)));
+    json links = json::array();
+    for (const Link& l : f.links()) {
+        const Port* pa = f.port(l.a);
+        json lj{{"a", port_ref_json(f, l.a)}, {"b", port_ref_json(f, l.b)}};
+        if (pa && pa->link_up() && pa->width_active && pa->speed_active) {
+            lj["width"] = name(*pa->width_active);
+            lj["speed"] = name(*pa->speed_active);
+            lj["gbps"] = link_data_gbps(*pa->width_active, *pa->speed_active);
+        }
+        links.push_back(std::move(lj));
+    }
+    const SnapshotSource& src = s.source;
+    return json{{"format", kSnapshotFormat},
+                {"version", kSnapshotVersion},
+                {"source",
+                 {{"method", src.method},
+                  {"ca", src.ca},
+                  {"ca_port", src.ca_port},
+                  {"input_file", src.input_file},
+                  {"tool_version", src.tool_version},
+                  {"started", src.started},
+                  {"duration_s", src.duration_s},
+                  {"mads_sent", src.mads_sent}}},
+                {"nodes", std::move(nodes)},
+                {"links", std::move(links)}};
+}
+
+Result<Snapshot> snapshot_from_json(const json& j) {
+    if (!j.is_object() || !j.contains("format") || j.at("format") != kSnapshotFormat) {
+        return make_error(
+            fmt::format("not a fabscope snapshot (no \"format\": \"{}\")", kSnapshotFormat));
+    }
+    if (!j.contains("version") || !j.at("version").is_number_integer()) {
+        return make_error("snapshot has no integer \"version\"");
+    }
+    int version = j.at("version").get<int>();
+    if (version != kSnapshotVersion) {
+        return make_error(
+            fmt::format("snapshot version {} is not supported (this fabscope reads version {}{})",
+                        version, kSnapshotVersion,
+                        version > kSnapshotVersion ? "; it was written by a newer fabscope" : ""));
+    }
+    return json_io::guarded([&]() -> Result<Snapshot> {
+        Snapshot s;
+        if (j.contains("source")) {
+            const json& src = json_io::get_object(j, "source");
+            s.source.method = json_io::get_string(src, "method", "");
+            s.source.ca = json_io::get_string(src, "ca", "");
+            s.source.ca_port = json_io::get_uint<int>(src, "ca_port", 0);
+            s.source.input_file = json_io::get_string(src, "input_file", "");
+            s.source.tool_version = json_io::get_string(src, "tool_version", "");
+            s.source.started = json_io::get_string(src, "started", "");
+            s.source.duration_s = json_io::get_double(src, "duration_s", 0);
+            s.source.mads_sent = json_io::get_uint<uint64_t>(src, "mads_sent", 0);
+        }
+        std::vector<Node> nodes;
+        for (const json& n : json_io::get_array(j, "nodes"))
+            nodes.push_back(node_from_json(n));
+        auto fabric = Fabric::build(std::move(nodes));
+        if (!fabric)
+            return fabric.error();
+        s.fabric = std::move(fabric).value();
+        return s;
+    });
+}
+
+Result<Snapshot> load_snapshot(const std::string& path) {
+    auto doc = json_io::read_json_file(path);
+    if (!doc)
+        return doc.error();
+    auto s = snapshot_from_json(*doc);
+    if (!s)
+        return make_error(fmt::format("{}: {}", path, s.error().message), kExitUsage);
+    return s;
+}
+
+Status save_snapshot(const Snapshot& s, const std::string& path) {
+    return json_io::write_json_file(snapshot_to_json(s), path);
+}
+
+}  // namespace fabscope

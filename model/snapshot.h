@@ -1,0 +1,44 @@
+#pragma once
+// A snapshot: one discovered fabric and how it was obtained, saved as
+// versioned JSON (schema: docs/snapshot.schema.json). Every later stage can
+// run from a snapshot instead of the live fabric.
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "model/fabric.h"
+#include "util/result.h"
+
+namespace fabscope {
+
+inline constexpr int kSnapshotVersion = 1;
+inline constexpr const char* kSnapshotFormat = "fabscope-snapshot";
+
+struct SnapshotSource {
+    std::string method;  ///< "ibnetdisc", "ibnetdiscover-cache", "sweep"
+    std::string ca;      ///< local CA used ("" when loaded from a file)
+    int ca_port = 0;
+    std::string input_file;    ///< for imports: the file read
+    std::string tool_version;  ///< fabscope version that wrote it
+    std::string started;       ///< ISO 8601 UTC
+    double duration_s = 0;     ///< wall time of the discovery
+    uint64_t mads_sent = 0;    ///< 0 when unknown
+};
+
+struct Snapshot {
+    SnapshotSource source;
+    Fabric fabric;
+};
+
+nlohmann::json snapshot_to_json(const Snapshot& s);
+/// Parses a snapshot document; errors name the JSON path of the bad value.
+Result<Snapshot> snapshot_from_json(const nlohmann::json& j);
+
+/// Reads a snapshot file. Every error is one line naming the file and what is
+/// wrong with it (unreadable, truncated, not a snapshot, wrong version, a bad
+/// field with its JSON path), with code kExitUsage.
+Result<Snapshot> load_snapshot(const std::string& path);
+/// Writes a snapshot file atomically (temp file + rename); "-" is stdout.
+Status save_snapshot(const Snapshot& s, const std::string& path);
+
+}  // namespace fabscope

@@ -1,0 +1,159 @@
+#include "reports/discover_summary.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace fabscope {
+namespace {
+
+std::string plural(size_t n, std::string_view one, std::string_view many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+std::string tier_plural(int tier, size_t n) {
+    switch (tier) {
+        case 0:
+            return plural(n, "host", "hosts");
+        case 1:
+            return plural(n, "leaf", "leaves");
+        case 2:
+            return plural(n, "spine", "spines");
+        case 3:
+            return plural(n, "core switch", "core switches");
+        case kTierUnreachable:
+            return plural(n, "switch with no path to a host", "switches with no path to a host");
+        default:
+            return fmt::format("{} in tier {}", n, tier);
+    }
+}
+
+std::string severity_tag(const TextStyle& st, Severity s) {
+    switch (s) {
+        case Severity::Error:
+            return st.red("error  ");
+        case Severity::Warning:
+            return st.yellow("warning");
+        case Severity::Info:
+            return st.dim("info   ");
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
+                                    const std::vector<Finding>& findings,
+                                    const SummaryOptions& opts) {
+    const TextStyle& st = opts.style;
+    const Fabric& f = snap.fabric;
+    std::string out;
+
+    const SnapshotSource& src = snap.source;
+    std::string origin =
+        !src.input_file.empty() ? src.input_file : fmt::format("{} port {}", src.ca, src.ca_port);
+    std::string how = src.method;
+    if (src.duration_s > 0)
+        how += fmt::format(", {:.2f} s", src.duration_s);
+    if (src.mads_sent > 0)
+        how += fmt::format(", {} MADs", src.mads_sent);
+    out += fmt::format("{} {} ({})\n", st.bold("Fabric from"), origin, how);
+
+    size_t switches = 0;
+    size_t cas = 0;
+    size_t routers = 0;
+    size_t ports_up = 0;
+    for (const Node& n : f.nodes()) {
+        switches += n.type == NodeType::Switch;
+        cas += n.type == NodeType::CA;
+        routers += n.type == NodeType::Router;
+        for (const Port& p : n.ports)
+            ports_up += p.num != 0 && p.link_up();
+    }
+    std::string tier_line;
+    for (int t = 0; t <= tiers.max_tier; ++t) {
+        if (size_t c = tiers.count(t))
+            tier_line += (tier_line.empty() ? "" : ", ") + tier_plural(t, c);
+    }
+    if (size_t c = tiers.count(kTierUnreachable)) {
+        tier_line += (tier_line.empty() ? "" : ", ") + tier_plural(kTierUnreachable, c);
+    }
+    out += fmt::format("  {:<7} {}\n", "Tiers",
+                       tier_line.empty() ? "none (no hosts found)" : tier_line);
+    out += fmt::format("  {:<7} {} ({} switches, {} CAs{}), {} links\n", "Nodes", f.nodes().size(),
+                       switches, cas, routers ? fmt::format(", {} routers", routers) : "",
+                       f.links().size());
+
+    // Links grouped by tier class and rate, fastest first within a class.
+    struct Key {
+        int lo, hi;
+        double gbps;
+        std::string rate;
+        bool operator<(const Key& o) const {
+            if (lo != o.lo)
+                return lo < o.lo;
+            if (hi != o.hi)
+                return hi < o.hi;
+            if (gbps != o.gbps)
+                return gbps > o.gbps;
+            return rate < o.rate;
+        }
+    };
+    std::map<Key, size_t> groups;
+    std::map<std::pair<int, int>, double> best_in_class;
+    for (const Link& l : f.links()) {
+        const Port* a = f.port(l.a);
+        int ta = tiers.tier(*f.index_of(l.a.node));
+        int tb = tiers.tier(*f.index_of(l.b.node));
+        Key k{std::min(ta, tb), std::max(ta, tb), 0, "down"};
+        if (a && a->width_active && a->speed_active) {
+            k.gbps = link_data_gbps(*a->width_active, *a->speed_active);
+            k.rate = fmt::format("{} {}", name(*a->width_active), name(*a->speed_active));
+        }
+        ++groups[k];
+        double& best = best_in_class[{k.lo, k.hi}];
+        best = std::max(best, k.gbps);
+    }
+    out += fmt::format("  {}\n", "Links by tier and rate");
+    for (const auto& [k, n] : groups) {
+        std::string cls = fmt::format("{}-{}", tier_name(k.lo), tier_name(k.hi));
+        std::string line = fmt::format("{:>9}  {:<18} {:<9} {:>6g} Gb/s", n, cls, k.rate, k.gbps);
+        bool slower = k.gbps < best_in_class[{k.lo, k.hi}];
+        out += "  " + (slower ? st.yellow(line) : line) + "\n";
+    }
+
+    if (findings.empty()) {
+        out += fmt::format(
+            "  {}\n", st.green("Nothing odd: every link runs at its best common width and speed."));
+        return out;
+    }
+    std::map<std::string, std::vector<const Finding*>> by_kind;
+    for (const Finding& x : findings)
+        by_kind[x.kind].push_back(&x);
+    out += fmt::format("  {} ({})\n", st.bold("Odd"), findings.size());
+    for (const auto& [kind, list] : by_kind) {
+        if (kind == "port_polling") {
+            std::string ports;
+            for (size_t i = 0; i < list.size() && i < opts.max_listed; ++i) {
+                ports += (i ? ", " : "") + describe(f, list[i]->where.front());
+            }
+            if (list.size() > opts.max_listed)
+                ports += fmt::format(" and {} more", list.size() - opts.max_listed);
+            out += fmt::format("    {} {} Polling (no link partner): {}\n",
+                               severity_tag(st, Severity::Info),
+                               plural(list.size(), "port", "ports"), ports);
+            continue;
+        }
+        for (size_t i = 0; i < list.size() && i < opts.max_listed; ++i) {
+            out +=
+                fmt::format("    {} {}\n", severity_tag(st, list[i]->severity), list[i]->summary);
+        }
+        if (list.size() > opts.max_listed) {
+            out += fmt::format("    {} and {} more {} findings (see --json)\n", st.dim("..."),
+                               list.size() - opts.max_listed, kind);
+        }
+    }
+    return out;
+}
+
+}  // namespace fabscope

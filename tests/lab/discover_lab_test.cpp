@@ -1,0 +1,224 @@
+// Discovery against the simulated lab, checked against ibnetdiscover run on
+// the same lab in the same test.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "lab_harness.h"
+#include "util/process.h"
+
+namespace fabscope::labtest {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Discovered {
+    json snapshot;
+    std::string summary;
+};
+
+Discovered discover(const Lab& lab) {
+    CmdResult r = lab.exec({fabscope(), "discover", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return {json::parse(r.out.empty() ? "{}" : r.out), r.err};
+}
+
+void expect_same_as_ibnetdiscover(const Lab& lab, const json& snapshot) {
+    CmdResult peer = lab.exec({"ibnetdiscover"});
+    ASSERT_EQ(peer.exit_code, 0) << peer.err;
+    PeerTopology theirs = parse_ibnetdiscover(peer.out);
+    PeerTopology ours = topology_of_snapshot(snapshot.dump());
+    ASSERT_FALSE(theirs.nodes.empty());
+    EXPECT_EQ(ours.nodes, theirs.nodes);
+    EXPECT_EQ(ours.types, theirs.types);
+    EXPECT_EQ(ours.links.size(), theirs.links.size());
+    EXPECT_TRUE(ours.links == theirs.links) << "links or their rates differ from ibnetdiscover";
+}
+
+std::map<std::string, int> tier_counts(const json& snapshot) {
+    std::map<std::string, int> c;
+    for (const auto& n : snapshot["nodes"])
+        ++c[n["tier"].get<std::string>()];
+    return c;
+}
+
+std::vector<std::string> finding_kinds(const json& snapshot) {
+    std::vector<std::string> k;
+    for (const auto& f : snapshot["findings"])
+        k.push_back(f["kind"]);
+    std::sort(k.begin(), k.end());
+    return k;
+}
+
+TEST(DiscoverLab, SixteenHostsMatchIbnetdiscover) {
+    Lab lab({"--spines", "2", "--leaves", "4", "--hosts-per-leaf", "4"});
+    ASSERT_TRUE(lab.up());
+    Discovered d = discover(lab);
+    expect_same_as_ibnetdiscover(lab, d.snapshot);
+    EXPECT_EQ(tier_counts(d.snapshot),
+              (std::map<std::string, int>{{"host", 16}, {"leaf", 4}, {"spine", 2}}));
+    EXPECT_TRUE(d.snapshot["findings"].empty()) << d.snapshot["findings"].dump(1);
+    EXPECT_NE(d.summary.find("16 hosts, 4 leaves, 2 spines"), std::string::npos) << d.summary;
+}
+
+TEST(DiscoverLab, LinkDownAndDegradedLinkAreReported) {
+    Lab lab({"--spines", "2", "--leaves", "4", "--hosts-per-leaf", "4"});
+    ASSERT_TRUE(lab.up());
+
+    // Unplug leaf01's only link to spine02 (leaf port 6).
+    CmdResult f = lab.fault({"link-down", "leaf01[6]"});
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    Discovered d = discover(lab);
+    expect_same_as_ibnetdiscover(lab, d.snapshot);
+    EXPECT_EQ(finding_kinds(d.snapshot),
+              (std::vector<std::string>{"link_count_asymmetry", "port_polling", "port_polling"}));
+    EXPECT_NE(d.summary.find("leaf01 and spine02 are joined by 0 links"), std::string::npos)
+        << d.summary;
+    EXPECT_NE(d.summary.find("leaf01[6]"), std::string::npos) << d.summary;
+    // The tiers do not change: the leaf still reaches spine02 through nothing, spine02 through
+    // others.
+    EXPECT_EQ(tier_counts(d.snapshot),
+              (std::map<std::string, int>{{"host", 16}, {"leaf", 4}, {"spine", 2}}));
+
+    ASSERT_EQ(lab.fault({"link-up", "leaf01[6]"}).exit_code, 0);
+    // Degrade leaf02's link to spine01 to 1X on both ends.
+    f = lab.fault({"width", "leaf02[5]", "1x"});
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    d = discover(lab);
+    expect_same_as_ibnetdiscover(lab, d.snapshot);
+    ASSERT_EQ(finding_kinds(d.snapshot), std::vector<std::string>{"link_below_peers"});
+    const json& x = d.snapshot["findings"][0];
+    EXPECT_EQ(x["evidence"]["width_active"], "1X");
+    EXPECT_EQ(x["evidence"]["usual_width"], "4X");
+    std::set<std::string> ends{
+        x["where"][0]["node"].get<std::string>() + "/" + x["where"][0]["port"].dump(),
+        x["where"][1]["node"].get<std::string>() + "/" + x["where"][1]["port"].dump()};
+    EXPECT_EQ(ends, (std::set<std::string>{"leaf02/5", "spine01/2"}));
+
+    // And a slower speed on another link.
+    ASSERT_EQ(lab.fault({"speed", "leaf03[6]", "edr"}).exit_code, 0);
+    d = discover(lab);
+    expect_same_as_ibnetdiscover(lab, d.snapshot);
+    EXPECT_EQ(finding_kinds(d.snapshot),
+              (std::vector<std::string>{"link_below_peers", "link_below_peers"}));
+}
+
+TEST(DiscoverLab, SixHundredFortyEightHostsMatchIbnetdiscoverExactly) {
+    Lab lab({"--spines", "18", "--leaves", "36", "--hosts-per-leaf", "18"});
+    ASSERT_TRUE(lab.up());
+    Discovered d = discover(lab);
+    expect_same_as_ibnetdiscover(lab, d.snapshot);
+    EXPECT_EQ(tier_counts(d.snapshot),
+              (std::map<std::string, int>{{"host", 648}, {"leaf", 36}, {"spine", 18}}));
+    EXPECT_EQ(d.snapshot["links"].size(), 648u + 36u * 18u);
+    EXPECT_TRUE(d.snapshot["findings"].empty());
+}
+
+TEST(DiscoverLab, SnapshotFileAndCacheImportAgree) {
+    Lab lab({"--spines", "2", "--leaves", "3", "--hosts-per-leaf", "2", "--links-per-pair", "2"});
+    ASSERT_TRUE(lab.up());
+    std::string snap = lab.dir() + "/../" + fs::path(lab.dir()).filename().string() + "-snap.json";
+    std::string cache = lab.dir() + "/../" + fs::path(lab.dir()).filename().string() + "-cache.bin";
+    ASSERT_EQ(lab.exec({fabscope(), "discover", "-q", "-o", snap}).exit_code, 0);
+    ASSERT_EQ(lab.exec({"ibnetdiscover", "--cache", cache}).exit_code, 0);
+
+    CmdResult from_file = run({fabscope(), "discover", "--load", snap, "--json", "-q"});
+    ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+    CmdResult from_cache = run({fabscope(), "discover", "--load-cache", cache, "--json", "-q"});
+    ASSERT_EQ(from_cache.exit_code, 0) << from_cache.err;
+    PeerTopology a = topology_of_snapshot(from_file.out);
+    PeerTopology b = topology_of_snapshot(from_cache.out);
+    EXPECT_EQ(a.nodes, b.nodes);
+    EXPECT_TRUE(a.links == b.links);
+    EXPECT_EQ(a.links.size(), 6u + 3u * 2u * 2u);  // host links + leaf-spine links
+    fs::remove(snap);
+    fs::remove(cache);
+}
+
+TEST(DiscoverLab, TwoLabsSideBySide) {
+    Lab a({"--spines", "2", "--leaves", "2", "--hosts-per-leaf", "2"});
+    Lab b({"--spines", "3", "--leaves", "3", "--hosts-per-leaf", "1"});
+    ASSERT_TRUE(a.up() && b.up());
+    EXPECT_EQ(tier_counts(discover(a).snapshot),
+              (std::map<std::string, int>{{"host", 4}, {"leaf", 2}, {"spine", 2}}));
+    EXPECT_EQ(tier_counts(discover(b).snapshot),
+              (std::map<std::string, int>{{"host", 3}, {"leaf", 3}, {"spine", 3}}));
+}
+
+TEST(DiscoverLab, KilledClientsDoNotUseUpTheSimulator) {
+    Lab lab({"--spines", "2", "--leaves", "2", "--hosts-per-leaf", "2"});
+    ASSERT_TRUE(lab.up());
+    // The simulator has 10 client slots; a killed client keeps its slot until
+    // the lab frees it. `iblinkinfo -S GUID` never gets an answer from the
+    // simulator and waits forever: a stuck client, killed like a user would.
+    for (int i = 0; i < 12; ++i) {
+        CmdResult r = run({fabscope(), "lab", "exec", "--dir", lab.dir(), "--timeout", "1", "--",
+                           "iblinkinfo", "-S", "0x200000"});
+        EXPECT_EQ(r.exit_code, 3);
+        EXPECT_NE(r.err.find("did not finish within 1 s"), std::string::npos) << r.err;
+    }
+    Discovered d = discover(lab);
+    EXPECT_EQ(d.snapshot["nodes"].size(), 8u);
+}
+
+TEST(DiscoverLab, SupervisorFreesSlotsOfClientsKilledOutsideLabExec) {
+    Lab lab({"--spines", "2", "--leaves", "2", "--hosts-per-leaf", "2"});
+    ASSERT_TRUE(lab.up());
+    auto state = nlohmann::json::parse(std::ifstream(lab.dir() + "/state.json"));
+    // Clients started by hand with the simulator's environment (no lab exec to
+    // clean up after them), all ten slots taken, then killed with SIGKILL.
+    SpawnOptions o;
+    o.argv = {"iblinkinfo", "-S", "0x200000"};
+    o.env = {{"LD_PRELOAD", "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"},
+             {"IBSIM_SOCKNAME", state["sockname"].get<std::string>()}};
+    o.cwd = lab.dir();
+    o.stdout_path = lab.dir() + "/stuck.out";
+    o.stderr_path = lab.dir() + "/stuck.out";
+    std::vector<ProcessId> stuck;
+    for (int i = 0; i < 10; ++i) {
+        auto p = spawn(o);
+        ASSERT_TRUE(p);
+        stuck.push_back(*p);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    for (const ProcessId& p : stuck)
+        ::kill(p.pid, SIGKILL);
+    for (const ProcessId& p : stuck)
+        wait_child(p.pid, std::chrono::milliseconds(2000));
+    // Within a few of its one-second rounds the supervisor frees the slots; a
+    // client started without lab exec (which would also clean up) then works.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+    o.argv = {fabscope(), "discover", "--json", "-q"};
+    o.stdout_path = lab.dir() + "/discover.json";
+    o.stderr_path = lab.dir() + "/discover.err";
+    auto p = spawn(o);
+    ASSERT_TRUE(p);
+    RunResult r = wait_child(p->pid, std::chrono::milliseconds(30000));
+    ASSERT_EQ(r.exit_code, 0) << std::ifstream(o.stderr_path).rdbuf();
+    auto snap = nlohmann::json::parse(std::ifstream(o.stdout_path));
+    EXPECT_EQ(snap["nodes"].size(), 8u);
+}
+
+TEST(DiscoverLab, ErrorsAreOneLineWithExitCodes) {
+    CmdResult r = run({fabscope(), "discover", "--load", "/nonexistent.json"});
+    EXPECT_EQ(r.exit_code, 2);
+    r = run({fabscope(), "lab", "exec", "--dir", "/nonexistent-lab", "--", "true"});
+    EXPECT_EQ(r.exit_code, 3);
+    EXPECT_NE(r.err.find("no lab in /nonexistent-lab"), std::string::npos) << r.err;
+    r = run({fabscope(), "discover", "--bogus-flag"});
+    EXPECT_EQ(r.exit_code, 2);
+    // Outside the lab there is no device on this machine.
+    r = run({fabscope(), "discover"});
+    EXPECT_EQ(r.exit_code, 3);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("no RDMA device found"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace fabscope::labtest

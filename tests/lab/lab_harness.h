@@ -1,0 +1,59 @@
+#pragma once
+// Running fabscope and the infiniband-diags against a real simulated lab.
+// A Lab brings the simulator up in its constructor and always stops it (by
+// the PIDs the lab recorded) in its destructor, also when a test fails.
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace fabscope::labtest {
+
+struct CmdResult {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+/// Runs a command, capturing stdout and stderr; fails the test on timeout.
+CmdResult run(const std::vector<std::string>& argv,
+              std::chrono::seconds timeout = std::chrono::seconds(300));
+/// The fabscope binary under test.
+std::string fabscope();
+
+class Lab {
+  public:
+    /// `up_args`: arguments to `fabscope lab up` after the directory.
+    explicit Lab(std::vector<std::string> up_args);
+    ~Lab();
+    Lab(const Lab&) = delete;
+    Lab& operator=(const Lab&) = delete;
+
+    const std::string& dir() const { return dir_; }
+    bool up() const { return up_; }
+    /// `fabscope lab exec --dir DIR -- argv...`
+    CmdResult exec(const std::vector<std::string>& argv,
+                   std::chrono::seconds timeout = std::chrono::seconds(300)) const;
+    /// `fabscope lab fault --dir DIR words...`
+    CmdResult fault(const std::vector<std::string>& words) const;
+
+  private:
+    std::string dir_;
+    bool up_ = false;
+};
+
+/// What ibnetdiscover printed: node GUIDs with descriptions, and links as
+/// ordered pairs of (node GUID, port) with the rate it showed ("4xHDR").
+struct PeerTopology {
+    std::map<uint64_t, std::string> nodes;
+    std::map<uint64_t, std::string> types;  // "Switch" / "Ca"
+    std::map<std::pair<std::pair<uint64_t, int>, std::pair<uint64_t, int>>, std::string> links;
+};
+PeerTopology parse_ibnetdiscover(const std::string& text);
+
+/// The same view of a fabscope snapshot JSON document.
+PeerTopology topology_of_snapshot(const std::string& json_text);
+
+}  // namespace fabscope::labtest

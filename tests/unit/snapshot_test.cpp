@@ -1,0 +1,200 @@
+#include "model/snapshot.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "model/json_io.h"
+#include "test_fabrics.h"
+
+namespace fabscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+Snapshot sample() {
+    auto nodes = testing::leaf_spine_nodes(
+        {.spines = 2, .leaves = 3, .hosts_per_leaf = 2, .links_per_pair = 2});
+    testing::unplug(nodes, "leaf02", 4);
+    testing::set_link_width(nodes, "leaf01", 3, Width::X1, WidthSet{Width::X1});
+    Snapshot s;
+    s.source.method = "ibnetdisc";
+    s.source.ca = "mlx5_0";
+    s.source.ca_port = 1;
+    s.source.started = "2026-11-29T16:00:00Z";
+    s.source.duration_s = 0.25;
+    s.source.mads_sent = 1234;
+    s.fabric = *Fabric::build(nodes);
+    return s;
+}
+
+void expect_same(const Fabric& a, const Fabric& b) {
+    ASSERT_EQ(a.nodes().size(), b.nodes().size());
+    for (size_t i = 0; i < a.nodes().size(); ++i) {
+        const Node& x = a.nodes()[i];
+        const Node& y = b.nodes()[i];
+        EXPECT_EQ(x.guid, y.guid);
+        EXPECT_EQ(x.type, y.type);
+        EXPECT_EQ(x.description, y.description);
+        EXPECT_EQ(x.enhanced_port0, y.enhanced_port0);
+        ASSERT_EQ(x.ports.size(), y.ports.size());
+        for (size_t p = 0; p < x.ports.size(); ++p) {
+            const Port& u = x.ports[p];
+            const Port& v = y.ports[p];
+            EXPECT_EQ(u.num, v.num);
+            EXPECT_EQ(u.guid, v.guid);
+            EXPECT_EQ(u.lid, v.lid);
+            EXPECT_EQ(u.state, v.state);
+            EXPECT_EQ(u.phys_state, v.phys_state);
+            EXPECT_EQ(u.width_active, v.width_active);
+            EXPECT_EQ(u.width_enabled, v.width_enabled);
+            EXPECT_EQ(u.width_supported, v.width_supported);
+            EXPECT_EQ(u.speed_active, v.speed_active);
+            EXPECT_EQ(u.speed_enabled, v.speed_enabled);
+            EXPECT_EQ(u.speed_supported, v.speed_supported);
+            EXPECT_EQ(u.mtu_cap, v.mtu_cap);
+            EXPECT_EQ(u.mtu_active, v.mtu_active);
+            EXPECT_EQ(u.capability_mask, v.capability_mask);
+            EXPECT_EQ(u.peer, v.peer);
+        }
+    }
+    EXPECT_EQ(a.links().size(), b.links().size());
+}
+
+TEST(Snapshot, RoundTripsThroughJson) {
+    Snapshot s = sample();
+    auto j = snapshot_to_json(s);
+    EXPECT_EQ(j["format"], "fabscope-snapshot");
+    EXPECT_EQ(j["version"], 1);
+    auto back = snapshot_from_json(j);
+    ASSERT_TRUE(back) << back.error().message;
+    expect_same(s.fabric, back->fabric);
+    EXPECT_EQ(back->source.mads_sent, 1234u);
+    EXPECT_EQ(back->source.ca, "mlx5_0");
+    // And the text form is stable: a second round trip gives the same document.
+    EXPECT_EQ(snapshot_to_json(*back).dump(), j.dump());
+}
+
+TEST(Snapshot, RoundTripsThroughAFile) {
+    auto path = (fs::temp_directory_path() / "fabscope-snapshot-test.json").string();
+    Snapshot s = sample();
+    ASSERT_TRUE(save_snapshot(s, path));
+    auto back = load_snapshot(path);
+    ASSERT_TRUE(back) << back.error().message;
+    expect_same(s.fabric, back->fabric);
+    fs::remove(path);
+}
+
+class SnapshotFileErrors : public ::testing::Test {
+  protected:
+    std::string write(const std::string& name, const std::string& text) {
+        auto path = (fs::temp_directory_path() / name).string();
+        std::ofstream(path) << text;
+        paths_.push_back(path);
+        return path;
+    }
+    void TearDown() override {
+        for (auto& p : paths_)
+            fs::remove(p);
+    }
+    std::vector<std::string> paths_;
+};
+
+TEST_F(SnapshotFileErrors, MissingFile) {
+    auto r = load_snapshot("/nonexistent/fabric.json");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, 2);
+    EXPECT_EQ(r.error().message,
+              "/nonexistent/fabric.json: cannot open: No such file or directory");
+}
+
+TEST_F(SnapshotFileErrors, Empty) {
+    auto p = write("fs-empty.json", "  \n");
+    auto r = load_snapshot(p);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message, p + ": file is empty");
+}
+
+TEST_F(SnapshotFileErrors, Truncated) {
+    std::string full = snapshot_to_json(sample()).dump(1);
+    auto p = write("fs-trunc.json", full.substr(0, full.size() / 2));
+    auto r = load_snapshot(p);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, 2);
+    EXPECT_NE(r.error().message.find(p + ": truncated JSON"), std::string::npos)
+        << r.error().message;
+}
+
+TEST_F(SnapshotFileErrors, MalformedNamesLineAndColumn) {
+    auto p =
+        write("fs-bad.json", "{\n  \"format\": \"fabscope-snapshot\",\n  \"version\": 1,,\n}\n");
+    auto r = load_snapshot(p);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find(p + ": invalid JSON at line 3"), std::string::npos)
+        << r.error().message;
+}
+
+TEST_F(SnapshotFileErrors, NotASnapshot) {
+    auto p = write("fs-other.json", "{\"hello\": 1}");
+    auto r = load_snapshot(p);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message,
+              p + ": not a fabscope snapshot (no \"format\": \"fabscope-snapshot\")");
+}
+
+TEST_F(SnapshotFileErrors, WrongVersion) {
+    auto j = snapshot_to_json(sample());
+    j["version"] = 7;
+    auto p = write("fs-v7.json", j.dump());
+    auto r = load_snapshot(p);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message, p + ": snapshot version 7 is not supported (this fabscope reads "
+                                     "version 1; it was written by a newer "
+                                     "fabscope)");
+}
+
+TEST_F(SnapshotFileErrors, BadFieldNamesItsPath) {
+    auto j = snapshot_to_json(sample());
+    j["nodes"][6]["ports"][2]["lid"] = "seven";  // nodes 0-5 are hosts, 6 is leaf01
+    auto p = write("fs-field.json", j.dump());
+    auto r = load_snapshot(p);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message, p + ": /nodes/6/ports/2/lid: must be an unsigned integer");
+
+    j = snapshot_to_json(sample());
+    j["nodes"][0]["ports"][0]["speed"]["active"] = "WARP";
+    p = write("fs-enum.json", j.dump());
+    r = load_snapshot(p);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message,
+              p + ": /nodes/0/ports/0/speed/active: \"WARP\" is not one of SDR, DDR, QDR, "
+                  "FDR10, FDR, EDR, HDR, NDR, XDR");
+
+    j = snapshot_to_json(sample());
+    j["nodes"][1].erase("guid");
+    p = write("fs-missing.json", j.dump());
+    r = load_snapshot(p);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message, p + ": /nodes/1: missing required key \"guid\"");
+
+    j = snapshot_to_json(sample());
+    j["nodes"][1]["ports"][0]["num"] = 300;
+    p = write("fs-range.json", j.dump());
+    r = load_snapshot(p);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message, p + ": /nodes/1/ports/0/num: 300 is out of range (at most 255)");
+}
+
+TEST_F(SnapshotFileErrors, InconsistentPeers) {
+    auto j = snapshot_to_json(sample());
+    j["nodes"][0]["ports"][0]["peer"]["port"] = 9;
+    auto p = write("fs-peer.json", j.dump());
+    auto r = load_snapshot(p);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find(p + ": "), std::string::npos);
+    EXPECT_NE(r.error().message.find("peer"), std::string::npos) << r.error().message;
+}
+
+}  // namespace
+}  // namespace fabscope

@@ -1,0 +1,137 @@
+#include "test_fabrics.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace fabscope::testing {
+namespace {
+
+Port up_port(uint8_t num, Guid guid, Lid lid) {
+    Port p;
+    p.num = num;
+    p.guid = guid;
+    p.lid = lid;
+    p.state = PortState::Active;
+    p.phys_state = PhysState::LinkUp;
+    p.width_active = Width::X4;
+    p.width_enabled = WidthSet{Width::X1, Width::X4};
+    p.width_supported = WidthSet{Width::X1, Width::X4};
+    p.speed_active = Speed::HDR;
+    p.speed_enabled =
+        SpeedSet{Speed::SDR, Speed::DDR, Speed::QDR, Speed::FDR, Speed::EDR, Speed::HDR};
+    p.speed_supported = p.speed_enabled;
+    p.mtu_cap = 4096;
+    p.mtu_active = 4096;
+    return p;
+}
+
+void connect(Node& a, uint8_t pa, Node& b, uint8_t pb) {
+    a.port(pa)->peer = PortRef{b.guid, pb};
+    b.port(pb)->peer = PortRef{a.guid, pa};
+}
+
+Node make_switch(Guid guid, const std::string& name, int ports, Lid lid) {
+    Node n;
+    n.guid = guid;
+    n.type = NodeType::Switch;
+    n.description = name;
+    n.system_guid = guid;
+    n.num_ports = static_cast<uint8_t>(ports);
+    n.enhanced_port0 = true;
+    Port p0 = up_port(0, guid, lid);
+    n.ports.push_back(p0);
+    for (int i = 1; i <= ports; ++i)
+        n.ports.push_back(up_port(static_cast<uint8_t>(i), guid, lid));
+    return n;
+}
+
+}  // namespace
+
+std::vector<Node> leaf_spine_nodes(const LeafSpineShape& s) {
+    std::vector<Node> hosts;
+    std::vector<Node> leaves;
+    std::vector<Node> spines;
+    Lid lid = 1;
+    const int H = s.hosts_per_leaf;
+    for (int l = 1; l <= s.leaves; ++l) {
+        leaves.push_back(make_switch(0x2000 + l, fmt::format("leaf{:02d}", l),
+                                     H + s.spines * s.links_per_pair, lid++));
+    }
+    for (int sp = 1; sp <= s.spines; ++sp) {
+        spines.push_back(make_switch(0x3000 + sp, fmt::format("spine{:02d}", sp),
+                                     s.leaves * s.links_per_pair, lid++));
+    }
+    for (int l = 1; l <= s.leaves; ++l) {
+        for (int h = 1; h <= H; ++h) {
+            int i = (l - 1) * H + h;
+            Node n;
+            n.guid = 0x1000 + i;
+            n.type = NodeType::CA;
+            n.description = fmt::format("h{:04d} HCA-1", i);
+            n.num_ports = 1;
+            n.ports.push_back(up_port(1, n.guid + 0x100000, lid++));
+            hosts.push_back(n);
+            connect(hosts.back(), 1, leaves[l - 1], static_cast<uint8_t>(h));
+        }
+        for (int sp = 1; sp <= s.spines; ++sp) {
+            for (int k = 0; k < s.links_per_pair; ++k) {
+                auto lp = static_cast<uint8_t>(H + (sp - 1) * s.links_per_pair + k + 1);
+                auto spp = static_cast<uint8_t>((l - 1) * s.links_per_pair + k + 1);
+                connect(leaves[l - 1], lp, spines[sp - 1], spp);
+            }
+        }
+    }
+    std::vector<Node> all;
+    for (auto* group : {&hosts, &leaves, &spines})
+        all.insert(all.end(), group->begin(), group->end());
+    return all;
+}
+
+Fabric leaf_spine(const LeafSpineShape& shape) {
+    auto f = Fabric::build(leaf_spine_nodes(shape));
+    if (!f)
+        throw std::runtime_error(f.error().message);
+    return std::move(f).value();
+}
+
+Node& node_named(std::vector<Node>& nodes, const std::string& name) {
+    for (Node& n : nodes) {
+        if (n.description == name)
+            return n;
+    }
+    throw std::runtime_error("no node " + name);
+}
+
+void unplug(std::vector<Node>& nodes, const std::string& node, uint8_t port) {
+    Port* a = node_named(nodes, node).port(port);
+    PortRef far = *a->peer;
+    Port* b = nullptr;
+    for (Node& n : nodes) {
+        if (n.guid == far.node)
+            b = n.port(far.port);
+    }
+    for (Port* p : {a, b}) {
+        p->peer.reset();
+        p->state = PortState::Down;
+        p->phys_state = PhysState::Polling;
+        p->width_active.reset();
+        p->speed_active.reset();
+    }
+}
+
+void set_link_width(std::vector<Node>& nodes, const std::string& node, uint8_t port, Width w,
+                    WidthSet enabled) {
+    Port* a = node_named(nodes, node).port(port);
+    PortRef far = *a->peer;
+    for (Node& n : nodes) {
+        if (n.guid == far.node) {
+            n.port(far.port)->width_active = w;
+            n.port(far.port)->width_enabled = enabled;
+        }
+    }
+    a->width_active = w;
+    a->width_enabled = enabled;
+}
+
+}  // namespace fabscope::testing

@@ -1,0 +1,31 @@
+#pragma once
+// In-memory fabrics for the analysis tests, shaped like the lab's.
+
+#include <string>
+
+#include "model/fabric.h"
+
+namespace fabscope::testing {
+
+struct LeafSpineShape {
+    int spines = 2;
+    int leaves = 4;
+    int hosts_per_leaf = 4;
+    int links_per_pair = 1;
+};
+
+/// Nodes of a leaf-spine fabric, every port LinkUp/Active at 4X HDR with
+/// 1X|4X enabled. GUIDs: hosts 0x1000+i, leaves 0x2000+l, spines 0x3000+s.
+/// Leaf ports 1..H to hosts, then uplinks; names h0001, leaf01, spine01.
+std::vector<Node> leaf_spine_nodes(const LeafSpineShape& shape);
+Fabric leaf_spine(const LeafSpineShape& shape);
+
+/// Finds a node by description in a node list (for editing before build).
+Node& node_named(std::vector<Node>& nodes, const std::string& name);
+/// Disconnects a cable: both ends Down/Polling, no peers.
+void unplug(std::vector<Node>& nodes, const std::string& node, uint8_t port);
+/// Sets both ends of the cable at node[port] to run `w`, with `enabled` widths enabled.
+void set_link_width(std::vector<Node>& nodes, const std::string& node, uint8_t port, Width w,
+                    WidthSet enabled);
+
+}  // namespace fabscope::testing

@@ -1,0 +1,23 @@
+#pragma once
+// Wall-clock stamps for reports and a monotonic stopwatch for durations.
+
+#include <chrono>
+#include <string>
+
+namespace fabscope {
+
+/// Now, as ISO 8601 UTC with seconds: "2026-11-29T16:01:54Z".
+std::string iso8601_now();
+
+class Stopwatch {
+  public:
+    Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+    double seconds() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    }
+
+  private:
+    std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace fabscope
