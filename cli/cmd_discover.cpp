@@ -35,28 +35,23 @@ int run_discover(const DiscoverOptions& o, const Globals& g) {
         live.verbose = g.verbose > 0;
         snap = discover_with_ibnetdisc(live);
     }
-    if (!snap)
-        return report(snap.error(), g);
+    if (!snap) return report(snap.error(), g);
 
     Tiers tiers = classify_tiers(snap->fabric);
     std::vector<Finding> findings = check_links(snap->fabric, tiers);
 
-    nlohmann::json doc = snapshot_to_json(*snap);
-    doc["findings"] = findings_to_json(snap->fabric, findings);
+    nlohmann::json extra{{"findings", findings_to_json(snap->fabric, findings)}};
     if (!o.output.empty()) {
-        if (auto w = json_io::write_json_file(doc, o.output); !w)
-            return report(w.error(), g);
+        if (auto w = save_snapshot(*snap, o.output, extra); !w) return report(w.error(), g);
     }
     if (!g.quiet) {
         std::string text =
             render_discover_summary(*snap, tiers, findings, SummaryOptions{g.err_style()});
         std::fputs(text.c_str(), stderr);
-        if (!o.output.empty())
-            std::fprintf(stderr, "Snapshot written to %s\n", o.output.c_str());
+        if (!o.output.empty()) std::fprintf(stderr, "Snapshot written to %s\n", o.output.c_str());
     }
     if (g.json) {
-        if (auto w = json_io::write_json_file(doc, "-"); !w)
-            return report(w.error(), g);
+        if (auto w = save_snapshot(*snap, "-", extra); !w) return report(w.error(), g);
     }
     return kExitClean;
 }
@@ -73,7 +68,7 @@ void add_discover(CLI::App& app, Context& ctx) {
     cmd->add_option("-t,--timeout", o->live.timeout_ms, "Timeout per MAD in ms (default 200)");
     cmd->add_option("--retries", o->live.retries, "Retries per MAD (default 3)");
     cmd->add_option("--outstanding-smps,--outstanding_smps", o->live.max_smps,
-                    "SMPs in flight (default 2, as ibnetdiscover)");
+                    "SMPs in flight (default 16; ibnetdiscover uses 2)");
     cmd->add_option("--max-hops,--max_hops", o->live.max_hops, "Stop the sweep this many hops out");
     cmd->add_option("-o,--output", o->output, "Write the snapshot (JSON) to FILE");
     auto* load =

@@ -59,11 +59,9 @@ int run_up(const UpOptions& o, const Globals& g) {
         spec.speed = *s;
         opts.spec = spec;
     }
-    if (!g.quiet)
-        std::fprintf(stderr, "Starting the lab in %s ...\n", opts.dir.c_str());
+    if (!g.quiet) std::fprintf(stderr, "Starting the lab in %s ...\n", opts.dir.c_str());
     auto lab = lab_up(opts);
-    if (!lab)
-        return report(lab.error(), g);
+    if (!lab) return report(lab.error(), g);
     if (!g.quiet) {
         std::fprintf(stderr,
                      "Lab up: %d switches, %d CAs; SUBNET UP after %.2f s.\n"
@@ -98,17 +96,14 @@ struct ExecOptions {
 
 int run_exec(const ExecOptions& o, const Globals& g) {
     auto lab = load_lab_state(o.which.resolve());
-    if (!lab)
-        return report(lab.error(), g);
+    if (!lab) return report(lab.error(), g);
     if (o.argv.empty())
         return report(make_error("lab exec: no command given (fabscope lab exec -- CMD ARGS)"), g);
     std::vector<std::string> argv = o.argv;
     // `fabscope lab exec -- fabscope ...` runs this very binary.
-    if (argv.front() == "fabscope")
-        argv.front() = self_exe();
+    if (argv.front() == "fabscope") argv.front() = self_exe();
     auto rc = lab_exec(*lab, argv, std::chrono::milliseconds(o.timeout_s * 1000LL));
-    if (!rc)
-        return report(rc.error(), g);
+    if (!rc) return report(rc.error(), g);
     return *rc;
 }
 
@@ -119,18 +114,14 @@ struct FaultOptions {
 
 int run_fault(const FaultOptions& o, const Globals& g) {
     auto lab = load_lab_state(o.which.resolve());
-    if (!lab)
-        return report(lab.error(), g);
+    if (!lab) return report(lab.error(), g);
     auto fault = parse_fault(o.words);
-    if (!fault)
-        return report(fault.error(), g);
+    if (!fault) return report(fault.error(), g);
     auto done = apply_fault(*lab, *fault);
-    if (!done)
-        return report(done.error(), g);
+    if (!done) return report(done.error(), g);
     // A raw console command's answer is the output; a fault's description is for people.
     if (fault->kind == Fault::Kind::Console) {
-        if (!done->empty())
-            std::printf("%s\n", done->c_str());
+        if (!done->empty()) std::printf("%s\n", done->c_str());
     } else if (!g.quiet) {
         std::fprintf(stderr, "%s\n", done->c_str());
     }
@@ -198,8 +189,7 @@ void add_lab(CLI::App& app, Context& ctx) {
         status->callback([&ctx, w] {
             ctx.action = [&ctx, w] {
                 auto s = load_lab_state(w->resolve());
-                if (!s)
-                    return report(s.error(), ctx.globals);
+                if (!s) return report(s.error(), ctx.globals);
                 std::fputs(lab_status(*s).c_str(), stdout);
                 return int{is_running(s->ibsim) && is_running(s->opensm) ? kExitClean
                                                                          : kExitCannotRun};
@@ -223,8 +213,7 @@ Examples:
   fabscope lab exec --timeout 60 -- perfquery -x 2 5
   fabscope lab exec -- fabscope discover -o fabric.json)");
         exec->callback([&ctx, o] {
-            if (o->argv.empty())
-                o->argv = ctx.trailing_command;
+            if (o->argv.empty()) o->argv = ctx.trailing_command;
             ctx.action = [&ctx, o] { return run_exec(*o, ctx.globals); };
         });
     }

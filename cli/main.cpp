@@ -17,8 +17,7 @@ std::vector<std::string> split_exec_command(const std::vector<std::string>& args
     size_t lab = 1;
     while (lab < args.size() && args[lab] != "lab")
         ++lab;
-    if (lab + 1 >= args.size() || args[lab + 1] != "exec")
-        return args;
+    if (lab + 1 >= args.size() || args[lab + 1] != "exec") return args;
     std::vector<std::string> head(args.begin(), args.begin() + static_cast<long>(lab) + 2);
     for (size_t i = lab + 2; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -33,8 +32,7 @@ std::vector<std::string> split_exec_command(const std::vector<std::string>& args
         head.push_back(a);
         // exec's own options that take a value: --name N, --dir D, --timeout S
         bool takes_value = (a == "--name" || a == "--dir" || a == "--timeout");
-        if (takes_value && i + 1 < args.size())
-            head.push_back(args[++i]);
+        if (takes_value && i + 1 < args.size()) head.push_back(args[++i]);
     }
     return head;
 }
@@ -93,8 +91,7 @@ Manual: man fabscope (docs/fabscope.1).)");
             msg.c_str());
         return kExitUsage;
     }
-    if (!ctx.action)
-        return kExitUsage;
+    if (!ctx.action) return kExitUsage;
     try {
         return ctx.action();
     } catch (const std::exception& e) {

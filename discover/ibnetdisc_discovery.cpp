@@ -52,8 +52,7 @@ Node convert_node(const ibnd_node_t* in) {
 
     for (int i = 0; i <= in->numports; ++i) {
         const ibnd_port_t* p = in->ports[i];
-        if (!p)
-            continue;
+        if (!p) continue;
         uint32_t ext_mask =
             in->type == IB_NODE_SWITCH ? switch_cap : decode_port_capability_mask(data_of(p->info));
         Port port = decode_port_info(data_of(p->info), static_cast<uint8_t>(i), ext_mask);
@@ -94,10 +93,8 @@ Result<Snapshot> discover_with_ibnetdisc(const IbnetdiscOptions& opts) {
         local = resolve_local_port(opts.ca, opts.ca_port);
         chatter += capture.finish();
     }
-    if (opts.verbose && !chatter.empty())
-        std::fputs(chatter.c_str(), stderr);
-    if (!local)
-        return local.error();
+    if (opts.verbose && !chatter.empty()) std::fputs(chatter.c_str(), stderr);
+    if (!local) return local.error();
 
     ibnd_config_t cfg{};
     cfg.max_smps = opts.max_smps;
@@ -117,12 +114,10 @@ Result<Snapshot> discover_with_ibnetdisc(const IbnetdiscOptions& opts) {
     FabricPtr fabric;
     {
         std::unique_ptr<StderrCapture> capture;
-        if (!opts.verbose)
-            capture = std::make_unique<StderrCapture>();
+        if (!opts.verbose) capture = std::make_unique<StderrCapture>();
         std::string ca = local->ca;
         fabric.reset(ibnd_discover_fabric(ca.data(), local->port, nullptr, &cfg));
-        if (capture)
-            chatter = capture->finish();
+        if (capture) chatter = capture->finish();
     }
     src.duration_s = sw.seconds();
     if (!fabric) {
@@ -181,8 +176,7 @@ Result<Snapshot> import_ibnetdiscover_cache(const std::string& path) {
             kExitUsage);
     }
     auto model = convert_fabric(fabric.get());
-    if (!model)
-        return make_error(fmt::format("{}: {}", path, model.error().message), kExitUsage);
+    if (!model) return make_error(fmt::format("{}: {}", path, model.error().message), kExitUsage);
     SnapshotSource src;
     src.method = "ibnetdiscover-cache";
     src.input_file = path;

@@ -21,8 +21,7 @@ struct CaGuard {
     umad_ca_t ca{};
     bool held = false;
     ~CaGuard() {
-        if (held)
-            umad_release_ca(&ca);
+        if (held) umad_release_ca(&ca);
     }
 };
 
@@ -81,15 +80,11 @@ Result<LocalPort> pick_port(const std::string& ca, int port) {
     const umad_port_t* first = nullptr;
     for (int i = 1; i <= g.ca.numports && i < UMAD_CA_MAX_PORTS; ++i) {
         const umad_port_t* p = g.ca.ports[i];
-        if (!is_infiniband(p))
-            continue;
-        if (!first)
-            first = p;
-        if (p->state == 4)
-            return from_umad(p);
+        if (!is_infiniband(p)) continue;
+        if (!first) first = p;
+        if (p->state == 4) return from_umad(p);
     }
-    if (first)
-        return from_umad(first);
+    if (first) return from_umad(first);
     return make_error(fmt::format("CA {} has no InfiniBand port", ca), kExitCannotRun);
 }
 
@@ -121,12 +116,10 @@ Result<LocalPort> resolve_local_port(const std::string& ca, int port) {
         // Like the diags: the first CA with an active InfiniBand port.
         for (const auto& n : names) {
             chosen = pick_port(n, port);
-            if (chosen && chosen->state == 4)
-                break;
+            if (chosen && chosen->state == 4) break;
         }
     }
-    if (!chosen)
-        return chosen;
+    if (!chosen) return chosen;
     LocalPort lp = *chosen;
     // Directed-route SMPs need only a physical link; no SM is required.
     if (lp.phys_state != 5) {

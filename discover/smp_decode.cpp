@@ -26,8 +26,7 @@ std::optional<NodeInfo> decode_node_info(SmpData d) {
     n.base_version = static_cast<uint8_t>(field(d, IB_NODE_BASE_VERS_F));
     n.class_version = static_cast<uint8_t>(field(d, IB_NODE_CLASS_VERS_F));
     uint32_t type = field(d, IB_NODE_TYPE_F);
-    if (type < 1 || type > 3)
-        return std::nullopt;
+    if (type < 1 || type > 3) return std::nullopt;
     n.type = static_cast<NodeType>(type);
     n.num_ports = static_cast<uint8_t>(field(d, IB_NODE_NPORTS_F));
     n.system_guid = field64(d, IB_NODE_SYSTEM_GUID_F);
@@ -44,8 +43,7 @@ std::optional<NodeInfo> decode_node_info(SmpData d) {
 std::string decode_node_description(SmpData d) {
     std::string s;
     for (uint8_t c : d) {
-        if (c == 0)
-            break;
+        if (c == 0) break;
         s += std::isprint(c) ? static_cast<char>(c) : '?';
     }
     while (!s.empty() && s.back() == ' ')
@@ -135,8 +133,7 @@ bool parse_hex_bytes(std::string_view hex, std::array<uint8_t, kSmpDataSize>& ou
     int nibble = -1;
     for (size_t i = 0; i < hex.size(); ++i) {
         char c = hex[i];
-        if (std::isspace(static_cast<unsigned char>(c)) || c == ':' || c == ',')
-            continue;
+        if (std::isspace(static_cast<unsigned char>(c)) || c == ':' || c == ',') continue;
         if (c == '0' && i + 1 < hex.size() && (hex[i + 1] == 'x' || hex[i + 1] == 'X')) {
             ++i;
             continue;
@@ -145,13 +142,11 @@ bool parse_hex_bytes(std::string_view hex, std::array<uint8_t, kSmpDataSize>& ou
                 : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
                 : (c >= 'A' && c <= 'F')                    ? c - 'A' + 10
                                                             : -1;
-        if (v < 0)
-            return false;
+        if (v < 0) return false;
         if (nibble < 0) {
             nibble = v;
         } else {
-            if (n >= out.size())
-                return false;
+            if (n >= out.size()) return false;
             out[n++] = static_cast<uint8_t>((nibble << 4) | v);
             nibble = -1;
         }

@@ -44,8 +44,7 @@ const std::map<std::string, int> kAttributes = {{"NodeDescription", 0x10},
 std::optional<int> parse_int(std::string_view s) {
     int v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size())
-        return std::nullopt;
+    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
     return v;
 }
 
@@ -113,8 +112,7 @@ Result<PortTarget> parse_port_target(const std::string& s) {
 }
 
 Result<Fault> parse_fault(const std::vector<std::string>& w) {
-    if (w.empty())
-        return make_error("lab fault: say which fault\n" + fault_usage());
+    if (w.empty()) return make_error("lab fault: say which fault\n" + fault_usage());
     Fault f;
     const std::string& kind = w[0];
     auto need = [&](size_t n, const char* usage) -> Status {
@@ -124,40 +122,32 @@ Result<Fault> parse_fault(const std::vector<std::string>& w) {
     };
     auto target = [&]() -> Status {
         auto t = parse_port_target(w[1]);
-        if (!t)
-            return t.error();
+        if (!t) return t.error();
         f.target = *t;
         return Ok{};
     };
     if (kind == "console") {
-        if (auto s = need(2, "console 'COMMAND'"); !s)
-            return s.error();
+        if (auto s = need(2, "console 'COMMAND'"); !s) return s.error();
         f.kind = Fault::Kind::Console;
         for (size_t i = 1; i < w.size(); ++i)
             f.raw += (i > 1 ? " " : "") + w[i];
         return f;
     }
     if (kind == "link-down" || kind == "link-up") {
-        if (auto s = need(2, "link-down|link-up NODE[PORT]"); !s)
-            return s.error();
-        if (auto s = target(); !s)
-            return s.error();
+        if (auto s = need(2, "link-down|link-up NODE[PORT]"); !s) return s.error();
+        if (auto s = target(); !s) return s.error();
         f.kind = kind == "link-down" ? Fault::Kind::LinkDown : Fault::Kind::LinkUp;
     } else if (kind == "width") {
-        if (auto s = need(3, "width NODE[PORT] 1x|2x|4x|8x|12x"); !s)
-            return s.error();
-        if (auto s = target(); !s)
-            return s.error();
+        if (auto s = need(3, "width NODE[PORT] 1x|2x|4x|8x|12x"); !s) return s.error();
+        if (auto s = target(); !s) return s.error();
         if (!parse_width(w[2]))
             return make_error(
                 fmt::format("lab fault width: \"{}\" is not 1x, 2x, 4x, 8x or 12x", w[2]));
         f.kind = Fault::Kind::Width;
         f.value = w[2];
     } else if (kind == "speed") {
-        if (auto s = need(3, "speed NODE[PORT] sdr|ddr|qdr|fdr|edr|hdr"); !s)
-            return s.error();
-        if (auto s = target(); !s)
-            return s.error();
+        if (auto s = need(3, "speed NODE[PORT] sdr|ddr|qdr|fdr|edr|hdr"); !s) return s.error();
+        if (auto s = target(); !s) return s.error();
         auto sp = parse_speed(w[2]);
         if (!sp || *sp == Speed::FDR10 || *sp > Speed::HDR) {
             return make_error(fmt::format(
@@ -168,20 +158,16 @@ Result<Fault> parse_fault(const std::vector<std::string>& w) {
     } else if (kind == "counter") {
         if (auto s = need(3, "counter NODE[PORT] NAME=VALUE [NAME=VALUE ...]"); !s)
             return s.error();
-        if (auto s = target(); !s)
-            return s.error();
+        if (auto s = target(); !s) return s.error();
         f.kind = Fault::Kind::Counter;
         for (size_t i = 2; i < w.size(); ++i) {
             auto a = normalise_counter(w[i]);
-            if (!a)
-                return a.error();
+            if (!a) return a.error();
             f.assignments.push_back(*a);
         }
     } else if (kind == "mad-drop") {
-        if (auto s = need(3, "mad-drop NODE[PORT] PERCENT [ATTRIBUTE]"); !s)
-            return s.error();
-        if (auto s = target(); !s)
-            return s.error();
+        if (auto s = need(3, "mad-drop NODE[PORT] PERCENT [ATTRIBUTE]"); !s) return s.error();
+        if (auto s = target(); !s) return s.error();
         auto pct = parse_int(w[2]);
         if (!pct || *pct < 0 || *pct > 100) {
             return make_error(
@@ -255,8 +241,7 @@ Result<std::string> apply_fault(const LabState& lab, const Fault& f) {
                                       f.kind == Fault::Kind::Width ? "width" : "speed",
                                       f.value};
         auto rc = lab_exec(lab, argv, std::chrono::milliseconds(120000));
-        if (!rc)
-            return rc.error();
+        if (!rc) return rc.error();
         if (*rc != 0)
             return make_error(fmt::format("lab fault: setting {} on {} failed", f.value, where),
                               *rc);
@@ -267,8 +252,7 @@ Result<std::string> apply_fault(const LabState& lab, const Fault& f) {
     std::string answers;
     for (const std::string& cmd : console_commands(f)) {
         auto a = console.command(cmd);
-        if (!a)
-            return a.error();
+        if (!a) return a.error();
         if (f.kind != Fault::Kind::Console && refused(*a)) {
             return make_error(fmt::format("lab fault: the simulator refused `{}`: {}", cmd, *a));
         }

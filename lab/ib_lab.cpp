@@ -45,8 +45,7 @@ std::string tail(const std::string& text, size_t lines) {
         --pos;
     size_t end = pos;
     for (size_t n = 0; pos > 0 && n < lines; --pos) {
-        if (text[pos - 1] == '\n' && ++n == lines)
-            break;
+        if (text[pos - 1] == '\n' && ++n == lines) break;
     }
     return text.substr(pos, end - pos);
 }
@@ -87,8 +86,7 @@ Status wait_for(const std::function<bool()>& pred, const std::function<bool()>& 
                 const std::string& what_timeout) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     while (!pred()) {
-        if (!alive())
-            return make_error(what_failed, kExitCannotRun);
+        if (!alive()) return make_error(what_failed, kExitCannotRun);
         if (std::chrono::steady_clock::now() >= deadline)
             return make_error(what_timeout, kExitCannotRun);
         std::this_thread::sleep_for(milliseconds(50));
@@ -108,8 +106,7 @@ std::vector<std::string> ibsim_size_args(const NetFileStats& st) {
 
 void stop_all(const LabState& s) {
     for (const ProcessId* p : {&s.opensm, &s.ibsim, &s.supervisor}) {
-        if (p->pid > 0)
-            stop_process(*p, milliseconds(3000));
+        if (p->pid > 0) stop_process(*p, milliseconds(3000));
     }
 }
 
@@ -118,8 +115,7 @@ pid_t g_forward_to = 0;
 void forward_signal(int sig, siginfo_t* info, void*) {
     // A terminal's Ctrl-C already reaches the child (same process group);
     // a signal sent to us alone (kill, a test's deadline) is passed on.
-    if (info && info->si_code == SI_USER && g_forward_to > 0)
-        ::kill(g_forward_to, sig);
+    if (info && info->si_code == SI_USER && g_forward_to > 0) ::kill(g_forward_to, sig);
 }
 
 /// While alive, SIGINT/SIGTERM/SIGHUP sent to this process go to `child` instead.
@@ -149,16 +145,14 @@ class SignalForwarder {
 }  // namespace
 
 std::string lab_base_dir() {
-    if (const char* b = std::getenv("FABSCOPE_LAB_BASE"); b && *b)
-        return b;
+    if (const char* b = std::getenv("FABSCOPE_LAB_BASE"); b && *b) return b;
     if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x)
         return std::string(x) + "/fabscope-lab";
     return fmt::format("/tmp/fabscope-lab-{}", ::getuid());
 }
 
 std::string lab_dir(const std::string& name, const std::string& dir) {
-    if (!dir.empty())
-        return fs::absolute(dir).lexically_normal().string();
+    if (!dir.empty()) return fs::absolute(dir).lexically_normal().string();
     return lab_base_dir() + "/" + (name.empty() ? "default" : name);
 }
 
@@ -189,8 +183,7 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
 
     std::string net;
     if (opts.spec) {
-        if (auto v = validate(*opts.spec); !v)
-            return v.error();
+        if (auto v = validate(*opts.spec); !v) return v.error();
         net = generate_leaf_spine(*opts.spec);
     } else {
         std::ifstream in(opts.net_file);
@@ -228,8 +221,7 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
                       .stdout_path = s.dir + "/supervisor.log",
                       .stderr_path = s.dir + "/supervisor.log",
                       .new_session = true});
-    if (!sup)
-        return sup.error();
+    if (!sup) return sup.error();
     s.supervisor = *sup;
     if (auto w = wait_for([&] { return fs::exists(s.dir + "/supervisor.ready"); },
                           [&] { return is_running(s.supervisor); }, std::chrono::seconds(10),
@@ -329,8 +321,7 @@ Result<LabState> load_lab_state(const std::string& dir) {
                           kExitCannotRun);
     }
     auto doc = json_io::read_json_file(path);
-    if (!doc)
-        return doc.error();
+    if (!doc) return doc.error();
     const json& j = *doc;
     return json_io::guarded([&]() -> Result<LabState> {
         LabState s;
@@ -357,8 +348,7 @@ Status lab_down(const std::string& dir, bool keep) {
     if (!s) {
         // A lab that failed half-way has no state file; its supervisor exits
         // by itself once the directory is gone.
-        if (!fs::exists(dir))
-            return s.error();
+        if (!fs::exists(dir)) return s.error();
     } else {
         stop_all(*s);
     }
@@ -397,14 +387,11 @@ std::map<std::string, std::string> lab_client_env(const LabState& s) {
 Result<int> reap_dead_clients(const std::string& dir) {
     SimConsole console(dir);
     auto answer = console.command("Attached");
-    if (!answer)
-        return answer.error();
+    if (!answer) return answer.error();
     int freed = 0;
     for (const SimClient& c : parse_attached(*answer)) {
-        if (process_start_time(c.pid))
-            continue;
-        if (auto r = console.command(fmt::format("X {}", c.number)); !r)
-            return r.error();
+        if (process_start_time(c.pid)) continue;
+        if (auto r = console.command(fmt::format("X {}", c.number)); !r) return r.error();
         ++freed;
     }
     return freed;
@@ -425,13 +412,11 @@ Result<int> lab_exec(const LabState& s, const std::vector<std::string>& argv,
             "which is not writable here; cd to a writable directory",
             kExitCannotRun);
     }
-    if (auto r = reap_dead_clients(s.dir); !r)
-        return r.error();
+    if (auto r = reap_dead_clients(s.dir); !r) return r.error();
     std::error_code ec;
     std::string cwd = fs::current_path(ec).string();
     auto child = spawn({.argv = argv, .env = lab_client_env(s), .inherit_stdin = true});
-    if (!child)
-        return child.error();
+    if (!child) return child.error();
     RunResult r;
     {
         SignalForwarder forward(child->pid);
@@ -461,17 +446,14 @@ int run_supervisor(const std::string& dir) {
     Stopwatch since_start;
     for (;;) {
         std::this_thread::sleep_for(milliseconds(1000));
-        if (!fs::exists(dir))
-            return kExitClean;  // lab removed
+        if (!fs::exists(dir)) return kExitClean;  // lab removed
         auto s = load_lab_state(dir);
         if (!s) {
             // Not up yet; a lab up that failed never writes its state.
-            if (since_start.seconds() > 900)
-                return kExitCannotRun;
+            if (since_start.seconds() > 900) return kExitCannotRun;
             continue;
         }
-        if (!is_running(s->ibsim))
-            return kExitClean;
+        if (!is_running(s->ibsim)) return kExitClean;
         if (auto r = reap_dead_clients(dir); r && *r > 0) {
             std::fprintf(stderr, "supervisor: freed %d simulator slot(s) of dead clients\n", *r);
             std::fflush(stderr);

@@ -64,26 +64,22 @@ int run_set_port(const std::vector<std::string>& words, bool verbose) {
     change.width = words[2] == "width";
     if (change.width) {
         auto w = parse_width(words[3]);
-        if (!w)
-            return kExitUsage;
+        if (!w) return kExitUsage;
         change.w = *w;
     } else {
         auto s = parse_speed(words[3]);
-        if (!s)
-            return kExitUsage;
+        if (!s) return kExitUsage;
         change.s = *s;
     }
 
     std::unique_ptr<StderrCapture> quiet;
-    if (!verbose)
-        quiet = std::make_unique<StderrCapture>();
+    if (!verbose) quiet = std::make_unique<StderrCapture>();
     ibnd_config_t cfg{};
     std::unique_ptr<ibnd_fabric_t, FabricDeleter> fabric(
         ibnd_discover_fabric(nullptr, 0, nullptr, &cfg));
     int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
     std::unique_ptr<ibmad_port, PortDeleter> port(mad_rpc_open_port(nullptr, 0, classes, 2));
-    if (quiet)
-        quiet->finish();
+    if (quiet) quiet->finish();
     if (!fabric || !port) {
         std::fprintf(stderr, "fabscope: cannot reach the lab fabric to change %s[%d]\n", id.c_str(),
                      portnum);
@@ -91,8 +87,7 @@ int run_set_port(const std::vector<std::string>& words, bool verbose) {
     }
     ibnd_node_t* node = nullptr;
     for (ibnd_node_t* n = fabric->nodes; n && !node; n = n->next) {
-        if (name_matches(n, id))
-            node = n;
+        if (name_matches(n, id)) node = n;
     }
     if (!node || portnum < 1 || portnum > node->numports || !node->ports[portnum]) {
         std::fprintf(stderr, "fabscope: %s[%d] not found in the discovered lab fabric\n",

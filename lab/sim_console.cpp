@@ -23,12 +23,10 @@ class FileLock {
   public:
     explicit FileLock(const std::string& path)
         : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-        if (fd_ >= 0)
-            ::flock(fd_, LOCK_EX);
+        if (fd_ >= 0) ::flock(fd_, LOCK_EX);
     }
     ~FileLock() {
-        if (fd_ >= 0)
-            ::close(fd_);  // closing releases the lock
+        if (fd_ >= 0) ::close(fd_);  // closing releases the lock
     }
     FileLock(const FileLock&) = delete;
     FileLock& operator=(const FileLock&) = delete;

@@ -144,8 +144,7 @@ void for_each_declaration(const std::string& text, Fn&& fn) {
         std::istringstream ls(line);
         std::string kind;
         ls >> kind;
-        if (kind != "Switch" && kind != "Hca" && kind != "Rt")
-            continue;
+        if (kind != "Switch" && kind != "Hca" && kind != "Rt") continue;
         int ports = 0;
         ls >> ports;
         std::string rest;

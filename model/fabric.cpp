@@ -24,8 +24,7 @@ Lid Node::lid() const {
     }
     Lid best = 0;
     for (const Port& p : ports) {
-        if (p.lid != 0 && (best == 0 || p.lid < best))
-            best = p.lid;
+        if (p.lid != 0 && (best == 0 || p.lid < best)) best = p.lid;
     }
     return best;
 }
@@ -51,8 +50,7 @@ Result<Fabric> Fabric::build(std::vector<Node> nodes) {
                                           f.nodes_[f.index_[n.guid]].description, n.description));
         }
         Lid lid = n.lid();
-        if (lid != 0)
-            f.by_lid_.emplace(lid, i);
+        if (lid != 0) f.by_lid_.emplace(lid, i);
     }
 
     f.graph_ = Graph(f.nodes_.size());
@@ -64,8 +62,7 @@ Result<Fabric> Fabric::build(std::vector<Node> nodes) {
     for (size_t i = 0; i < f.nodes_.size(); ++i) {
         const Node& n = f.nodes_[i];
         for (const Port& p : n.ports) {
-            if (!p.peer)
-                continue;
+            if (!p.peer) continue;
             PortRef self{n.guid, p.num};
             const Port* other = f.port(*p.peer);
             if (!other) {
@@ -101,8 +98,7 @@ const Node* Fabric::node(Guid guid) const {
 
 std::optional<size_t> Fabric::index_of(Guid guid) const {
     auto it = index_.find(guid);
-    if (it == index_.end())
-        return std::nullopt;
+    if (it == index_.end()) return std::nullopt;
     return it->second;
 }
 
@@ -113,21 +109,18 @@ const Port* Fabric::port(PortRef ref) const {
 
 const Link* Fabric::link_of(PortRef ref) const {
     auto i = index_of(ref.node);
-    if (!i || ref.port >= link_of_port_[*i].size())
-        return nullptr;
+    if (!i || ref.port >= link_of_port_[*i].size()) return nullptr;
     size_t idx = link_of_port_[*i][ref.port];
     return idx == 0 ? nullptr : &links_[idx - 1];
 }
 
 const Node* Fabric::find_by_lid(Lid lid) const {
     auto it = by_lid_.find(lid);
-    if (it != by_lid_.end())
-        return &nodes_[it->second];
+    if (it != by_lid_.end()) return &nodes_[it->second];
     // A CA port may carry an LMC range, or a LID other than the node's lowest.
     for (const Node& n : nodes_) {
         for (const Port& p : n.ports) {
-            if (p.lid != 0 && lid >= p.lid && lid < p.lid + (1U << p.lmc))
-                return &n;
+            if (p.lid != 0 && lid >= p.lid && lid < p.lid + (1U << p.lmc)) return &n;
         }
     }
     return nullptr;
@@ -135,17 +128,14 @@ const Node* Fabric::find_by_lid(Lid lid) const {
 
 const Node* Fabric::find(std::string_view key) const {
     for (const Node& n : nodes_) {
-        if (n.description == key)
-            return &n;
+        if (n.description == key) return &n;
     }
     bool looks_like_guid = key.size() > 2 && key[0] == '0' && (key[1] == 'x' || key[1] == 'X');
     if (auto g = looks_like_guid ? parse_guid(key) : std::nullopt) {
-        if (const Node* n = node(*g))
-            return n;
+        if (const Node* n = node(*g)) return n;
         for (const Node& n : nodes_) {
             for (const Port& p : n.ports) {
-                if (p.guid == *g)
-                    return &n;
+                if (p.guid == *g) return &n;
             }
         }
     }
@@ -212,21 +202,17 @@ std::string format_guid(Guid g) {
 }
 
 std::optional<Guid> parse_guid(std::string_view s) {
-    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-        s.remove_prefix(2);
-    if (s.empty() || s.size() > 16)
-        return std::nullopt;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
+    if (s.empty() || s.size() > 16) return std::nullopt;
     Guid g = 0;
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), g, 16);
-    if (ec != std::errc() || ptr != s.data() + s.size())
-        return std::nullopt;
+    if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
     return g;
 }
 
 std::string describe(const Fabric& f, PortRef ref) {
     const Node* n = f.node(ref.node);
-    if (!n || n->description.empty())
-        return fmt::format("{}[{}]", format_guid(ref.node), ref.port);
+    if (!n || n->description.empty()) return fmt::format("{}[{}]", format_guid(ref.node), ref.port);
     return fmt::format("{}[{}]", n->description, ref.port);
 }
 

@@ -34,8 +34,7 @@ std::pair<size_t, size_t> line_col(const std::string& text, size_t byte) {
 template <class E, size_t N>
 std::optional<E> by_name(std::string_view s, const E (&values)[N]) {
     for (E e : values) {
-        if (name(e) == s)
-            return e;
+        if (name(e) == s) return e;
     }
     return std::nullopt;
 }
@@ -130,11 +129,18 @@ Result<json> read_json_file(const std::string& path) {
 }
 
 Status write_json_file(const json& j, const std::string& path) {
-    std::string text = j.dump(1, ' ', false, json::error_handler_t::replace);
-    text += '\n';
+    return write_file_atomically(path, [&](std::ostream& out) {
+        out << j.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
+    });
+}
+
+Status write_file_atomically(const std::string& path,
+                             const std::function<void(std::ostream&)>& write) {
     if (path == "-") {
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        std::fflush(stdout);
+        std::cout.flush();
+        write(std::cout);
+        std::cout.flush();
+        if (!std::cout) return make_error("writing to stdout failed", kExitCannotRun);
         return Ok{};
     }
     std::string tmp = path + ".tmp." + std::to_string(::getpid());
@@ -144,7 +150,7 @@ Status write_json_file(const json& j, const std::string& path) {
             return make_error(fmt::format("{}: cannot write: {}", path, std::strerror(errno)),
                               kExitUsage);
         }
-        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        write(out);
         out.flush();
         if (!out) {
             int err = errno;
@@ -165,8 +171,7 @@ Status write_json_file(const json& j, const std::string& path) {
 std::string strip_exception_prefix(std::string_view what) {
     // "[json.exception.type_error.302] (/nodes/0/num) type must be number, but is string"
     if (!what.empty() && what.front() == '[') {
-        if (auto pos = what.find("] "); pos != std::string_view::npos)
-            what.remove_prefix(pos + 2);
+        if (auto pos = what.find("] "); pos != std::string_view::npos) what.remove_prefix(pos + 2);
     }
     // "(/nodes/0/num) msg" -> "/nodes/0/num: msg"
     if (!what.empty() && what.front() == '(') {
@@ -183,32 +188,27 @@ void fail(const json& at, const std::string& message) {
 }
 
 const json& get(const json& j, const char* key) {
-    if (!j.is_object())
-        fail(j, "must be an object");
+    if (!j.is_object()) fail(j, "must be an object");
     auto it = j.find(key);
-    if (it == j.end())
-        fail(j, fmt::format("missing required key \"{}\"", key));
+    if (it == j.end()) fail(j, fmt::format("missing required key \"{}\"", key));
     return *it;
 }
 
 const json& get_object(const json& j, const char* key) {
     const json& v = get(j, key);
-    if (!v.is_object())
-        fail(v, "must be an object");
+    if (!v.is_object()) fail(v, "must be an object");
     return v;
 }
 
 const json& get_array(const json& j, const char* key) {
     const json& v = get(j, key);
-    if (!v.is_array())
-        fail(v, "must be an array");
+    if (!v.is_array()) fail(v, "must be an array");
     return v;
 }
 
 std::string get_string(const json& j, const char* key) {
     const json& v = get(j, key);
-    if (!v.is_string())
-        fail(v, "must be a string");
+    if (!v.is_string()) fail(v, "must be a string");
     return v.get<std::string>();
 }
 
@@ -217,18 +217,15 @@ std::string get_string(const json& j, const char* key, const std::string& dflt) 
 }
 
 bool get_bool(const json& j, const char* key, bool dflt) {
-    if (!j.contains(key))
-        return dflt;
+    if (!j.contains(key)) return dflt;
     const json& v = j.at(key);
-    if (!v.is_boolean())
-        fail(v, "must be true or false");
+    if (!v.is_boolean()) fail(v, "must be true or false");
     return v.get<bool>();
 }
 
 double get_double(const json& j, const char* key) {
     const json& v = get(j, key);
-    if (!v.is_number())
-        fail(v, "must be a number");
+    if (!v.is_number()) fail(v, "must be a number");
     return v.get<double>();
 }
 
@@ -238,8 +235,7 @@ double get_double(const json& j, const char* key, double dflt) {
 
 Guid get_guid(const json& j, const char* key) {
     const json& v = get(j, key);
-    if (!v.is_string())
-        fail(v, "must be a GUID string such as \"0x0002c90300a1b2c3\"");
+    if (!v.is_string()) fail(v, "must be a GUID string such as \"0x0002c90300a1b2c3\"");
     auto g = parse_guid(v.get_ref<const std::string&>());
     if (!g)
         fail(v, fmt::format("\"{}\" is not a GUID (up to 16 hex digits, 0x prefix)",
@@ -252,27 +248,21 @@ Guid get_guid(const json& j, const char* key, Guid dflt) {
 }
 
 uint64_t get_hex(const json& j, const char* key, uint64_t dflt) {
-    if (!j.contains(key) || j.at(key).is_null())
-        return dflt;
+    if (!j.contains(key) || j.at(key).is_null()) return dflt;
     const json& v = j.at(key);
-    if (v.is_number_unsigned())
-        return v.get<uint64_t>();
+    if (v.is_number_unsigned()) return v.get<uint64_t>();
     if (v.is_string()) {
-        if (auto h = parse_guid(v.get_ref<const std::string&>()))
-            return *h;
+        if (auto h = parse_guid(v.get_ref<const std::string&>())) return *h;
     }
     fail(v, "must be an unsigned number or a hex string such as \"0x1a\"");
 }
 
 uint64_t get_uint_checked(const json& j, const char* key, uint64_t max) {
     const json& v = get(j, key);
-    if (!v.is_number_integer())
-        fail(v, "must be an unsigned integer");
-    if (!v.is_number_unsigned() && v.get<int64_t>() < 0)
-        fail(v, "must not be negative");
+    if (!v.is_number_integer()) fail(v, "must be an unsigned integer");
+    if (!v.is_number_unsigned() && v.get<int64_t>() < 0) fail(v, "must not be negative");
     uint64_t u = v.get<uint64_t>();
-    if (u > max)
-        fail(v, fmt::format("{} is out of range (at most {})", u, max));
+    if (u > max) fail(v, fmt::format("{} is out of range (at most {})", u, max));
     return u;
 }
 

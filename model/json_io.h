@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -25,6 +27,9 @@ Result<json> read_json_file(const std::string& path);
 Result<json> parse_json_text(const std::string& text, const std::string& origin);
 /// Writes pretty JSON atomically (temporary file, then rename); "-" = stdout.
 Status write_json_file(const json& j, const std::string& path);
+/// Writes whatever `write` puts on the stream to `path` atomically; "-" = stdout.
+Status write_file_atomically(const std::string& path,
+                             const std::function<void(std::ostream&)>& write);
 
 /// Throws a JSON error that carries the path of `at`.
 [[noreturn]] void fail(const json& at, const std::string& message);
@@ -86,8 +91,7 @@ FABSCOPE_JSON_ENUM(Speed)
 
 template <class E>
 E enum_from(const json& v) {
-    if (!v.is_string())
-        fail(v, fmt::format("must be one of {}", enum_choices<E>()));
+    if (!v.is_string()) fail(v, fmt::format("must be one of {}", enum_choices<E>()));
     auto e = parse_enum_name<E>(v.get_ref<const std::string&>());
     if (!e)
         fail(v, fmt::format("\"{}\" is not one of {}", v.get_ref<const std::string&>(),
@@ -100,8 +104,7 @@ E get_enum(const json& j, const char* key) {
 }
 template <class E>
 std::optional<E> get_optional_enum(const json& j, const char* key) {
-    if (!j.contains(key) || j.at(key).is_null())
-        return std::nullopt;
+    if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
     return enum_from<E>(j.at(key));
 }
 template <class Set, class E>

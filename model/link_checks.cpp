@@ -49,8 +49,7 @@ void below_capability(const Fabric& f, const std::vector<UpLink>& links,
         auto best_s = speeds.best();
         bool narrow = best_w && *best_w > u.width;
         bool slow = best_s && *best_s > u.speed;
-        if (!narrow && !slow)
-            continue;
+        if (!narrow && !slow) continue;
         Width cw = best_w ? std::max(*best_w, u.width) : u.width;
         Speed cs = best_s ? std::max(*best_s, u.speed) : u.speed;
         Finding x;
@@ -83,20 +82,17 @@ void below_peers(const Fabric& f, const Tiers& t, const std::vector<UpLink>& lin
     for (const UpLink& u : links)
         classes[link_class(t, f, *u.link)].push_back(&u);
     for (const auto& [cls, members] : classes) {
-        if (members.size() < 3)
-            continue;  // too few to call anything "usual"
+        if (members.size() < 3) continue;  // too few to call anything "usual"
         std::map<std::pair<Width, Speed>, size_t> counts;
         for (const UpLink* u : members)
             ++counts[{u->width, u->speed}];
         auto mode =
             std::max_element(counts.begin(), counts.end(),
                              [](const auto& a, const auto& b) { return a.second < b.second; });
-        if (mode->second * 2 <= members.size())
-            continue;  // no clear majority
+        if (mode->second * 2 <= members.size()) continue;  // no clear majority
         double usual = link_data_gbps(mode->first.first, mode->first.second);
         for (const UpLink* u : members) {
-            if (u->gbps() >= usual)
-                continue;
+            if (u->gbps() >= usual) continue;
             Finding x;
             x.kind = "link_below_peers";
             x.severity = Severity::Warning;
@@ -127,23 +123,17 @@ void count_asymmetry(const Fabric& f, const Tiers& t, std::vector<Finding>& out)
         std::vector<size_t> lower;
         std::vector<size_t> upper;
         for (size_t i = 0; i < f.nodes().size(); ++i) {
-            if (f.nodes()[i].type != NodeType::Switch)
-                continue;
-            if (t.tier(i) == k)
-                lower.push_back(i);
-            if (t.tier(i) == k + 1)
-                upper.push_back(i);
+            if (f.nodes()[i].type != NodeType::Switch) continue;
+            if (t.tier(i) == k) lower.push_back(i);
+            if (t.tier(i) == k + 1) upper.push_back(i);
         }
-        if (lower.size() < 2 || upper.empty())
-            continue;
+        if (lower.size() < 2 || upper.empty()) continue;
         std::map<std::pair<size_t, size_t>, size_t> n;
         for (const Link& l : f.links()) {
             size_t a = *f.index_of(l.a.node);
             size_t b = *f.index_of(l.b.node);
-            if (t.tier(a) > t.tier(b))
-                std::swap(a, b);
-            if (t.tier(a) == k && t.tier(b) == k + 1)
-                ++n[{a, b}];
+            if (t.tier(a) > t.tier(b)) std::swap(a, b);
+            if (t.tier(a) == k && t.tier(b) == k + 1) ++n[{a, b}];
         }
         std::map<size_t, size_t> histogram;  // links per pair -> pairs
         for (size_t a : lower) {
@@ -154,13 +144,11 @@ void count_asymmetry(const Fabric& f, const Tiers& t, std::vector<Finding>& out)
             std::max_element(histogram.begin(), histogram.end(),
                              [](const auto& x, const auto& y) { return x.second < y.second; });
         size_t pairs = lower.size() * upper.size();
-        if (mode->first == 0 || mode->second * 2 <= pairs)
-            continue;
+        if (mode->first == 0 || mode->second * 2 <= pairs) continue;
         for (size_t a : lower) {
             for (size_t b : upper) {
                 size_t have = n.count({a, b}) ? n[{a, b}] : 0;
-                if (have >= mode->first)
-                    continue;
+                if (have >= mode->first) continue;
                 const Node& na = f.nodes()[a];
                 const Node& nb = f.nodes()[b];
                 Finding x;
@@ -184,8 +172,7 @@ void count_asymmetry(const Fabric& f, const Tiers& t, std::vector<Finding>& out)
 void port_states(const Fabric& f, std::vector<Finding>& out) {
     for (const Node& n : f.nodes()) {
         for (const Port& p : n.ports) {
-            if (p.num == 0)
-                continue;  // switch management port: no cable
+            if (p.num == 0) continue;  // switch management port: no cable
             PortRef ref{n.guid, p.num};
             if (p.phys_state == PhysState::Polling) {
                 Finding x;
@@ -217,8 +204,7 @@ void mtu_checks(const Fabric& f, const std::vector<UpLink>& links, std::vector<F
     for (const UpLink& u : links) {
         uint16_t cap = std::min(u.a->mtu_cap, u.b->mtu_cap);
         uint16_t active = std::min(u.a->mtu_active, u.b->mtu_active);
-        if (cap == 0 || active == 0 || active >= cap)
-            continue;
+        if (cap == 0 || active == 0 || active >= cap) continue;
         Finding x;
         x.kind = "mtu_below_capability";
         x.severity = Severity::Warning;

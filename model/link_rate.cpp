@@ -41,8 +41,7 @@ template <class Set, class Fn>
 std::string join_names(Set s, Fn fn) {
     std::string out;
     for (auto e : s.members()) {
-        if (!out.empty())
-            out += ',';
+        if (!out.empty()) out += ',';
         out += fn(e);
     }
     return out;
@@ -72,16 +71,14 @@ std::string_view name(Speed s) {
 
 std::optional<Width> parse_width(std::string_view s) {
     for (int i = 0; i < kWidthCount; ++i) {
-        if (iequals(s, kWidthNames[static_cast<size_t>(i)]))
-            return static_cast<Width>(i);
+        if (iequals(s, kWidthNames[static_cast<size_t>(i)])) return static_cast<Width>(i);
     }
     return std::nullopt;
 }
 
 std::optional<Speed> parse_speed(std::string_view s) {
     for (int i = 0; i < kSpeedCount; ++i) {
-        if (iequals(s, kSpeeds[static_cast<size_t>(i)].name))
-            return static_cast<Speed>(i);
+        if (iequals(s, kSpeeds[static_cast<size_t>(i)].name)) return static_cast<Speed>(i);
     }
     return std::nullopt;
 }
@@ -95,57 +92,39 @@ std::string to_string(SpeedSet s) {
 
 WidthSet widths_from_portinfo(uint32_t mask) {
     WidthSet s;
-    if (mask & 1U)
-        s.insert(Width::X1);
-    if (mask & 2U)
-        s.insert(Width::X4);
-    if (mask & 4U)
-        s.insert(Width::X8);
-    if (mask & 8U)
-        s.insert(Width::X12);
-    if (mask & 16U)
-        s.insert(Width::X2);
+    if (mask & 1U) s.insert(Width::X1);
+    if (mask & 2U) s.insert(Width::X4);
+    if (mask & 4U) s.insert(Width::X8);
+    if (mask & 8U) s.insert(Width::X12);
+    if (mask & 16U) s.insert(Width::X2);
     return s;
 }
 
 uint32_t portinfo_width_bits(WidthSet s) {
     uint32_t m = 0;
-    if (s.contains(Width::X1))
-        m |= 1U;
-    if (s.contains(Width::X4))
-        m |= 2U;
-    if (s.contains(Width::X8))
-        m |= 4U;
-    if (s.contains(Width::X12))
-        m |= 8U;
-    if (s.contains(Width::X2))
-        m |= 16U;
+    if (s.contains(Width::X1)) m |= 1U;
+    if (s.contains(Width::X4)) m |= 2U;
+    if (s.contains(Width::X8)) m |= 4U;
+    if (s.contains(Width::X12)) m |= 8U;
+    if (s.contains(Width::X2)) m |= 16U;
     return m;
 }
 
 SpeedSet speeds_from_portinfo(uint32_t mask) {
     SpeedSet s;
-    if (mask & 1U)
-        s.insert(Speed::SDR);
-    if (mask & 2U)
-        s.insert(Speed::DDR);
-    if (mask & 4U)
-        s.insert(Speed::QDR);
+    if (mask & 1U) s.insert(Speed::SDR);
+    if (mask & 2U) s.insert(Speed::DDR);
+    if (mask & 4U) s.insert(Speed::QDR);
     return s;
 }
 
 SpeedSet ext_speeds_from_portinfo(uint32_t mask) {
     SpeedSet s;
-    if (mask == 30 || mask == 31)
-        return s;  // control values, not speeds
-    if (mask & 1U)
-        s.insert(Speed::FDR);
-    if (mask & 2U)
-        s.insert(Speed::EDR);
-    if (mask & 4U)
-        s.insert(Speed::HDR);
-    if (mask & 8U)
-        s.insert(Speed::NDR);
+    if (mask == 30 || mask == 31) return s;  // control values, not speeds
+    if (mask & 1U) s.insert(Speed::FDR);
+    if (mask & 2U) s.insert(Speed::EDR);
+    if (mask & 4U) s.insert(Speed::HDR);
+    if (mask & 8U) s.insert(Speed::NDR);
     return s;
 }
 

@@ -42,16 +42,14 @@ class EnumSet {
     /// The highest member (the fastest speed, the widest width), if any.
     constexpr std::optional<E> best() const {
         for (int i = N - 1; i >= 0; --i) {
-            if ((bits_ >> i) & 1U)
-                return static_cast<E>(i);
+            if ((bits_ >> i) & 1U) return static_cast<E>(i);
         }
         return std::nullopt;
     }
     std::vector<E> members() const {
         std::vector<E> out;
         for (int i = 0; i < N; ++i) {
-            if ((bits_ >> i) & 1U)
-                out.push_back(static_cast<E>(i));
+            if ((bits_ >> i) & 1U) out.push_back(static_cast<E>(i));
         }
         return out;
     }

@@ -46,8 +46,7 @@ json port_json(const Port& p) {
              {"supported", set_json(p.speed_supported)}}},
            {"mtu", {{"cap", p.mtu_cap}, {"active", p.mtu_active}}},
            {"capability_mask", fmt::format("{:#010x}", p.capability_mask)}};
-    if (p.peer)
-        j["peer"] = json{{"guid", format_guid(p.peer->node)}, {"port", p.peer->port}};
+    if (p.peer) j["peer"] = json{{"guid", format_guid(p.peer->node)}, {"port", p.peer->port}};
     return j;
 }
 
@@ -116,6 +115,45 @@ Node node_from_json(const json& j) {
 
 }  // namespace
 
+namespace {
+
+json link_json(const Fabric& f, const Link& l) {
+    const Port* pa = f.port(l.a);
+    json lj{{"a", port_ref_json(f, l.a)}, {"b", port_ref_json(f, l.b)}};
+    if (pa && pa->link_up() && pa->width_active && pa->speed_active) {
+        lj["width"] = name(*pa->width_active);
+        lj["speed"] = name(*pa->speed_active);
+        lj["gbps"] = link_data_gbps(*pa->width_active, *pa->speed_active);
+    }
+    return lj;
+}
+
+json source_json(const SnapshotSource& src) {
+    return {{"method", src.method},
+            {"ca", src.ca},
+            {"ca_port", src.ca_port},
+            {"input_file", src.input_file},
+            {"tool_version", src.tool_version},
+            {"started", src.started},
+            {"duration_s", src.duration_s},
+            {"mads_sent", src.mads_sent}};
+}
+
+// Streams `"key": [` elem, elem `]` with one element per line.
+template <class Range, class Fn>
+void stream_array(std::ostream& out, std::string_view key, const Range& items, Fn&& to_json) {
+    out << "\"" << key << "\": [";
+    bool first = true;
+    for (const auto& item : items) {
+        out << (first ? "\n" : ",\n")
+            << to_json(item).dump(-1, ' ', false, json::error_handler_t::replace);
+        first = false;
+    }
+    out << (first ? "]" : "\n]");
+}
+
+}  // namespace
+
 json snapshot_to_json(const Snapshot& s) {
     const Fabric& f = s.fabric;
     Tiers tiers = classify_tiers(f);
@@ -123,30 +161,36 @@ json snapshot_to_json(const Snapshot& s) {
     for (size_t i = 0; i < f.nodes().size(); ++i)
         nodes.push_back(node_json(f.nodes()[i], tiers.tier(i)));
     json links = json::array();
-    for (const Link& l : f.links()) {
-        const Port* pa = f.port(l.a);
-        json lj{{"a", port_ref_json(f, l.a)}, {"b", port_ref_json(f, l.b)}};
-        if (pa && pa->link_up() && pa->width_active && pa->speed_active) {
-            lj["width"] = name(*pa->width_active);
-            lj["speed"] = name(*pa->speed_active);
-            lj["gbps"] = link_data_gbps(*pa->width_active, *pa->speed_active);
-        }
-        links.push_back(std::move(lj));
-    }
-    const SnapshotSource& src = s.source;
+    for (const Link& l : f.links())
+        links.push_back(link_json(f, l));
     return json{{"format", kSnapshotFormat},
                 {"version", kSnapshotVersion},
-                {"source",
-                 {{"method", src.method},
-                  {"ca", src.ca},
-                  {"ca_port", src.ca_port},
-                  {"input_file", src.input_file},
-                  {"tool_version", src.tool_version},
-                  {"started", src.started},
-                  {"duration_s", src.duration_s},
-                  {"mads_sent", src.mads_sent}}},
+                {"source", source_json(s.source)},
                 {"nodes", std::move(nodes)},
                 {"links", std::move(links)}};
+}
+
+void write_snapshot(std::ostream& out, const Snapshot& s, const json& extra) {
+    const Fabric& f = s.fabric;
+    Tiers tiers = classify_tiers(f);
+    out << "{\"format\": \"" << kSnapshotFormat << "\",\n\"version\": " << kSnapshotVersion
+        << ",\n\"source\": " << source_json(s.source).dump() << ",\n";
+    size_t i = 0;
+    stream_array(out, "nodes", f.nodes(),
+                 [&](const Node& n) { return node_json(n, tiers.tier(i++)); });
+    out << ",\n";
+    stream_array(out, "links", f.links(), [&](const Link& l) { return link_json(f, l); });
+    if (extra.is_object()) {
+        for (const auto& [key, value] : extra.items()) {
+            out << ",\n";
+            if (value.is_array()) {
+                stream_array(out, key, value, [](const json& v) { return v; });
+            } else {
+                out << json(key).dump() << ": " << value.dump();
+            }
+        }
+    }
+    out << "\n}\n";
 }
 
 Result<Snapshot> snapshot_from_json(const json& j) {
@@ -181,8 +225,7 @@ Result<Snapshot> snapshot_from_json(const json& j) {
         for (const json& n : json_io::get_array(j, "nodes"))
             nodes.push_back(node_from_json(n));
         auto fabric = Fabric::build(std::move(nodes));
-        if (!fabric)
-            return fabric.error();
+        if (!fabric) return fabric.error();
         s.fabric = std::move(fabric).value();
         return s;
     });
@@ -190,16 +233,19 @@ Result<Snapshot> snapshot_from_json(const json& j) {
 
 Result<Snapshot> load_snapshot(const std::string& path) {
     auto doc = json_io::read_json_file(path);
-    if (!doc)
-        return doc.error();
+    if (!doc) return doc.error();
     auto s = snapshot_from_json(*doc);
-    if (!s)
-        return make_error(fmt::format("{}: {}", path, s.error().message), kExitUsage);
+    if (!s) return make_error(fmt::format("{}: {}", path, s.error().message), kExitUsage);
     return s;
 }
 
+Status save_snapshot(const Snapshot& s, const std::string& path, const json& extra) {
+    return json_io::write_file_atomically(
+        path, [&](std::ostream& out) { write_snapshot(out, s, extra); });
+}
+
 Status save_snapshot(const Snapshot& s, const std::string& path) {
-    return json_io::write_json_file(snapshot_to_json(s), path);
+    return save_snapshot(s, path, json::object());
 }
 
 }  // namespace fabscope

@@ -4,6 +4,7 @@
 // run from a snapshot instead of the live fabric.
 
 #include <nlohmann/json_fwd.hpp>
+#include <ostream>
 #include <string>
 
 #include "model/fabric.h"
@@ -30,7 +31,12 @@ struct Snapshot {
     Fabric fabric;
 };
 
+/// The whole document in memory (for tests and small fabrics).
 nlohmann::json snapshot_to_json(const Snapshot& s);
+/// The same document streamed one node, link or extra element per line, so
+/// a large fabric never exists twice in memory. `extra` members (an object,
+/// e.g. {"findings": [...]}) are appended at the top level.
+void write_snapshot(std::ostream& out, const Snapshot& s, const nlohmann::json& extra);
 /// Parses a snapshot document; errors name the JSON path of the bad value.
 Result<Snapshot> snapshot_from_json(const nlohmann::json& j);
 
@@ -39,6 +45,7 @@ Result<Snapshot> snapshot_from_json(const nlohmann::json& j);
 /// field with its JSON path), with code kExitUsage.
 Result<Snapshot> load_snapshot(const std::string& path);
 /// Writes a snapshot file atomically (temp file + rename); "-" is stdout.
+Status save_snapshot(const Snapshot& s, const std::string& path, const nlohmann::json& extra);
 Status save_snapshot(const Snapshot& s, const std::string& path);
 
 }  // namespace fabscope

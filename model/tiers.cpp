@@ -19,11 +19,9 @@ Tiers classify_tiers(const Fabric& fabric) {
 
     std::vector<size_t> hosts;
     for (size_t i = 0; i < n; ++i) {
-        if (fabric.nodes()[i].type == NodeType::CA)
-            hosts.push_back(i);
+        if (fabric.nodes()[i].type == NodeType::CA) hosts.push_back(i);
     }
-    if (hosts.empty())
-        return t;
+    if (hosts.empty()) return t;
 
     // One breadth-first search seeded with every host gives each node its
     // distance to the nearest one.
@@ -40,8 +38,7 @@ Tiers classify_tiers(const Fabric& fabric) {
         color_map);
 
     for (size_t i = 0; i < n; ++i) {
-        if (color[i] == boost::white_color)
-            continue;  // never reached
+        if (color[i] == boost::white_color) continue;  // never reached
         t.of_node[i] = static_cast<int>(dist[i]);
         t.max_tier = std::max(t.max_tier, t.of_node[i]);
     }

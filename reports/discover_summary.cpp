@@ -53,10 +53,8 @@ std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
     std::string origin =
         !src.input_file.empty() ? src.input_file : fmt::format("{} port {}", src.ca, src.ca_port);
     std::string how = src.method;
-    if (src.duration_s > 0)
-        how += fmt::format(", {:.2f} s", src.duration_s);
-    if (src.mads_sent > 0)
-        how += fmt::format(", {} MADs", src.mads_sent);
+    if (src.duration_s > 0) how += fmt::format(", {:.2f} s", src.duration_s);
+    if (src.mads_sent > 0) how += fmt::format(", {} MADs", src.mads_sent);
     out += fmt::format("{} {} ({})\n", st.bold("Fabric from"), origin, how);
 
     size_t switches = 0;
@@ -90,12 +88,9 @@ std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
         double gbps;
         std::string rate;
         bool operator<(const Key& o) const {
-            if (lo != o.lo)
-                return lo < o.lo;
-            if (hi != o.hi)
-                return hi < o.hi;
-            if (gbps != o.gbps)
-                return gbps > o.gbps;
+            if (lo != o.lo) return lo < o.lo;
+            if (hi != o.hi) return hi < o.hi;
+            if (gbps != o.gbps) return gbps > o.gbps;
             return rate < o.rate;
         }
     };

@@ -32,8 +32,7 @@ void child_fail(const char* what) {
 }  // namespace
 
 Result<ProcessId> spawn(const SpawnOptions& opts) {
-    if (opts.argv.empty())
-        return make_error("spawn: empty command");
+    if (opts.argv.empty()) return make_error("spawn: empty command");
 
     // Everything the child needs is prepared before fork.
     std::vector<std::string> env_strings;
@@ -41,8 +40,7 @@ Result<ProcessId> spawn(const SpawnOptions& opts) {
         std::string_view kv(*e);
         auto eq = kv.find('=');
         std::string key(kv.substr(0, eq));
-        if (!opts.env.count(key))
-            env_strings.emplace_back(kv);
+        if (!opts.env.count(key)) env_strings.emplace_back(kv);
     }
     for (const auto& [k, v] : opts.env)
         env_strings.push_back(k + "=" + v);
@@ -69,31 +67,25 @@ Result<ProcessId> spawn(const SpawnOptions& opts) {
     }
     if (pid == 0) {
         ::close(errpipe[0]);
-        if (opts.new_session)
-            ::setsid();
+        if (opts.new_session) ::setsid();
         if (!opts.inherit_stdin) {
             int in = opts.stdin_fd >= 0 ? opts.stdin_fd : ::open("/dev/null", O_RDONLY);
-            if (in < 0 || ::dup2(in, STDIN_FILENO) < 0)
-                child_fail("stdin");
+            if (in < 0 || ::dup2(in, STDIN_FILENO) < 0) child_fail("stdin");
         }
         if (!opts.stdout_path.empty()) {
             int out = ::open(opts.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            if (out < 0 || ::dup2(out, STDOUT_FILENO) < 0)
-                child_fail(opts.stdout_path.c_str());
+            if (out < 0 || ::dup2(out, STDOUT_FILENO) < 0) child_fail(opts.stdout_path.c_str());
             if (opts.stderr_path == opts.stdout_path && ::dup2(out, STDERR_FILENO) < 0)
                 child_fail("stderr");
         }
         if (!opts.stderr_path.empty() && opts.stderr_path != opts.stdout_path) {
             int err = ::open(opts.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            if (err < 0 || ::dup2(err, STDERR_FILENO) < 0)
-                child_fail(opts.stderr_path.c_str());
+            if (err < 0 || ::dup2(err, STDERR_FILENO) < 0) child_fail(opts.stderr_path.c_str());
         }
-        if (!opts.cwd.empty() && ::chdir(opts.cwd.c_str()) != 0)
-            child_fail(opts.cwd.c_str());
+        if (!opts.cwd.empty() && ::chdir(opts.cwd.c_str()) != 0) child_fail(opts.cwd.c_str());
         // Close everything else we might have inherited (fifos, sockets).
         for (int fd = 3; fd < 1024; ++fd) {
-            if (fd != errpipe[1])
-                ::close(fd);
+            if (fd != errpipe[1]) ::close(fd);
         }
         ::execvpe(argv[0], argv.data(), envp.data());
         int e = errno;
@@ -119,13 +111,11 @@ Result<ProcessId> spawn(const SpawnOptions& opts) {
 
 std::optional<unsigned long long> process_start_time(pid_t pid) {
     std::ifstream in(fmt::format("/proc/{}/stat", pid));
-    if (!in)
-        return std::nullopt;
+    if (!in) return std::nullopt;
     std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     // The command name (field 2) may contain spaces and parentheses: skip to the last ')'.
     auto close = stat.rfind(')');
-    if (close == std::string::npos)
-        return std::nullopt;
+    if (close == std::string::npos) return std::nullopt;
     std::istringstream rest(stat.substr(close + 2));
     std::string field;
     // Fields after the name start at 3; start time is field 22.
@@ -133,20 +123,17 @@ std::optional<unsigned long long> process_start_time(pid_t pid) {
         rest >> field;
     unsigned long long start = 0;
     rest >> start;
-    if (!rest)
-        return std::nullopt;
+    if (!rest) return std::nullopt;
     // A zombie is not running.
     std::istringstream state(stat.substr(close + 2));
     char st = 0;
     state >> st;
-    if (st == 'Z' || st == 'X')
-        return std::nullopt;
+    if (st == 'Z' || st == 'X') return std::nullopt;
     return start;
 }
 
 bool is_running(const ProcessId& id) {
-    if (id.pid <= 0)
-        return false;
+    if (id.pid <= 0) return false;
     auto st = process_start_time(id.pid);
     return st && (id.start_time == 0 || *st == id.start_time);
 }
@@ -161,12 +148,10 @@ void stop_process(const ProcessId& id, std::chrono::milliseconds grace) {
     auto deadline = std::chrono::steady_clock::now() + grace;
     while (std::chrono::steady_clock::now() < deadline) {
         reap();
-        if (!is_running(id))
-            return;
+        if (!is_running(id)) return;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    if (is_running(id))
-        ::kill(id.pid, SIGKILL);
+    if (is_running(id)) ::kill(id.pid, SIGKILL);
     for (int i = 0; i < 250 && is_running(id); ++i) {
         reap();
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -184,8 +169,7 @@ RunResult wait_child(pid_t pid, std::chrono::milliseconds timeout) {
             r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
             return r;
         }
-        if (w < 0 && errno != EINTR)
-            return r;
+        if (w < 0 && errno != EINTR) return r;
         if (timeout.count() > 0 && std::chrono::steady_clock::now() >= deadline) {
             r.timed_out = true;
             stop_process(ProcessId{pid, 0}, std::chrono::milliseconds(2000));
@@ -198,8 +182,7 @@ RunResult wait_child(pid_t pid, std::chrono::milliseconds timeout) {
 std::string self_exe() {
     char buf[PATH_MAX];
     ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0)
-        return "fabscope";
+    if (n <= 0) return "fabscope";
     return std::string(buf, static_cast<size_t>(n));
 }
 

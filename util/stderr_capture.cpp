@@ -11,8 +11,7 @@ StderrCapture::StderrCapture() {
     std::fflush(stderr);
     char path[] = "/tmp/fabscope-stderr-XXXXXX";
     file_fd_ = ::mkstemp(path);
-    if (file_fd_ < 0)
-        return;  // capture is best effort: output then just goes to stderr
+    if (file_fd_ < 0) return;  // capture is best effort: output then just goes to stderr
     ::unlink(path);
     saved_fd_ = ::dup(STDERR_FILENO);
     if (saved_fd_ < 0 || ::dup2(file_fd_, STDERR_FILENO) < 0) {
@@ -26,8 +25,7 @@ StderrCapture::~StderrCapture() {
 }
 
 std::string StderrCapture::finish() {
-    if (file_fd_ < 0)
-        return text_;
+    if (file_fd_ < 0) return text_;
     std::fflush(stderr);
     ::dup2(saved_fd_, STDERR_FILENO);
     ::close(saved_fd_);

@@ -20,8 +20,7 @@ struct TextStyle {
 
   private:
     std::string wrap(std::string_view code, std::string_view s) const {
-        if (!color)
-            return std::string(s);
+        if (!color) return std::string(s);
         return "\033[" + std::string(code) + "m" + std::string(s) + "\033[0m";
     }
 };

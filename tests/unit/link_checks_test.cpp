@@ -56,8 +56,7 @@ TEST(LinkChecks, SlowerSpeedIsFlagged) {
     PortRef far = *leaf.port(1)->peer;
     leaf.port(1)->speed_active = Speed::EDR;
     for (Node& n : nodes) {
-        if (n.guid == far.node)
-            n.port(far.port)->speed_active = Speed::EDR;
+        if (n.guid == far.node) n.port(far.port)->speed_active = Speed::EDR;
     }
     auto fs = check(nodes);
     EXPECT_EQ(kinds(fs), (std::vector<std::string>{"link_below_capability", "link_below_peers"}));

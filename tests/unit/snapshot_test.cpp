@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "model/json_io.h"
 #include "test_fabrics.h"
@@ -74,6 +75,24 @@ TEST(Snapshot, RoundTripsThroughJson) {
     EXPECT_EQ(back->source.ca, "mlx5_0");
     // And the text form is stable: a second round trip gives the same document.
     EXPECT_EQ(snapshot_to_json(*back).dump(), j.dump());
+}
+
+TEST(Snapshot, StreamedDocumentEqualsTheInMemoryOne) {
+    Snapshot s = sample();
+    std::ostringstream out;
+    write_snapshot(
+        out, s,
+        nlohmann::json{{"findings", nlohmann::json::array({{{"kind", "x"}}, {{"kind", "y"}}})},
+                       {"note", "hi"}});
+    auto streamed = nlohmann::json::parse(out.str());
+    auto expected = snapshot_to_json(s);
+    expected["findings"] = nlohmann::json::array({{{"kind", "x"}}, {{"kind", "y"}}});
+    expected["note"] = "hi";
+    EXPECT_EQ(streamed, expected);
+    // One node per line: greppable and diffable.
+    const std::string text = out.str();
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'),
+              static_cast<long>(s.fabric.nodes().size() + s.fabric.links().size() + 2 + 11));
 }
 
 TEST(Snapshot, RoundTripsThroughAFile) {

@@ -90,15 +90,13 @@ std::vector<Node> leaf_spine_nodes(const LeafSpineShape& s) {
 
 Fabric leaf_spine(const LeafSpineShape& shape) {
     auto f = Fabric::build(leaf_spine_nodes(shape));
-    if (!f)
-        throw std::runtime_error(f.error().message);
+    if (!f) throw std::runtime_error(f.error().message);
     return std::move(f).value();
 }
 
 Node& node_named(std::vector<Node>& nodes, const std::string& name) {
     for (Node& n : nodes) {
-        if (n.description == name)
-            return n;
+        if (n.description == name) return n;
     }
     throw std::runtime_error("no node " + name);
 }
@@ -108,8 +106,7 @@ void unplug(std::vector<Node>& nodes, const std::string& node, uint8_t port) {
     PortRef far = *a->peer;
     Port* b = nullptr;
     for (Node& n : nodes) {
-        if (n.guid == far.node)
-            b = n.port(far.port);
+        if (n.guid == far.node) b = n.port(far.port);
     }
     for (Port* p : {a, b}) {
         p->peer.reset();

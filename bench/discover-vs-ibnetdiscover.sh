@@ -1,0 +1,50 @@
+#!/bin/bash
+# bench/discover-vs-ibnetdiscover.sh [SIZES...]
+# Topology discovery, fabscope against ibnetdiscover, on the same simulated lab
+# in the same run: wall time (median of RUNS) and peak RSS, side by side.
+# SIZES: 648 (18 spines x 36 leaves x 18 hosts) and/or 2048 (32 x 64 x 32).
+# Also sweeps fabscope's --outstanding-smps to show where the default comes from.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FABSCOPE=${FABSCOPE:-build/cli/fabscope}
+RUNS=${RUNS:-5}
+SIZES=("${@:-648 2048}")
+[ -x "$FABSCOPE" ] || { echo "build first (scripts/build)" >&2; exit 3; }
+work=$(mktemp -d /tmp/fabscope-bench.XXXXXX)
+lab="$work/lab"
+cleanup() { "$FABSCOPE" lab down --dir "$lab" -q 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT INT TERM
+
+# measure LABEL CMD...: runs CMD RUNS times inside the lab, prints median s and max RSS MB
+measure() {
+    local label=$1; shift
+    local times=() rss=0
+    for _ in $(seq "$RUNS"); do
+        "$FABSCOPE" lab exec --dir "$lab" -- /usr/bin/time -f '%e %M' -o "$work/t" "$@" >/dev/null 2>"$work/err" ||
+            { echo "$label failed:"; cat "$work/err"; exit 1; }
+        read -r t m < "$work/t"
+        times+=("$t"); [ "$m" -gt "$rss" ] && rss=$m
+    done
+    local med
+    med=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    printf '  %-44s %8.3f s %8.1f MB\n' "$label" "$med" "$(echo "$rss/1024" | bc -l)"
+    echo "$med" > "$work/last"
+}
+
+for size in ${SIZES[@]}; do
+    case $size in
+        648) args=(--spines 18 --leaves 36 --hosts-per-leaf 18);;
+        2048) args=(--spines 32 --leaves 64 --hosts-per-leaf 32);;
+        *) echo "unknown size $size (648 or 2048)" >&2; exit 2;;
+    esac
+    "$FABSCOPE" lab up --dir "$lab" -q "${args[@]}"
+    echo "== $size hosts ($(grep -c '^Switch' "$lab/net") switches), median of $RUNS runs, peak RSS"
+    measure "ibnetdiscover" ibnetdiscover; peer=$(cat "$work/last")
+    measure "ibnetdiscover --outstanding_smps 16" ibnetdiscover --outstanding_smps 16
+    measure "fabscope discover (default)" "$FABSCOPE" discover -q -o "$work/snap.json"; ours=$(cat "$work/last")
+    printf '  %-44s %8.2f\n' "ratio fabscope/ibnetdiscover" "$(echo "$ours/$peer" | bc -l)"
+    for w in 1 2 4 8 16 32 64 128; do
+        measure "fabscope discover --outstanding-smps $w" "$FABSCOPE" discover -q --outstanding-smps "$w" -o "$work/snap.json"
+    done
+    "$FABSCOPE" lab down --dir "$lab" -q
+done
