@@ -63,17 +63,15 @@ int run_up(const UpOptions& o, const Globals& g) {
     auto lab = lab_up(opts);
     if (!lab) return report(lab.error(), g);
     if (!g.quiet) {
+        std::string which = !o.which.dir.empty()        ? " --dir " + o.which.dir
+                            : o.which.name != "default" ? " --name " + o.which.name
+                                                        : "";
         std::fprintf(stderr,
                      "Lab up: %d switches, %d CAs; SUBNET UP after %.2f s.\n"
                      "Run tools against it with `fabscope lab exec%s -- CMD`, stop it with "
                      "`fabscope lab down%s`.\n",
-                     lab->stats.switches, lab->stats.cas, lab->subnet_up_s,
-                     o.which.dir.empty() && o.which.name == "default"
-                         ? ""
-                         : fmt::format(" --dir {}", lab->dir).c_str(),
-                     o.which.dir.empty() && o.which.name == "default"
-                         ? ""
-                         : fmt::format(" --dir {}", lab->dir).c_str());
+                     lab->stats.switches, lab->stats.cas, lab->subnet_up_s, which.c_str(),
+                     which.c_str());
     }
     if (g.json) {
         nlohmann::json j{{"dir", lab->dir},

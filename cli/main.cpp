@@ -15,8 +15,7 @@ namespace fabscope::cli {
 std::vector<std::string> split_exec_command(const std::vector<std::string>& args,
                                             std::vector<std::string>& command) {
     size_t lab = 1;
-    while (lab < args.size() && args[lab] != "lab")
-        ++lab;
+    while (lab < args.size() && args[lab] != "lab") ++lab;
     if (lab + 1 >= args.size() || args[lab + 1] != "exec") return args;
     std::vector<std::string> head(args.begin(), args.begin() + static_cast<long>(lab) + 2);
     for (size_t i = lab + 2; i < args.size(); ++i) {
@@ -45,10 +44,13 @@ int report(const Error& e, const Globals& g) {
 
 }  // namespace fabscope::cli
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     using namespace fabscope;
     CLI::App app{
         "fabscope: find what is wrong with an InfiniBand or RoCE fabric, prove it, and say where."};
+    app.name("fabscope");
     app.set_version_flag("--version", std::string("fabscope ") + version());
     app.require_subcommand(1);
     app.fallthrough();  // global flags work after the subcommand too
@@ -92,11 +94,19 @@ Manual: man fabscope (docs/fabscope.1).)");
         return kExitUsage;
     }
     if (!ctx.action) return kExitUsage;
+    return ctx.action();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
     try {
-        return ctx.action();
+        return run(argc, argv);
     } catch (const std::exception& e) {
         // Nothing should get here; if something does, say so plainly.
         std::fprintf(stderr, "fabscope: internal error: %s\n", e.what());
-        return kExitCannotRun;
+    } catch (...) {
+        std::fprintf(stderr, "fabscope: internal error\n");
     }
+    return fabscope::kExitCannotRun;
 }

@@ -63,22 +63,20 @@ Node convert_node(const ibnd_node_t* in) {
             port.peer =
                 PortRef{p->remoteport->node->guid, static_cast<uint8_t>(p->remoteport->portnum)};
         }
-        n.ports.push_back(std::move(port));
+        n.ports.push_back(port);
     }
     return n;
 }
 
 Result<Fabric> convert_fabric(const ibnd_fabric_t* f) {
     std::vector<Node> nodes;
-    for (const ibnd_node_t* n = f->nodes; n; n = n->next)
-        nodes.push_back(convert_node(n));
+    for (const ibnd_node_t* n = f->nodes; n; n = n->next) nodes.push_back(convert_node(n));
     return Fabric::build(std::move(nodes));
 }
 
 std::string last_line(const std::string& text) {
     std::string t = text;
-    while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
-        t.pop_back();
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
     auto pos = t.rfind('\n');
     return pos == std::string::npos ? t : t.substr(pos + 1);
 }

@@ -29,8 +29,8 @@ std::vector<std::string> ca_names() {
     char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN] = {};
     int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
     std::vector<std::string> out;
-    for (int i = 0; i < n; ++i)
-        out.emplace_back(names[i]);
+    out.reserve(n > 0 ? static_cast<size_t>(n) : 0);
+    for (int i = 0; i < n; ++i) out.emplace_back(names[i]);
     return out;
 }
 
@@ -102,12 +102,10 @@ Result<LocalPort> resolve_local_port(const std::string& ca, int port) {
     Result<LocalPort> chosen = make_error("", kExitCannotRun);
     if (!ca.empty()) {
         bool known = false;
-        for (const auto& n : names)
-            known = known || n == ca;
+        for (const auto& n : names) known = known || n == ca;
         if (!known) {
             std::string list;
-            for (const auto& n : names)
-                list += (list.empty() ? "" : ", ") + n;
+            for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
             return make_error(fmt::format("no CA named {} (found: {}); pick one with -C", ca, list),
                               kExitCannotRun);
         }

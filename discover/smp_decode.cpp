@@ -46,8 +46,7 @@ std::string decode_node_description(SmpData d) {
         if (c == 0) break;
         s += std::isprint(c) ? static_cast<char>(c) : '?';
     }
-    while (!s.empty() && s.back() == ' ')
-        s.pop_back();
+    while (!s.empty() && s.back() == ' ') s.pop_back();
     return s;
 }
 

@@ -79,8 +79,7 @@ Result<std::string> normalise_counter(const std::string& assignment) {
     if (name.find('.') == std::string::npos) {
         if (std::find(kPortCounters.begin(), kPortCounters.end(), name) == kPortCounters.end()) {
             std::string known;
-            for (const auto& c : kPortCounters)
-                known += (known.empty() ? "" : ", ") + c;
+            for (const auto& c : kPortCounters) known += (known.empty() ? "" : ", ") + c;
             return make_error(fmt::format(
                 "lab fault counter: unknown counter {} (PortCounters has: {}; "
                 "for others write Attribute.Field, e.g. PortCountersExtended.PortXmitData)",
@@ -129,8 +128,7 @@ Result<Fault> parse_fault(const std::vector<std::string>& w) {
     if (kind == "console") {
         if (auto s = need(2, "console 'COMMAND'"); !s) return s.error();
         f.kind = Fault::Kind::Console;
-        for (size_t i = 1; i < w.size(); ++i)
-            f.raw += (i > 1 ? " " : "") + w[i];
+        for (size_t i = 1; i < w.size(); ++i) f.raw += (i > 1 ? " " : "") + w[i];
         return f;
     }
     if (kind == "link-down" || kind == "link-up") {
@@ -196,10 +194,8 @@ Result<Fault> parse_fault(const std::vector<std::string>& w) {
 std::vector<std::string> console_commands(const Fault& f) {
     std::string port = fmt::format("{}[{}]", console_quote(f.target.node), f.target.port);
     switch (f.kind) {
-        case Fault::Kind::LinkDown:
-            return {"Unlink " + port};
-        case Fault::Kind::LinkUp:
-            return {"ReLink " + port};
+        case Fault::Kind::LinkDown: return {"Unlink " + port};
+        case Fault::Kind::LinkUp: return {"ReLink " + port};
         case Fault::Kind::Counter: {
             std::vector<std::string> out;
             for (const auto& a : f.assignments)
@@ -209,11 +205,9 @@ std::vector<std::string> console_commands(const Fault& f) {
         case Fault::Kind::MadDrop:
             return {fmt::format("Error {} {}{}", port, f.percent,
                                 f.attribute.empty() ? "" : " " + f.attribute)};
-        case Fault::Kind::Console:
-            return {f.raw};
+        case Fault::Kind::Console: return {f.raw};
         case Fault::Kind::Width:
-        case Fault::Kind::Speed:
-            return {};
+        case Fault::Kind::Speed: return {};
     }
     return {};
 }
@@ -259,16 +253,12 @@ Result<std::string> apply_fault(const LabState& lab, const Fault& f) {
         answers += a->empty() ? "" : "\n" + *a;
     }
     switch (f.kind) {
-        case Fault::Kind::LinkDown:
-            return where + ": link down (both ends Polling)";
-        case Fault::Kind::LinkUp:
-            return where + ": link restored";
-        case Fault::Kind::Counter:
-            return where + ": counters set";
+        case Fault::Kind::LinkDown: return where + ": link down (both ends Polling)";
+        case Fault::Kind::LinkUp: return where + ": link restored";
+        case Fault::Kind::Counter: return where + ": counters set";
         case Fault::Kind::MadDrop:
             return fmt::format("{}: dropping {}% of MADs arriving there", where, f.percent);
-        default:
-            return answers.empty() ? answers : answers.substr(1);
+        default: return answers.empty() ? answers : answers.substr(1);
     }
 }
 

@@ -41,8 +41,7 @@ bool file_contains(const std::string& path, std::string_view needle) {
 
 std::string tail(const std::string& text, size_t lines) {
     size_t pos = text.size();
-    while (pos > 0 && (text[pos - 1] == '\n'))
-        --pos;
+    while (pos > 0 && (text[pos - 1] == '\n')) --pos;
     size_t end = pos;
     for (size_t n = 0; pos > 0 && n < lines; --pos) {
         if (text[pos - 1] == '\n' && ++n == lines) break;
@@ -126,12 +125,10 @@ class SignalForwarder {
         struct sigaction sa {};
         sa.sa_sigaction = forward_signal;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
-        for (size_t i = 0; i < kSignals.size(); ++i)
-            ::sigaction(kSignals[i], &sa, &old_[i]);
+        for (size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &sa, &old_[i]);
     }
     ~SignalForwarder() {
-        for (size_t i = 0; i < kSignals.size(); ++i)
-            ::sigaction(kSignals[i], &old_[i], nullptr);
+        for (size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
         g_forward_to = 0;
     }
     SignalForwarder(const SignalForwarder&) = delete;
@@ -178,8 +175,7 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
             kExitCannotRun);
     }
     // A stale lab (processes gone) leaves files behind: start clean.
-    for (const auto& entry : fs::directory_iterator(s.dir, ec))
-        fs::remove_all(entry.path(), ec);
+    for (const auto& entry : fs::directory_iterator(s.dir, ec)) fs::remove_all(entry.path(), ec);
 
     std::string net;
     if (opts.spec) {
@@ -241,8 +237,7 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
     }
     ::fcntl(console_in, F_SETFL, ::fcntl(console_in, F_GETFL) & ~O_NONBLOCK);
     std::vector<std::string> argv{"ibsim", "-s"};
-    for (auto& a : ibsim_size_args(s.stats))
-        argv.push_back(a);
+    for (auto& a : ibsim_size_args(s.stats)) argv.push_back(a);
     argv.push_back(s.net_file);
     auto sim = spawn({.argv = argv,
                       .env = {{"IBSIM_SOCKNAME", s.sockname}},

@@ -82,11 +82,9 @@ Result<std::string> SimConsole::command(const std::string& cmd,
         if (out.size() >= kPrompt.size() &&
             out.compare(out.size() - kPrompt.size(), kPrompt.size(), kPrompt) == 0) {
             out.resize(out.size() - kPrompt.size());
-            while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
-                out.pop_back();
+            while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
             // The echo of an earlier prompt may precede the answer.
-            while (out.rfind(kPrompt, 0) == 0)
-                out.erase(0, kPrompt.size());
+            while (out.rfind(kPrompt, 0) == 0) out.erase(0, kPrompt.size());
             return out;
         }
         if (std::chrono::steady_clock::now() >= deadline) {

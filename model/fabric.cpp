@@ -149,50 +149,34 @@ const Node* Fabric::find(std::string_view key) const {
 
 std::string_view name(NodeType t) {
     switch (t) {
-        case NodeType::CA:
-            return "CA";
-        case NodeType::Switch:
-            return "Switch";
-        case NodeType::Router:
-            return "Router";
+        case NodeType::CA: return "CA";
+        case NodeType::Switch: return "Switch";
+        case NodeType::Router: return "Router";
     }
     return "?";
 }
 
 std::string_view name(PortState s) {
     switch (s) {
-        case PortState::NoChange:
-            return "NoChange";
-        case PortState::Down:
-            return "Down";
-        case PortState::Init:
-            return "Initialize";
-        case PortState::Armed:
-            return "Armed";
-        case PortState::Active:
-            return "Active";
+        case PortState::NoChange: return "NoChange";
+        case PortState::Down: return "Down";
+        case PortState::Init: return "Initialize";
+        case PortState::Armed: return "Armed";
+        case PortState::Active: return "Active";
     }
     return "?";
 }
 
 std::string_view name(PhysState s) {
     switch (s) {
-        case PhysState::NoChange:
-            return "NoChange";
-        case PhysState::Sleep:
-            return "Sleep";
-        case PhysState::Polling:
-            return "Polling";
-        case PhysState::Disabled:
-            return "Disabled";
-        case PhysState::Training:
-            return "PortConfigurationTraining";
-        case PhysState::LinkUp:
-            return "LinkUp";
-        case PhysState::LinkErrorRecovery:
-            return "LinkErrorRecovery";
-        case PhysState::PhyTest:
-            return "PhyTest";
+        case PhysState::NoChange: return "NoChange";
+        case PhysState::Sleep: return "Sleep";
+        case PhysState::Polling: return "Polling";
+        case PhysState::Disabled: return "Disabled";
+        case PhysState::Training: return "PortConfigurationTraining";
+        case PhysState::LinkUp: return "LinkUp";
+        case PhysState::LinkErrorRecovery: return "LinkErrorRecovery";
+        case PhysState::PhyTest: return "PhyTest";
     }
     return "?";
 }

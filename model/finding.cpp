@@ -4,12 +4,9 @@ namespace fabscope {
 
 std::string_view name(Severity s) {
     switch (s) {
-        case Severity::Info:
-            return "info";
-        case Severity::Warning:
-            return "warning";
-        case Severity::Error:
-            return "error";
+        case Severity::Info: return "info";
+        case Severity::Warning: return "warning";
+        case Severity::Error: return "error";
     }
     return "?";
 }
@@ -33,8 +30,7 @@ nlohmann::json finding_to_json(const Fabric& f, const Finding& finding) {
 
 nlohmann::json findings_to_json(const Fabric& f, const std::vector<Finding>& findings) {
     nlohmann::json a = nlohmann::json::array();
-    for (const Finding& x : findings)
-        a.push_back(finding_to_json(f, x));
+    for (const Finding& x : findings) a.push_back(finding_to_json(f, x));
     return a;
 }
 

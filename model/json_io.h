@@ -110,8 +110,7 @@ std::optional<E> get_optional_enum(const json& j, const char* key) {
 template <class Set, class E>
 Set get_set(const json& j, const char* key) {
     Set s;
-    for (const json& v : get_array(j, key))
-        s.insert(enum_from<E>(v));
+    for (const json& v : get_array(j, key)) s.insert(enum_from<E>(v));
     return s;
 }
 

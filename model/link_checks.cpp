@@ -79,13 +79,11 @@ std::string class_name(std::pair<int, int> c) {
 void below_peers(const Fabric& f, const Tiers& t, const std::vector<UpLink>& links,
                  std::vector<Finding>& out) {
     std::map<std::pair<int, int>, std::vector<const UpLink*>> classes;
-    for (const UpLink& u : links)
-        classes[link_class(t, f, *u.link)].push_back(&u);
+    for (const UpLink& u : links) classes[link_class(t, f, *u.link)].push_back(&u);
     for (const auto& [cls, members] : classes) {
         if (members.size() < 3) continue;  // too few to call anything "usual"
         std::map<std::pair<Width, Speed>, size_t> counts;
-        for (const UpLink* u : members)
-            ++counts[{u->width, u->speed}];
+        for (const UpLink* u : members) ++counts[{u->width, u->speed}];
         auto mode =
             std::max_element(counts.begin(), counts.end(),
                              [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -137,8 +135,7 @@ void count_asymmetry(const Fabric& f, const Tiers& t, std::vector<Finding>& out)
         }
         std::map<size_t, size_t> histogram;  // links per pair -> pairs
         for (size_t a : lower) {
-            for (size_t b : upper)
-                ++histogram[n.count({a, b}) ? n[{a, b}] : 0];
+            for (size_t b : upper) ++histogram[n.count({a, b}) ? n[{a, b}] : 0];
         }
         auto mode =
             std::max_element(histogram.begin(), histogram.end(),

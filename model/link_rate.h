@@ -24,8 +24,7 @@ class EnumSet {
   public:
     constexpr EnumSet() = default;
     constexpr EnumSet(std::initializer_list<E> items) {
-        for (E e : items)
-            insert(e);
+        for (E e : items) insert(e);
     }
     static constexpr EnumSet from_bits(uint32_t bits) {
         EnumSet s;

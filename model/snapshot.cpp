@@ -24,8 +24,7 @@ json port_ref_json(const Fabric& f, PortRef r) {
 template <class Set>
 json set_json(Set s) {
     json a = json::array();
-    for (auto e : s.members())
-        a.push_back(std::string(name(e)));
+    for (auto e : s.members()) a.push_back(std::string(name(e)));
     return a;
 }
 
@@ -81,8 +80,7 @@ Port port_from_json(const json& j) {
 
 json node_json(const Node& n, int tier) {
     json ports = json::array();
-    for (const Port& p : n.ports)
-        ports.push_back(port_json(p));
+    for (const Port& p : n.ports) ports.push_back(port_json(p));
     return json{{"guid", format_guid(n.guid)},
                 {"type", name(n.type)},
                 {"description", n.description},
@@ -108,8 +106,7 @@ Node node_from_json(const json& j) {
     n.revision = static_cast<uint32_t>(json_io::get_hex(j, "revision", 0));
     n.num_ports = json_io::get_uint<uint8_t>(j, "num_ports");
     n.enhanced_port0 = json_io::get_bool(j, "enhanced_port0", false);
-    for (const json& p : json_io::get_array(j, "ports"))
-        n.ports.push_back(port_from_json(p));
+    for (const json& p : json_io::get_array(j, "ports")) n.ports.push_back(port_from_json(p));
     return n;
 }
 
@@ -161,8 +158,7 @@ json snapshot_to_json(const Snapshot& s) {
     for (size_t i = 0; i < f.nodes().size(); ++i)
         nodes.push_back(node_json(f.nodes()[i], tiers.tier(i)));
     json links = json::array();
-    for (const Link& l : f.links())
-        links.push_back(link_json(f, l));
+    for (const Link& l : f.links()) links.push_back(link_json(f, l));
     return json{{"format", kSnapshotFormat},
                 {"version", kSnapshotVersion},
                 {"source", source_json(s.source)},
@@ -222,8 +218,7 @@ Result<Snapshot> snapshot_from_json(const json& j) {
             s.source.mads_sent = json_io::get_uint<uint64_t>(src, "mads_sent", 0);
         }
         std::vector<Node> nodes;
-        for (const json& n : json_io::get_array(j, "nodes"))
-            nodes.push_back(node_from_json(n));
+        for (const json& n : json_io::get_array(j, "nodes")) nodes.push_back(node_from_json(n));
         auto fabric = Fabric::build(std::move(nodes));
         if (!fabric) return fabric.error();
         s.fabric = std::move(fabric).value();

@@ -26,8 +26,7 @@ Tiers classify_tiers(const Fabric& fabric) {
     // One breadth-first search seeded with every host gives each node its
     // distance to the nearest one.
     std::vector<size_t> dist(n, 0);
-    for (size_t h : hosts)
-        dist[h] = 0;
+    for (size_t h : hosts) dist[h] = 0;
     std::vector<boost::default_color_type> color(n, boost::white_color);
     auto color_map =
         boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g));
@@ -47,18 +46,12 @@ Tiers classify_tiers(const Fabric& fabric) {
 
 std::string tier_name(int tier) {
     switch (tier) {
-        case kTierUnreachable:
-            return "unreachable";
-        case 0:
-            return "host";
-        case 1:
-            return "leaf";
-        case 2:
-            return "spine";
-        case 3:
-            return "core";
-        default:
-            return "tier " + std::to_string(tier);
+        case kTierUnreachable: return "unreachable";
+        case 0: return "host";
+        case 1: return "leaf";
+        case 2: return "spine";
+        case 3: return "core";
+        default: return "tier " + std::to_string(tier);
     }
 }
 

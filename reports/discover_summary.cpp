@@ -13,29 +13,21 @@ std::string plural(size_t n, std::string_view one, std::string_view many) {
 
 std::string tier_plural(int tier, size_t n) {
     switch (tier) {
-        case 0:
-            return plural(n, "host", "hosts");
-        case 1:
-            return plural(n, "leaf", "leaves");
-        case 2:
-            return plural(n, "spine", "spines");
-        case 3:
-            return plural(n, "core switch", "core switches");
+        case 0: return plural(n, "host", "hosts");
+        case 1: return plural(n, "leaf", "leaves");
+        case 2: return plural(n, "spine", "spines");
+        case 3: return plural(n, "core switch", "core switches");
         case kTierUnreachable:
             return plural(n, "switch with no path to a host", "switches with no path to a host");
-        default:
-            return fmt::format("{} in tier {}", n, tier);
+        default: return fmt::format("{} in tier {}", n, tier);
     }
 }
 
 std::string severity_tag(const TextStyle& st, Severity s) {
     switch (s) {
-        case Severity::Error:
-            return st.red("error  ");
-        case Severity::Warning:
-            return st.yellow("warning");
-        case Severity::Info:
-            return st.dim("info   ");
+        case Severity::Error: return st.red("error  ");
+        case Severity::Warning: return st.yellow("warning");
+        case Severity::Info: return st.dim("info   ");
     }
     return "";
 }
@@ -65,8 +57,7 @@ std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
         switches += n.type == NodeType::Switch;
         cas += n.type == NodeType::CA;
         routers += n.type == NodeType::Router;
-        for (const Port& p : n.ports)
-            ports_up += p.num != 0 && p.link_up();
+        for (const Port& p : n.ports) ports_up += p.num != 0 && p.link_up();
     }
     std::string tier_line;
     for (int t = 0; t <= tiers.max_tier; ++t) {
@@ -123,8 +114,7 @@ std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
         return out;
     }
     std::map<std::string, std::vector<const Finding*>> by_kind;
-    for (const Finding& x : findings)
-        by_kind[x.kind].push_back(&x);
+    for (const Finding& x : findings) by_kind[x.kind].push_back(&x);
     out += fmt::format("  {} ({})\n", st.bold("Odd"), findings.size());
     for (const auto& [kind, list] : by_kind) {
         if (kind == "port_polling") {

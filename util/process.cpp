@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -21,11 +23,13 @@ namespace {
 void child_fail(const char* what) {
     // Only async-signal-safe calls between fork and exec.
     const char* err = std::strerror(errno);
-    ssize_t r = ::write(STDERR_FILENO, what, std::strlen(what));
-    r = ::write(STDERR_FILENO, ": ", 2);
-    r = ::write(STDERR_FILENO, err, std::strlen(err));
-    r = ::write(STDERR_FILENO, "\n", 1);
-    (void)r;
+    std::array<iovec, 4> iov{{{const_cast<char*>(what), std::strlen(what)},  // NOLINT
+                              {const_cast<char*>(": "), 2},                  // NOLINT
+                              {const_cast<char*>(err), std::strlen(err)},    // NOLINT
+                              {const_cast<char*>("\n"), 1}}};                // NOLINT
+    if (::writev(STDERR_FILENO, iov.data(), static_cast<int>(iov.size())) < 0) {
+        // Nothing left to report to.
+    }
     ::_exit(127);
 }
 
@@ -36,22 +40,27 @@ Result<ProcessId> spawn(const SpawnOptions& opts) {
 
     // Everything the child needs is prepared before fork.
     std::vector<std::string> env_strings;
+    env_strings.reserve(opts.env.size() + 64);
     for (char** e = environ; *e; ++e) {
         std::string_view kv(*e);
         auto eq = kv.find('=');
         std::string key(kv.substr(0, eq));
         if (!opts.env.count(key)) env_strings.emplace_back(kv);
     }
-    for (const auto& [k, v] : opts.env)
-        env_strings.push_back(k + "=" + v);
+    for (const auto& [k, v] : opts.env) {
+        std::string kv = k;
+        kv += '=';
+        kv += v;
+        env_strings.push_back(std::move(kv));
+    }
     std::vector<char*> envp;
-    for (auto& s : env_strings)
-        envp.push_back(s.data());
+    envp.reserve(env_strings.size() + 1);
+    for (auto& s : env_strings) envp.push_back(s.data());
     envp.push_back(nullptr);
     std::vector<std::string> args = opts.argv;
     std::vector<char*> argv;
-    for (auto& a : args)
-        argv.push_back(a.data());
+    argv.reserve(args.size() + 1);
+    for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
 
     int errpipe[2];
@@ -89,8 +98,9 @@ Result<ProcessId> spawn(const SpawnOptions& opts) {
         }
         ::execvpe(argv[0], argv.data(), envp.data());
         int e = errno;
-        ssize_t r = ::write(errpipe[1], &e, sizeof e);
-        (void)r;
+        if (::write(errpipe[1], &e, sizeof e) < 0) {
+            // The parent then sees EOF and treats it as started; nothing better to do.
+        }
         ::_exit(127);
     }
     ::close(errpipe[1]);
@@ -119,8 +129,7 @@ std::optional<unsigned long long> process_start_time(pid_t pid) {
     std::istringstream rest(stat.substr(close + 2));
     std::string field;
     // Fields after the name start at 3; start time is field 22.
-    for (int i = 3; i < 22; ++i)
-        rest >> field;
+    for (int i = 3; i < 22; ++i) rest >> field;
     unsigned long long start = 0;
     rest >> start;
     if (!rest) return std::nullopt;

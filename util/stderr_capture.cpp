@@ -32,8 +32,7 @@ std::string StderrCapture::finish() {
     ::lseek(file_fd_, 0, SEEK_SET);
     char buf[4096];
     ssize_t n = 0;
-    while ((n = ::read(file_fd_, buf, sizeof buf)) > 0)
-        text_.append(buf, static_cast<size_t>(n));
+    while ((n = ::read(file_fd_, buf, sizeof buf)) > 0) text_.append(buf, static_cast<size_t>(n));
     ::close(file_fd_);
     file_fd_ = -1;
     saved_fd_ = -1;

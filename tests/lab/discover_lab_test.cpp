@@ -43,15 +43,13 @@ void expect_same_as_ibnetdiscover(const Lab& lab, const json& snapshot) {
 
 std::map<std::string, int> tier_counts(const json& snapshot) {
     std::map<std::string, int> c;
-    for (const auto& n : snapshot["nodes"])
-        ++c[n["tier"].get<std::string>()];
+    for (const auto& n : snapshot["nodes"]) ++c[n["tier"].get<std::string>()];
     return c;
 }
 
 std::vector<std::string> finding_kinds(const json& snapshot) {
     std::vector<std::string> k;
-    for (const auto& f : snapshot["findings"])
-        k.push_back(f["kind"]);
+    for (const auto& f : snapshot["findings"]) k.push_back(f["kind"]);
     std::sort(k.begin(), k.end());
     return k;
 }
@@ -187,10 +185,8 @@ TEST(DiscoverLab, SupervisorFreesSlotsOfClientsKilledOutsideLabExec) {
         stuck.push_back(*p);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    for (const ProcessId& p : stuck)
-        ::kill(p.pid, SIGKILL);
-    for (const ProcessId& p : stuck)
-        wait_child(p.pid, std::chrono::milliseconds(2000));
+    for (const ProcessId& p : stuck) ::kill(p.pid, SIGKILL);
+    for (const ProcessId& p : stuck) wait_child(p.pid, std::chrono::milliseconds(2000));
     // Within a few of its one-second rounds the supervisor frees the slots; a
     // client started without lab exec (which would also clean up) then works.
     std::this_thread::sleep_for(std::chrono::milliseconds(3000));
@@ -208,6 +204,20 @@ TEST(DiscoverLab, SupervisorFreesSlotsOfClientsKilledOutsideLabExec) {
 TEST(DiscoverLab, ErrorsAreOneLineWithExitCodes) {
     CmdResult r = run({fabscope(), "discover", "--load", "/nonexistent.json"});
     EXPECT_EQ(r.exit_code, 2);
+    // A truncated snapshot, a wrong version, a file that is not a snapshot:
+    // one line naming the file and what is wrong, exit code 2.
+    std::string bad = fs::temp_directory_path() / "fabscope-bad-snapshot.json";
+    for (const char* text : {"{\"format\": \"fabscope-snapshot\", \"version\": 1, \"nodes\": [",
+                             "{\"format\": \"fabscope-snapshot\", \"version\": 99, \"nodes\": []}",
+                             "[1, 2, 3]"}) {
+        std::ofstream(bad) << text;
+        r = run({fabscope(), "discover", "--load", bad});
+        EXPECT_EQ(r.exit_code, 2) << text;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_EQ(r.err.rfind("fabscope: " + bad + ": ", 0), 0u) << r.err;
+        EXPECT_TRUE(r.out.empty());
+    }
+    fs::remove(bad);
     r = run({fabscope(), "lab", "exec", "--dir", "/nonexistent-lab", "--", "true"});
     EXPECT_EQ(r.exit_code, 3);
     EXPECT_NE(r.err.find("no lab in /nonexistent-lab"), std::string::npos) << r.err;

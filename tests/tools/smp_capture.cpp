@@ -13,8 +13,7 @@ namespace {
 
 void dump(const char* what, int mod, const uint8_t* d) {
     std::printf("# %s %d\n", what, mod);
-    for (int i = 0; i < 64; ++i)
-        std::printf("%02x%s", d[i], (i % 16 == 15) ? "\n" : " ");
+    for (int i = 0; i < 64; ++i) std::printf("%02x%s", d[i], (i % 16 == 15) ? "\n" : " ");
 }
 
 }  // namespace

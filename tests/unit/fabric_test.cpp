@@ -16,8 +16,7 @@ TEST(Fabric, DerivesOneLinkPerCable) {
     Fabric f = leaf_spine({.spines = 2, .leaves = 4, .hosts_per_leaf = 4, .links_per_pair = 2});
     EXPECT_EQ(f.nodes().size(), 16u + 4u + 2u);
     EXPECT_EQ(f.links().size(), 16u + 4u * 2u * 2u);
-    for (const Link& l : f.links())
-        EXPECT_LT(l.a, l.b);
+    for (const Link& l : f.links()) EXPECT_LT(l.a, l.b);
     EXPECT_EQ(boost::num_edges(f.graph()), f.links().size());
 }
 

@@ -20,8 +20,7 @@ std::vector<Finding> check(const std::vector<Node>& nodes) {
 
 std::vector<std::string> kinds(const std::vector<Finding>& fs) {
     std::vector<std::string> k;
-    for (const auto& x : fs)
-        k.push_back(x.kind);
+    for (const auto& x : fs) k.push_back(x.kind);
     std::sort(k.begin(), k.end());
     return k;
 }

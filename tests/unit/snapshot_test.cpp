@@ -114,8 +114,7 @@ class SnapshotFileErrors : public ::testing::Test {
         return path;
     }
     void TearDown() override {
-        for (auto& p : paths_)
-            fs::remove(p);
+        for (auto& p : paths_) fs::remove(p);
     }
     std::vector<std::string> paths_;
 };

@@ -41,8 +41,7 @@ Node make_switch(Guid guid, const std::string& name, int ports, Lid lid) {
     n.enhanced_port0 = true;
     Port p0 = up_port(0, guid, lid);
     n.ports.push_back(p0);
-    for (int i = 1; i <= ports; ++i)
-        n.ports.push_back(up_port(static_cast<uint8_t>(i), guid, lid));
+    for (int i = 1; i <= ports; ++i) n.ports.push_back(up_port(static_cast<uint8_t>(i), guid, lid));
     return n;
 }
 

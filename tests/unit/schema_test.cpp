@@ -1,0 +1,142 @@
+// docs/snapshot.schema.json must describe what fabscope writes. This checks
+// real snapshots against the subset of JSON Schema the document uses
+// (type, required, properties, items, enum, const, $ref, oneOf, pattern
+// presence) and fails on any member the schema does not describe.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "model/link_checks.h"
+#include "model/snapshot.h"
+#include "test_fabrics.h"
+
+namespace fabscope {
+namespace {
+
+using nlohmann::json;
+
+class SchemaChecker {
+  public:
+    explicit SchemaChecker(json schema) : root_(std::move(schema)) {}
+
+    std::vector<std::string> check(const json& doc) {
+        errors_.clear();
+        visit(doc, root_, "");
+        return errors_;
+    }
+
+  private:
+    const json& resolve(const json& s) {
+        if (!s.contains("$ref")) return s;
+        std::string ref = s["$ref"];  // "#/$defs/name"
+        return resolve(root_["$defs"][ref.substr(ref.rfind('/') + 1)]);
+    }
+
+    bool type_ok(const json& v, const std::string& t) {
+        if (t == "object") return v.is_object();
+        if (t == "array") return v.is_array();
+        if (t == "string") return v.is_string();
+        if (t == "integer") return v.is_number_integer();
+        if (t == "number") return v.is_number();
+        if (t == "boolean") return v.is_boolean();
+        if (t == "null") return v.is_null();
+        return false;
+    }
+
+    bool matches(const json& v, const json& schema_in) {
+        size_t before = errors_.size();
+        visit(v, schema_in, "");
+        bool ok = errors_.size() == before;
+        errors_.resize(before);
+        return ok;
+    }
+
+    void visit(const json& v, const json& schema_in, const std::string& path) {
+        const json& s = resolve(schema_in);
+        if (s.contains("oneOf")) {
+            int n = 0;
+            for (const json& alt : s["oneOf"]) n += matches(v, alt);
+            if (n != 1) errors_.push_back(path + ": matches " + std::to_string(n) + " of oneOf");
+            return;
+        }
+        if (s.contains("const") && v != s["const"]) errors_.push_back(path + ": not the constant");
+        if (s.contains("enum") &&
+            std::find(s["enum"].begin(), s["enum"].end(), v) == s["enum"].end()) {
+            errors_.push_back(path + ": " + v.dump() + " not in enum");
+        }
+        if (s.contains("type")) {
+            bool ok = false;
+            if (s["type"].is_array()) {
+                for (const json& t : s["type"]) ok = ok || type_ok(v, t);
+            } else {
+                ok = type_ok(v, s["type"]);
+            }
+            if (!ok) errors_.push_back(path + ": wrong type for " + v.dump());
+        }
+        if (s.contains("pattern") && v.is_string() &&
+            !std::regex_search(v.get<std::string>(), std::regex(s["pattern"].get<std::string>()))) {
+            errors_.push_back(path + ": " + v.dump() + " does not match " +
+                              s["pattern"].get<std::string>());
+        }
+        if (v.is_object()) {
+            for (const json& r : s.value("required", json::array())) {
+                if (!v.contains(r)) errors_.push_back(path + ": missing " + r.get<std::string>());
+            }
+            const json props = s.value("properties", json::object());
+            const bool open = s.value("additionalProperties", false);
+            for (const auto& [k, sub] : v.items()) {
+                if (open && !props.contains(k)) continue;
+                if (!props.contains(k)) {
+                    errors_.push_back(path + "/" + k + ": not described by the schema");
+                    continue;
+                }
+                visit(sub, props[k], path + "/" + k);
+            }
+        }
+        if (v.is_array() && s.contains("items")) {
+            for (size_t i = 0; i < v.size(); ++i)
+                visit(v[i], s["items"], path + "/" + std::to_string(i));
+        }
+    }
+
+    json root_;
+    std::vector<std::string> errors_;
+};
+
+json load_schema() {
+    std::ifstream in(std::string(FIXTURES_DIR) + "/../../docs/snapshot.schema.json");
+    EXPECT_TRUE(in);
+    return json::parse(in);
+}
+
+TEST(Schema, DescribesEverySnapshotFabscopeWrites) {
+    auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 3, .hosts_per_leaf = 2});
+    testing::unplug(nodes, "leaf02", 4);
+    testing::set_link_width(nodes, "leaf01", 3, Width::X1, WidthSet{Width::X1});
+    Snapshot s;
+    s.source.method = "ibnetdisc";
+    s.fabric = *Fabric::build(nodes);
+    auto findings = check_links(s.fabric, classify_tiers(s.fabric));
+    ASSERT_FALSE(findings.empty());
+    std::ostringstream out;
+    write_snapshot(out, s, json{{"findings", findings_to_json(s.fabric, findings)}});
+    SchemaChecker checker(load_schema());
+    auto errors = checker.check(json::parse(out.str()));
+    for (const auto& e : errors) ADD_FAILURE() << e;
+}
+
+TEST(Schema, CheckerCatchesDrift) {
+    SchemaChecker checker(load_schema());
+    json doc{
+        {"format", "fabscope-snapshot"}, {"version", 1}, {"nodes", json::array()}, {"surprise", 1}};
+    EXPECT_EQ(checker.check(doc),
+              std::vector<std::string>{"/surprise: not described by the schema"});
+    doc.erase("surprise");
+    doc["version"] = 2;
+    EXPECT_EQ(checker.check(doc).size(), 1u);
+}
+
+}  // namespace
+}  // namespace fabscope
