@@ -207,9 +207,9 @@ TEST(DiscoverLab, ErrorsAreOneLineWithExitCodes) {
     // A truncated snapshot, a wrong version, a file that is not a snapshot:
     // one line naming the file and what is wrong, exit code 2.
     std::string bad = fs::temp_directory_path() / "fabscope-bad-snapshot.json";
-    for (const char* text : {"{\"format\": \"fabscope-snapshot\", \"version\": 1, \"nodes\": [",
-                             "{\"format\": \"fabscope-snapshot\", \"version\": 99, \"nodes\": []}",
-                             "[1, 2, 3]"}) {
+    for (const char* text :
+         {"{\"format\": \"fabscope-snapshot\", \"version\": 1, \"nodes\": [",
+          "{\"format\": \"fabscope-snapshot\", \"version\": 99, \"nodes\": []}", "[1, 2, 3]"}) {
         std::ofstream(bad) << text;
         r = run({fabscope(), "discover", "--load", bad});
         EXPECT_EQ(r.exit_code, 2) << text;
