@@ -41,5 +41,7 @@ int report(const Error& e, const Globals& g);
 // Subcommand registration; each lives in its own cmd_*.cpp.
 void add_discover(CLI::App& app, Context& ctx);
 void add_lab(CLI::App& app, Context& ctx);
+void add_sweep(CLI::App& app, Context& ctx);
+void add_route(CLI::App& app, Context& ctx);
 
 }  // namespace fabscope::cli

@@ -71,6 +71,8 @@ Manual: man fabscope (docs/fabscope.1).)");
     app.add_flag("-v,--verbose", ctx.globals.verbose, "More detail on stderr (repeatable)");
 
     cli::add_discover(app, ctx);
+    cli::add_sweep(app, ctx);
+    cli::add_route(app, ctx);
     cli::add_lab(app, ctx);
 
     std::vector<std::string> args(argv, argv + argc);

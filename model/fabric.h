@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/counters.h"
 #include "model/link_rate.h"
 #include "util/result.h"
 
@@ -59,7 +60,8 @@ struct Port {
     uint16_t mtu_cap = 0;     ///< bytes
     uint16_t mtu_active = 0;  ///< NeighborMTU, bytes
     uint32_t capability_mask = 0;
-    std::optional<PortRef> peer;  ///< the port at the other end of the cable
+    std::optional<PortRef> peer;           ///< the port at the other end of the cable
+    std::optional<PortCounters> counters;  ///< from a sweep that read them
 
     bool link_up() const { return phys_state == PhysState::LinkUp; }
 };
@@ -76,6 +78,9 @@ struct Node {
     bool enhanced_port0 = false;  ///< switches only
     /// The ports that were read, sorted by number; a switch's port 0 included.
     std::vector<Port> ports;
+    /// Switches, from a sweep with routes: the linear forwarding table, the
+    /// egress port for each destination LID (index), 255 = no route.
+    std::vector<uint8_t> lft;
 
     const Port* port(uint8_t num) const;
     Port* port(uint8_t num);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/counters_json.h"
 #include "model/json_io.h"
 #include "model/tiers.h"
 #include "util/exit_status.h"
@@ -46,6 +47,7 @@ json port_json(const Port& p) {
            {"mtu", {{"cap", p.mtu_cap}, {"active", p.mtu_active}}},
            {"capability_mask", fmt::format("{:#010x}", p.capability_mask)}};
     if (p.peer) j["peer"] = json{{"guid", format_guid(p.peer->node)}, {"port", p.peer->port}};
+    if (p.counters) j["counters"] = counters_to_json(*p.counters);
     return j;
 }
 
@@ -75,24 +77,27 @@ Port port_from_json(const json& j) {
         const json& peer = json_io::get_object(j, "peer");
         p.peer = PortRef{json_io::get_guid(peer, "guid"), json_io::get_uint<uint8_t>(peer, "port")};
     }
+    if (j.contains("counters")) p.counters = counters_from_json(j.at("counters"));
     return p;
 }
 
 json node_json(const Node& n, int tier) {
     json ports = json::array();
     for (const Port& p : n.ports) ports.push_back(port_json(p));
-    return json{{"guid", format_guid(n.guid)},
-                {"type", name(n.type)},
-                {"description", n.description},
-                {"system_guid", format_guid(n.system_guid)},
-                {"vendor_id", fmt::format("{:#08x}", n.vendor_id)},
-                {"device_id", fmt::format("{:#06x}", n.device_id)},
-                {"revision", fmt::format("{:#x}", n.revision)},
-                {"num_ports", n.num_ports},
-                {"enhanced_port0", n.enhanced_port0},
-                {"lid", n.lid()},
-                {"tier", tier_name(tier)},
-                {"ports", std::move(ports)}};
+    json j{{"guid", format_guid(n.guid)},
+           {"type", name(n.type)},
+           {"description", n.description},
+           {"system_guid", format_guid(n.system_guid)},
+           {"vendor_id", fmt::format("{:#08x}", n.vendor_id)},
+           {"device_id", fmt::format("{:#06x}", n.device_id)},
+           {"revision", fmt::format("{:#x}", n.revision)},
+           {"num_ports", n.num_ports},
+           {"enhanced_port0", n.enhanced_port0},
+           {"lid", n.lid()},
+           {"tier", tier_name(tier)},
+           {"ports", std::move(ports)}};
+    if (!n.lft.empty()) j["lft"] = n.lft;
+    return j;
 }
 
 Node node_from_json(const json& j) {
@@ -107,6 +112,13 @@ Node node_from_json(const json& j) {
     n.num_ports = json_io::get_uint<uint8_t>(j, "num_ports");
     n.enhanced_port0 = json_io::get_bool(j, "enhanced_port0", false);
     for (const json& p : json_io::get_array(j, "ports")) n.ports.push_back(port_from_json(p));
+    if (j.contains("lft")) {
+        for (const json& e : json_io::get_array(j, "lft")) {
+            if (!e.is_number_unsigned() || e.get<uint64_t>() > 255)
+                json_io::fail(e, "must be a port number 0..255");
+            n.lft.push_back(e.get<uint8_t>());
+        }
+    }
     return n;
 }
 
@@ -126,14 +138,21 @@ json link_json(const Fabric& f, const Link& l) {
 }
 
 json source_json(const SnapshotSource& src) {
-    return {{"method", src.method},
-            {"ca", src.ca},
-            {"ca_port", src.ca_port},
-            {"input_file", src.input_file},
-            {"tool_version", src.tool_version},
-            {"started", src.started},
-            {"duration_s", src.duration_s},
-            {"mads_sent", src.mads_sent}};
+    json j{{"method", src.method},
+           {"ca", src.ca},
+           {"ca_port", src.ca_port},
+           {"input_file", src.input_file},
+           {"tool_version", src.tool_version},
+           {"started", src.started},
+           {"duration_s", src.duration_s},
+           {"mads_sent", src.mads_sent}};
+    if (const auto& m = src.mad_stats) {
+        j["mad_stats"] = {
+            {"sent", m->sent},         {"answered", m->answered}, {"retries", m->retries},
+            {"timeouts", m->timeouts}, {"dropped", m->dropped},   {"unreachable", m->unreachable},
+            {"garbage", m->garbage},   {"stray", m->stray},       {"max_chain", m->max_chain}};
+    }
+    return j;
 }
 
 // Streams `"key": [` elem, elem `]` with one element per line.
@@ -216,6 +235,20 @@ Result<Snapshot> snapshot_from_json(const json& j) {
             s.source.started = json_io::get_string(src, "started", "");
             s.source.duration_s = json_io::get_double(src, "duration_s", 0);
             s.source.mads_sent = json_io::get_uint<uint64_t>(src, "mads_sent", 0);
+            if (src.contains("mad_stats")) {
+                const json& m = json_io::get_object(src, "mad_stats");
+                MadStats st;
+                st.sent = json_io::get_uint<uint64_t>(m, "sent", 0);
+                st.answered = json_io::get_uint<uint64_t>(m, "answered", 0);
+                st.retries = json_io::get_uint<uint64_t>(m, "retries", 0);
+                st.timeouts = json_io::get_uint<uint64_t>(m, "timeouts", 0);
+                st.dropped = json_io::get_uint<uint64_t>(m, "dropped", 0);
+                st.unreachable = json_io::get_uint<uint64_t>(m, "unreachable", 0);
+                st.garbage = json_io::get_uint<uint64_t>(m, "garbage", 0);
+                st.stray = json_io::get_uint<uint64_t>(m, "stray", 0);
+                st.max_chain = json_io::get_uint<int>(m, "max_chain", 0);
+                s.source.mad_stats = st;
+            }
         }
         std::vector<Node> nodes;
         for (const json& n : json_io::get_array(j, "nodes")) nodes.push_back(node_from_json(n));

@@ -4,6 +4,7 @@
 // run from a snapshot instead of the live fabric.
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -15,15 +16,29 @@ namespace fabscope {
 inline constexpr int kSnapshotVersion = 1;
 inline constexpr const char* kSnapshotFormat = "fabscope-snapshot";
 
+/// What the MAD engine did during a sweep.
+struct MadStats {
+    uint64_t sent = 0;      ///< attempts put on the wire
+    uint64_t answered = 0;  ///< requests completed with a GetResp
+    uint64_t retries = 0;
+    uint64_t timeouts = 0;     ///< requests that failed after every attempt
+    uint64_t dropped = 0;      ///< attempts the transport reported lost
+    uint64_t unreachable = 0;  ///< requests not sent: their path was already dead
+    uint64_t garbage = 0;      ///< replies that were no valid answer to their request
+    uint64_t stray = 0;        ///< replies to no live request
+    int max_chain = 0;         ///< longest chain of MADs, each sent on the previous one's answer
+};
+
 struct SnapshotSource {
     std::string method;  ///< "ibnetdisc", "ibnetdiscover-cache", "sweep"
     std::string ca;      ///< local CA used ("" when loaded from a file)
     int ca_port = 0;
-    std::string input_file;    ///< for imports: the file read
-    std::string tool_version;  ///< fabscope version that wrote it
-    std::string started;       ///< ISO 8601 UTC
-    double duration_s = 0;     ///< wall time of the discovery
-    uint64_t mads_sent = 0;    ///< 0 when unknown
+    std::string input_file;             ///< for imports: the file read
+    std::string tool_version;           ///< fabscope version that wrote it
+    std::string started;                ///< ISO 8601 UTC
+    double duration_s = 0;              ///< wall time of the discovery
+    uint64_t mads_sent = 0;             ///< 0 when unknown
+    std::optional<MadStats> mad_stats;  ///< sweeps only
 };
 
 struct Snapshot {

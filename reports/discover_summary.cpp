@@ -69,6 +69,22 @@ std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
     }
     out += fmt::format("  {:<7} {}\n", "Tiers",
                        tier_line.empty() ? "none (no hosts found)" : tier_line);
+    if (const auto& m = src.mad_stats) {
+        out += fmt::format(
+            "  {:<7} {} sent, {} retries, {} timed out, {} not sent (path dead); longest chain "
+            "{}\n",
+            "MADs", m->sent, m->retries, m->timeouts, m->unreachable, m->max_chain);
+    }
+    size_t tables = 0;
+    size_t counters = 0;
+    for (const Node& n : f.nodes()) {
+        tables += !n.lft.empty();
+        for (const Port& p : n.ports) counters += p.counters.has_value();
+    }
+    if (tables || counters) {
+        out += fmt::format("  {:<7} {} forwarding tables, counters of {} ports\n", "Read", tables,
+                           counters);
+    }
     out += fmt::format("  {:<7} {} ({} switches, {} CAs{}), {} links\n", "Nodes", f.nodes().size(),
                        switches, cas, routers ? fmt::format(", {} routers", routers) : "",
                        f.links().size());

@@ -153,4 +153,42 @@ PeerTopology topology_of_snapshot(const std::string& json_text) {
     return t;
 }
 
+std::map<std::string, uint64_t> parse_perfquery(const std::string& text) {
+    static const std::regex re(R"re(^(\w+):\.+(0x[0-9a-fA-F]+|\d+)\s*$)re");
+    std::map<std::string, uint64_t> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (std::regex_search(line, m, re)) out[m[1]] = std::stoull(m[2], nullptr, 0);
+    }
+    return out;
+}
+
+std::map<int, int> parse_ibroute(const std::string& text) {
+    static const std::regex re(R"re(^0x([0-9a-fA-F]{4}) (\d{3}) :)re");
+    std::map<int, int> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (std::regex_search(line, m, re)) out[std::stoi(m[1], nullptr, 16)] = std::stoi(m[2]);
+    }
+    return out;
+}
+
+std::vector<std::tuple<int, int, std::string>> parse_ibtracert(const std::string& text) {
+    static const std::regex re(
+        R"re(^\[(\d+)\] -> (?:switch|ca) port \{0x[0-9a-f]+\}\[(\d+)\].*"([^"]*)"\s*$)re");
+    std::vector<std::tuple<int, int, std::string>> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (std::regex_search(line, m, re))
+            out.emplace_back(std::stoi(m[1]), std::stoi(m[2]), m[3]);
+    }
+    return out;
+}
+
 }  // namespace fabscope::labtest

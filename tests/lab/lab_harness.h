@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace fabscope::labtest {
@@ -55,5 +56,12 @@ PeerTopology parse_ibnetdiscover(const std::string& text);
 
 /// The same view of a fabscope snapshot JSON document.
 PeerTopology topology_of_snapshot(const std::string& json_text);
+
+/// perfquery's "Name:.......value" lines.
+std::map<std::string, uint64_t> parse_perfquery(const std::string& text);
+/// ibroute's "0x0001 001 : (...)" lines: LID -> egress port.
+std::map<int, int> parse_ibroute(const std::string& text);
+/// ibtracert's hops "[out] -> switch port {guid}[in] ... \"name\"": (out port, in port, name).
+std::vector<std::tuple<int, int, std::string>> parse_ibtracert(const std::string& text);
 
 }  // namespace fabscope::labtest

@@ -1,0 +1,130 @@
+// fabscope route SRC DST: every hop between two endpoints, from the
+// switches' forwarding tables (live, or from a snapshot).
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/cli.h"
+#include "cli/sweep_options.h"
+#include "model/route.h"
+#include "model/snapshot.h"
+#include "util/exit_status.h"
+
+namespace fabscope::cli {
+namespace {
+
+struct RouteCommand {
+    LiveSweepOptions live;
+    std::string load;
+    std::string src;
+    std::string dst;
+};
+
+nlohmann::json end_json(const Fabric& f, PortRef r) {
+    const Node* n = f.node(r.node);
+    const Port* p = f.port(r);
+    return {{"node", n ? n->description : ""},
+            {"node_guid", format_guid(r.node)},
+            {"port", r.port},
+            {"lid", p ? p->lid : Lid{0}},
+            {"type", n ? name(n->type) : ""}};
+}
+
+std::string render(const Fabric& f, const Node& src, const Node& dst, const Route& r) {
+    std::string out =
+        fmt::format("Route {} (LID {}) -> {} (LID {}), {} hop{}\n", src.description, src.lid(),
+                    dst.description, r.dlid, r.hops.size(), r.hops.size() == 1 ? "" : "s");
+    size_t width = 0;
+    for (const Hop& h : r.hops) width = std::max(width, describe(f, h.from).size());
+    for (const Hop& h : r.hops) {
+        out += fmt::format("  {:<{}}  ->  {}\n", describe(f, h.from), width, describe(f, h.to));
+    }
+    return out;
+}
+
+int run_route(const RouteCommand& o, const Globals& g) {
+    Result<Snapshot> snap = make_error("");
+    if (!o.load.empty()) {
+        snap = load_snapshot(o.load);
+    } else {
+        LiveSweepOptions live = o.live;
+        live.no_counters = true;
+        auto swept = run_live_sweep(live, g);
+        if (!swept) return report(swept.error(), g);
+        snap = std::move(swept->snapshot);
+    }
+    if (!snap) return report(snap.error(), g);
+    const Fabric& f = snap->fabric;
+    auto src = resolve_node(f, o.src);
+    if (!src) return report(make_error("route: source: " + src.error().message, kExitUsage), g);
+    auto dst = resolve_node(f, o.dst);
+    if (!dst)
+        return report(make_error("route: destination: " + dst.error().message, kExitUsage), g);
+    Lid dlid = (*dst)->lid();
+    if (dlid == 0) {
+        return report(make_error(fmt::format("route: {} has no LID (is a subnet manager running?)",
+                                             (*dst)->description),
+                                 kExitCannotRun),
+                      g);
+    }
+    auto route = trace_route(f, **src, dlid);
+    if (!route) {
+        // A broken route is a finding about the fabric, not a usage error.
+        Error e = route.error();
+        e.message =
+            fmt::format("route {} -> {}: {}", (*src)->description, (*dst)->description, e.message);
+        e.code = kExitFindings;
+        if (g.json) {
+            nlohmann::json j{{"source", (*src)->description},
+                             {"destination", (*dst)->description},
+                             {"dlid", dlid},
+                             {"complete", false},
+                             {"error", route.error().message}};
+            std::printf("%s\n", j.dump(1).c_str());
+        }
+        return report(e, g);
+    }
+    if (!g.quiet) std::fputs(render(f, **src, **dst, *route).c_str(), stderr);
+    if (g.json) {
+        nlohmann::json hops = nlohmann::json::array();
+        for (const Hop& h : route->hops)
+            hops.push_back({{"from", end_json(f, h.from)}, {"to", end_json(f, h.to)}});
+        nlohmann::json j{{"source", end_json(f, route->source)},
+                         {"destination", (*dst)->description},
+                         {"destination_guid", format_guid((*dst)->guid)},
+                         {"dlid", dlid},
+                         {"complete", true},
+                         {"hops", std::move(hops)}};
+        std::printf("%s\n", j.dump(1).c_str());
+    }
+    return kExitClean;
+}
+
+}  // namespace
+
+void add_route(CLI::App& app, Context& ctx) {
+    auto o = std::make_shared<RouteCommand>();
+    CLI::App* cmd =
+        app.add_subcommand("route", "Every hop between two endpoints, from the forwarding tables");
+    cmd->add_option("source", o->src, "Source: node description (or its first word), GUID, or LID")
+        ->required();
+    cmd->add_option("destination", o->dst,
+                    "Destination: node description (or its first word), GUID, or LID")
+        ->required();
+    cmd->add_option("--load", o->load,
+                    "Use the forwarding tables of a snapshot (from `fabscope sweep`)")
+        ->check(CLI::ExistingFile);
+    add_live_sweep_options(cmd, o->live, false);
+    cmd->footer(R"(Without --load it sweeps the topology and forwarding tables first (no counters).
+Exit code 1 when the route is broken (no table entry, a link down, a loop).
+
+Examples:
+  fabscope route h0005 h0013
+  fabscope route 0x0000000000100008 19 --json
+  fabscope route h0001 spine02 --load fabric.json)");
+    cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_route(*o, ctx.globals); }; });
+}
+
+}  // namespace fabscope::cli

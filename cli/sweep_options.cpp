@@ -1,0 +1,61 @@
+#include "cli/sweep_options.h"
+
+#include <fmt/format.h>
+
+#include "discover/local_port.h"
+#include "discover/umad_transport.h"
+#include "util/stderr_capture.h"
+
+namespace fabscope::cli {
+
+void add_live_sweep_options(CLI::App* cmd, LiveSweepOptions& o, bool with_content) {
+    cmd->add_option("-C,--Ca", o.ca, "Local CA (default: first with an active port)");
+    cmd->add_option("-P,--Port", o.ca_port, "Local CA port (default: first active)");
+    cmd->add_option("-t,--timeout", o.timeout_ms,
+                    "First attempt's deadline per MAD, ms (default 200)")
+        ->check(CLI::Range(1U, 60000U));
+    cmd->add_option("--retries", o.retries,
+                    "Attempts after the first, each with twice the deadline (default 2)")
+        ->check(CLI::Range(0, 10));
+    cmd->add_option("--window,--outstanding-mads", o.window,
+                    "MADs in flight (default 64; at most 256 under ibsim)")
+        ->check(CLI::Range(size_t{1}, size_t{4096}));
+    cmd->add_option(
+           "--failure-budget", o.failure_budget,
+           "Failed requests to one path before it is given up, with all behind it (default 1)")
+        ->check(CLI::Range(1, 100));
+    cmd->add_option("--max-hops,--max_hops", o.max_hops,
+                    "Longest directed route followed (default 63)")
+        ->check(CLI::Range(size_t{1}, size_t{63}));
+    if (with_content) {
+        cmd->add_flag("--no-routes", o.no_routes, "Do not read the linear forwarding tables");
+        cmd->add_flag("--no-counters", o.no_counters, "Do not read port counters");
+    }
+}
+
+Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, const Globals& g) {
+    std::string chatter;
+    Result<LocalPort> local = make_error("");
+    Result<std::unique_ptr<UmadTransport>> transport = make_error("");
+    {
+        StderrCapture capture;  // the simulator's preload library chats on stderr
+        local = resolve_local_port(o.ca, o.ca_port);
+        if (local) transport = UmadTransport::open(*local);
+        chatter = capture.finish();
+    }
+    if (g.verbose && !chatter.empty()) std::fputs(chatter.c_str(), stderr);
+    if (!local) return local.error();
+    if (!transport) return transport.error();
+    SweepOptions so;
+    so.engine.window = o.window;
+    so.engine.timeout = std::chrono::milliseconds(o.timeout_ms);
+    so.engine.retries = o.retries;
+    so.engine.failure_budget = o.failure_budget;
+    so.max_hops = o.max_hops;
+    so.routes = !o.no_routes;
+    so.counters = !o.no_counters;
+    SteadyClock clock;
+    return sweep_fabric(**transport, clock, *local, so);
+}
+
+}  // namespace fabscope::cli

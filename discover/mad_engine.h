@@ -1,0 +1,112 @@
+#pragma once
+// The asynchronous MAD engine: a window of Gets in flight, a deadline per
+// attempt, retries with backoff, replies matched by transaction ID, and a
+// failure budget per path so that a dead node costs one timeout, not one per
+// port or node behind it. It never blocks on a reply: the simulator answers
+// nothing late, the real fabric may answer nothing at all.
+//
+// Shape after libibnetdisc's query_smp.c: submit(request, callback) queues,
+// run() pumps until no work is left; callbacks submit follow-up requests.
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "discover/mad_format.h"
+#include "discover/mad_transport.h"
+#include "model/snapshot.h"
+
+namespace fabscope {
+
+struct EngineOptions {
+    size_t window = 64;                      ///< MADs in flight at most
+    std::chrono::milliseconds timeout{200};  ///< first attempt's deadline
+    int retries = 2;                         ///< attempts after the first
+    double backoff = 2.0;                    ///< deadline multiplier per retry
+    int failure_budget = 1;                  ///< requests to a path that may fail before it is dead
+};
+
+struct MadResult {
+    enum class Outcome {
+        Ok,           ///< GetResp with status 0
+        BadStatus,    ///< GetResp with a non-zero status (unsupported attribute, ...)
+        Timeout,      ///< no usable answer after every attempt
+        Unreachable,  ///< not sent: its path, or a node on it, was already dead
+        SendFailed,   ///< the transport refused it
+    };
+    Outcome outcome = Outcome::Timeout;
+    uint16_t mad_status = 0;
+    MadBytes reply{};
+    int attempts = 0;
+    std::string detail;  ///< for failures: what happened, for people
+    bool ok() const { return outcome == Outcome::Ok; }
+};
+
+using EngineStats = MadStats;
+
+class MadEngine {
+  public:
+    using Callback = std::function<void(const MadResult&)>;
+
+    MadEngine(MadTransport& transport, const Clock& clock, EngineOptions options);
+
+    /// Queues a Get. Failures are charged to the request's path (its DR path,
+    /// or "lid:N"); a request is not sent if its path, a prefix of its DR
+    /// path, or any of `also_depends_on` is dead.
+    void submit(const mad::Request& request, Callback done,
+                std::vector<std::string> also_depends_on = {});
+    /// Pumps until every request, including those submitted from callbacks, is done.
+    void run();
+    /// Declares a path dead: queued and in-flight requests through it fail now.
+    void mark_dead(const std::string& key, const std::string& why);
+    bool is_dead(const std::string& key) const { return dead_.count(key) != 0; }
+
+    const EngineStats& stats() const { return stats_; }
+    const EngineOptions& options() const { return options_; }
+
+    /// The failure key of a path: "dr:1,5,3" or "lid:17".
+    static std::string key_of(const mad::Address& a);
+
+  private:
+    struct Pending {
+        mad::Request request;
+        Callback done;
+        std::vector<std::string> keys;  // keys[0] is charged; all are checked
+        int depth = 0;
+        int attempts = 0;
+        uint64_t current_tid = 0;
+        std::vector<uint64_t> tids;
+        Clock::time_point deadline{};
+    };
+
+    void fill_window();
+    void send_attempt(uint64_t id);
+    void on_receive(const ReceivedMad& r);
+    void expire(Clock::time_point now);
+    void attempt_failed(uint64_t id, const std::string& why);
+    void complete(uint64_t id, MadResult result);
+    bool blocked(const Pending& p, std::string* why) const;
+    std::chrono::milliseconds attempt_timeout(int attempt) const;
+
+    MadTransport& transport_;
+    const Clock& clock_;
+    EngineOptions options_;
+    EngineStats stats_;
+    uint64_t next_id_ = 1;
+    uint32_t next_tid_ = 1;
+    int current_depth_ = 0;
+    std::deque<uint64_t> queue_;
+    std::unordered_map<uint64_t, Pending> pending_;  // queued and in flight, by id
+    std::set<uint64_t> in_flight_;
+    std::unordered_map<uint32_t, uint64_t> by_tid_;  // low 32 bits of every attempt's TID -> id
+    std::map<std::string, int> failures_;
+    std::map<std::string, std::string> dead_;
+};
+
+}  // namespace fabscope

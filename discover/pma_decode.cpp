@@ -1,0 +1,55 @@
+#include "discover/pma_decode.h"
+
+#include <infiniband/mad.h>
+
+namespace fabscope {
+namespace {
+
+uint64_t field(PmaData d, enum MAD_FIELDS f) {
+    return mad_get_field(const_cast<uint8_t*>(d.data()), 0, f);  // NOLINT: libibmad only reads
+}
+uint64_t field64(PmaData d, enum MAD_FIELDS f) {
+    return mad_get_field64(const_cast<uint8_t*>(d.data()), 0, f);  // NOLINT
+}
+
+}  // namespace
+
+PortCounters decode_port_counters(PmaData d) {
+    PortCounters pc;
+    pc.set(Counter::SymbolErrorCounter, field(d, IB_PC_ERR_SYM_F));
+    pc.set(Counter::LinkErrorRecoveryCounter, field(d, IB_PC_LINK_RECOVERS_F));
+    pc.set(Counter::LinkDownedCounter, field(d, IB_PC_LINK_DOWNED_F));
+    pc.set(Counter::PortRcvErrors, field(d, IB_PC_ERR_RCV_F));
+    pc.set(Counter::PortRcvRemotePhysicalErrors, field(d, IB_PC_ERR_PHYSRCV_F));
+    pc.set(Counter::PortRcvSwitchRelayErrors, field(d, IB_PC_ERR_SWITCH_REL_F));
+    pc.set(Counter::PortXmitDiscards, field(d, IB_PC_XMT_DISCARDS_F));
+    pc.set(Counter::PortXmitConstraintErrors, field(d, IB_PC_ERR_XMTCONSTR_F));
+    pc.set(Counter::PortRcvConstraintErrors, field(d, IB_PC_ERR_RCVCONSTR_F));
+    pc.set(Counter::LocalLinkIntegrityErrors, field(d, IB_PC_ERR_LOCALINTEG_F));
+    pc.set(Counter::ExcessiveBufferOverrunErrors, field(d, IB_PC_ERR_EXCESS_OVR_F));
+    pc.set(Counter::VL15Dropped, field(d, IB_PC_VL15_DROPPED_F));
+    pc.set(Counter::PortXmitWait, field(d, IB_PC_XMT_WAIT_F));
+    pc.set(Counter::PortXmitData, field(d, IB_PC_XMT_BYTES_F));
+    pc.set(Counter::PortRcvData, field(d, IB_PC_RCV_BYTES_F));
+    pc.set(Counter::PortXmitPkts, field(d, IB_PC_XMT_PKTS_F));
+    pc.set(Counter::PortRcvPkts, field(d, IB_PC_RCV_PKTS_F));
+    return pc;
+}
+
+void merge_port_counters_extended(PortCounters& pc, PmaData d) {
+    pc.extended = true;
+    pc.set(Counter::PortXmitData, field64(d, IB_PC_EXT_XMT_BYTES_F));
+    pc.set(Counter::PortRcvData, field64(d, IB_PC_EXT_RCV_BYTES_F));
+    pc.set(Counter::PortXmitPkts, field64(d, IB_PC_EXT_XMT_PKTS_F));
+    pc.set(Counter::PortRcvPkts, field64(d, IB_PC_EXT_RCV_PKTS_F));
+    pc.set(Counter::PortUnicastXmitPkts, field64(d, IB_PC_EXT_XMT_UPKTS_F));
+    pc.set(Counter::PortUnicastRcvPkts, field64(d, IB_PC_EXT_RCV_UPKTS_F));
+    pc.set(Counter::PortMulticastXmitPkts, field64(d, IB_PC_EXT_XMT_MPKTS_F));
+    pc.set(Counter::PortMulticastRcvPkts, field64(d, IB_PC_EXT_RCV_MPKTS_F));
+}
+
+uint8_t pma_port_select(PmaData d) {
+    return d[1];
+}
+
+}  // namespace fabscope

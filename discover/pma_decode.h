@@ -1,0 +1,22 @@
+#pragma once
+// Decoders for performance management replies: PortCounters (attribute
+// 0x12) and PortCountersExtended (0x1D). Pure; field layouts are libibmad's.
+
+#include <cstdint>
+#include <span>
+
+#include "model/counters.h"
+
+namespace fabscope {
+
+using PmaData = std::span<const uint8_t, 192>;
+
+/// The counters of a PortCounters reply (32-bit data counters).
+PortCounters decode_port_counters(PmaData d);
+/// Overlays a PortCountersExtended reply: 64-bit data and packet counters,
+/// and the unicast/multicast packet counters.
+void merge_port_counters_extended(PortCounters& pc, PmaData d);
+/// PortSelect echoed in a reply (byte 1 of the data).
+uint8_t pma_port_select(PmaData d);
+
+}  // namespace fabscope

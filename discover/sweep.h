@@ -1,0 +1,38 @@
+#pragma once
+// The full-fabric sweep on fabscope's own MAD engine: topology by
+// directed-route SMPs (NodeInfo, NodeDescription, SwitchInfo, PortInfo),
+// every switch's linear forwarding table by LID-routed SMPs, and the
+// PortCounters / PortCountersExtended of every active port by PMA Gets, all
+// in one pass with many MADs in flight. Read-only: it sends Gets only.
+//
+// What it cannot reach becomes a finding; everything else is complete.
+
+#include <vector>
+
+#include "discover/local_port.h"
+#include "discover/mad_engine.h"
+#include "model/finding.h"
+#include "model/snapshot.h"
+
+namespace fabscope {
+
+struct SweepOptions {
+    EngineOptions engine;
+    bool routes = true;    ///< read the linear forwarding tables
+    bool counters = true;  ///< read PortCounters (+Extended) of every active port
+    size_t max_hops = 63;  ///< the longest directed route followed
+};
+
+struct SweepOutput {
+    Snapshot snapshot;
+    /// What could not be read: unreachable nodes (kind "unreachable"),
+    /// failed queries ("query_failed"), duplicate GUIDs ("duplicate_guid"),
+    /// routes beyond max_hops ("max_hops").
+    std::vector<Finding> problems;
+};
+
+/// Sweeps from `local`. Fails only if the local node itself does not answer.
+Result<SweepOutput> sweep_fabric(MadTransport& transport, const Clock& clock,
+                                 const LocalPort& local, const SweepOptions& options);
+
+}  // namespace fabscope

@@ -1,0 +1,56 @@
+#pragma once
+// Port counters as the PMA reports them (PortCounters, and the 64-bit
+// PortCountersExtended where the port has it), with the IBA names that
+// perfquery and ibqueryerrors print, and each counter's width so that
+// wrap-around and saturation can be told apart later.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace fabscope {
+
+enum class Counter : uint8_t {
+    SymbolErrorCounter,
+    LinkErrorRecoveryCounter,
+    LinkDownedCounter,
+    PortRcvErrors,
+    PortRcvRemotePhysicalErrors,
+    PortRcvSwitchRelayErrors,
+    PortXmitDiscards,
+    PortXmitConstraintErrors,
+    PortRcvConstraintErrors,
+    LocalLinkIntegrityErrors,
+    ExcessiveBufferOverrunErrors,
+    VL15Dropped,
+    PortXmitWait,
+    PortXmitData,  ///< in units of 4 octets, as the PMA counts
+    PortRcvData,
+    PortXmitPkts,
+    PortRcvPkts,
+    PortUnicastXmitPkts,  ///< extended only
+    PortUnicastRcvPkts,
+    PortMulticastXmitPkts,
+    PortMulticastRcvPkts,
+};
+inline constexpr int kCounterCount = 21;
+
+std::string_view name(Counter c);
+std::optional<Counter> parse_counter(std::string_view s);
+/// Width in bits of the counter as read: the PortCounters width, or 64 for
+/// the data counters when they came from PortCountersExtended.
+int counter_bits(Counter c, bool extended);
+/// Error counters (as opposed to data and packet counters).
+bool is_error_counter(Counter c);
+
+struct PortCounters {
+    std::array<std::optional<uint64_t>, kCounterCount> values{};
+    bool extended = false;   ///< data counters are the 64-bit extended ones
+    int64_t read_at_ms = 0;  ///< Unix time of the read, milliseconds
+
+    std::optional<uint64_t> get(Counter c) const { return values[static_cast<size_t>(c)]; }
+    void set(Counter c, uint64_t v) { values[static_cast<size_t>(c)] = v; }
+};
+
+}  // namespace fabscope

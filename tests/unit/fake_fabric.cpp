@@ -1,0 +1,308 @@
+#include "fake_fabric.h"
+
+#include <infiniband/mad.h>
+
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+
+#include "discover/smp_decode.h"
+
+namespace fabscope::testing {
+namespace {
+
+using Data = std::array<uint8_t, 192>;
+
+void set(Data& d, enum MAD_FIELDS f, uint32_t v) {
+    mad_set_field(d.data(), 0, f, v);
+}
+void set64(Data& d, enum MAD_FIELDS f, uint64_t v) {
+    mad_set_field64(d.data(), 0, f, v);
+}
+
+unsigned mtu_code(uint16_t bytes) {
+    for (unsigned c = 1; c <= 5; ++c) {
+        if (mtu_bytes(c) == bytes) return c;
+    }
+    return 0;
+}
+
+uint32_t base_speed_bits(SpeedSet s) {
+    return (s.contains(Speed::SDR) ? 1U : 0U) | (s.contains(Speed::DDR) ? 2U : 0U) |
+           (s.contains(Speed::QDR) ? 4U : 0U);
+}
+uint32_t ext_speed_bits(SpeedSet s) {
+    return (s.contains(Speed::FDR) ? 1U : 0U) | (s.contains(Speed::EDR) ? 2U : 0U) |
+           (s.contains(Speed::HDR) ? 4U : 0U) | (s.contains(Speed::NDR) ? 8U : 0U);
+}
+
+Data node_info(const Node& n, uint8_t arrival) {
+    Data d{};
+    set(d, IB_NODE_BASE_VERS_F, 1);
+    set(d, IB_NODE_CLASS_VERS_F, 1);
+    set(d, IB_NODE_TYPE_F, static_cast<uint32_t>(n.type));
+    set(d, IB_NODE_NPORTS_F, n.num_ports);
+    set64(d, IB_NODE_SYSTEM_GUID_F, n.system_guid);
+    set64(d, IB_NODE_GUID_F, n.guid);
+    const Port* p = n.type == NodeType::Switch ? n.port(0) : n.port(arrival);
+    set64(d, IB_NODE_PORT_GUID_F, p ? p->guid : n.guid);
+    set(d, IB_NODE_DEVID_F, n.device_id);
+    set(d, IB_NODE_REVISION_F, n.revision);
+    set(d, IB_NODE_LOCAL_PORT_F, arrival);
+    set(d, IB_NODE_VENDORID_F, n.vendor_id);
+    return d;
+}
+
+Data port_info(const Node& n, const Port& p, uint8_t arrival) {
+    Data d{};
+    set(d, IB_PORT_LID_F, p.lid);
+    set(d, IB_PORT_LMC_F, p.lmc);
+    set(d, IB_PORT_STATE_F, static_cast<uint32_t>(p.state));
+    set(d, IB_PORT_PHYS_STATE_F, static_cast<uint32_t>(p.phys_state));
+    bool carries_caps = n.type != NodeType::Switch || p.num == 0;
+    set(d, IB_PORT_CAPMASK_F,
+        carries_caps ? (p.capability_mask | kCapIsExtendedSpeedsSupported) : 0);
+    set(d, IB_PORT_LOCAL_PORT_F, arrival);
+    set(d, IB_PORT_LINK_WIDTH_ENABLED_F, portinfo_width_bits(p.width_enabled));
+    set(d, IB_PORT_LINK_WIDTH_SUPPORTED_F, portinfo_width_bits(p.width_supported));
+    set(d, IB_PORT_LINK_WIDTH_ACTIVE_F,
+        p.width_active ? portinfo_width_bits(WidthSet{*p.width_active}) : 0);
+    set(d, IB_PORT_LINK_SPEED_SUPPORTED_F, base_speed_bits(p.speed_supported));
+    set(d, IB_PORT_LINK_SPEED_ENABLED_F, base_speed_bits(p.speed_enabled));
+    set(d, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F, ext_speed_bits(p.speed_supported));
+    set(d, IB_PORT_LINK_SPEED_EXT_ENABLED_F, ext_speed_bits(p.speed_enabled));
+    if (p.speed_active) {
+        bool ext = *p.speed_active >= Speed::FDR;
+        set(d, IB_PORT_LINK_SPEED_ACTIVE_F, ext ? 4U : base_speed_bits(SpeedSet{*p.speed_active}));
+        set(d, IB_PORT_LINK_SPEED_EXT_ACTIVE_F,
+            ext ? ext_speed_bits(SpeedSet{*p.speed_active}) : 0U);
+    }
+    set(d, IB_PORT_MTU_CAP_F, mtu_code(p.mtu_cap));
+    set(d, IB_PORT_NEIGHBOR_MTU_F, mtu_code(p.mtu_active));
+    return d;
+}
+
+Data counters(const Port& p, bool extended) {
+    Data d{};
+    d[1] = p.num;
+    PortCounters pc = p.counters.value_or(PortCounters{});
+    auto v = [&](Counter c) { return pc.get(c).value_or(0); };
+    if (!extended) {
+        set(d, IB_PC_ERR_SYM_F, static_cast<uint32_t>(v(Counter::SymbolErrorCounter)));
+        set(d, IB_PC_LINK_RECOVERS_F, static_cast<uint32_t>(v(Counter::LinkErrorRecoveryCounter)));
+        set(d, IB_PC_LINK_DOWNED_F, static_cast<uint32_t>(v(Counter::LinkDownedCounter)));
+        set(d, IB_PC_ERR_RCV_F, static_cast<uint32_t>(v(Counter::PortRcvErrors)));
+        set(d, IB_PC_XMT_DISCARDS_F, static_cast<uint32_t>(v(Counter::PortXmitDiscards)));
+        set(d, IB_PC_XMT_WAIT_F, static_cast<uint32_t>(v(Counter::PortXmitWait)));
+        set(d, IB_PC_XMT_BYTES_F,
+            static_cast<uint32_t>(std::min<uint64_t>(v(Counter::PortXmitData), 0xFFFFFFFF)));
+        set(d, IB_PC_RCV_BYTES_F,
+            static_cast<uint32_t>(std::min<uint64_t>(v(Counter::PortRcvData), 0xFFFFFFFF)));
+    } else {
+        set64(d, IB_PC_EXT_XMT_BYTES_F, v(Counter::PortXmitData));
+        set64(d, IB_PC_EXT_RCV_BYTES_F, v(Counter::PortRcvData));
+        set64(d, IB_PC_EXT_XMT_PKTS_F, v(Counter::PortXmitPkts));
+        set64(d, IB_PC_EXT_RCV_PKTS_F, v(Counter::PortRcvPkts));
+    }
+    return d;
+}
+
+}  // namespace
+
+FakeFabric::FakeFabric(const Fabric& fabric, Guid local, uint8_t local_port, FakeClock& clock,
+                       uint32_t seed)
+    : fabric_(fabric), local_(local), local_port_(local_port), clock_(clock), rng_(seed) {}
+
+const Node* FakeFabric::walk(const mad::Address& to, uint8_t* arrival, bool* lost,
+                             bool* silent_on_way) const {
+    *lost = false;
+    *silent_on_way = false;
+    if (!to.directed()) {
+        const Node* n = fabric_.find_by_lid(to.lid);
+        if (!n) {
+            *lost = true;
+            return nullptr;
+        }
+        *arrival = 0;
+        for (const Port& p : n->ports) {
+            if (p.lid && to.lid >= p.lid && to.lid < p.lid + (1U << p.lmc)) *arrival = p.num;
+        }
+        return n;
+    }
+    const Node* cur = fabric_.node(local_);
+    *arrival = local_port_;
+    for (size_t i = 0; i < to.dr_path.size(); ++i) {
+        if (i > 0) {
+            auto b = behaviour_.find(cur->guid);
+            if (b != behaviour_.end() && b->second.silent) {
+                *silent_on_way = true;  // its SMA never forwards
+                return nullptr;
+            }
+            if (cur->type != NodeType::Switch) {
+                *lost = true;  // a CA does not forward directed routes
+                return nullptr;
+            }
+        }
+        const Port* p = cur->port(to.dr_path[i]);
+        if (!p || !p->peer || !p->link_up()) {
+            *lost = down_port_answers;
+            *silent_on_way = !down_port_answers;
+            return nullptr;
+        }
+        cur = fabric_.node(p->peer->node);
+        *arrival = p->peer->port;
+    }
+    return cur;
+}
+
+std::optional<MadBytes> FakeFabric::answer(const Node& n, uint8_t arrival,
+                                           const MadBytes& req) const {
+    mad::Header h = mad::decode_header(req);
+    Data d{};
+    if (h.mgmt_class == mad::kClassPerf) {
+        uint8_t sel = req[mad::kPmaDataOffset + 1];
+        const Port* p = n.port(sel);
+        if (!p) return mad::make_response(req, d, 0x001C);
+        if (h.attr_id == mad::kAttrPortCounters)
+            d = counters(*p, false);
+        else if (h.attr_id == mad::kAttrPortCountersExtended)
+            d = counters(*p, true);
+        else
+            return mad::make_response(req, d, 0x000C);
+        return mad::make_response(req, d, 0);
+    }
+    switch (h.attr_id) {
+        case mad::kAttrNodeInfo: d = node_info(n, arrival); break;
+        case mad::kAttrNodeDescription:
+            std::copy_n(n.description.begin(), std::min<size_t>(n.description.size(), 64),
+                        d.begin());
+            break;
+        case mad::kAttrSwitchInfo:
+            if (n.type != NodeType::Switch) return mad::make_response(req, d, 0x000C);
+            set(d, IB_SW_LINEAR_FDB_CAP_F, 49152);
+            set(d, IB_SW_LINEAR_FDB_TOP_F,
+                n.lft.empty() ? 0U : static_cast<uint32_t>(n.lft.size() - 1));
+            set(d, IB_SW_ENHANCED_PORT0_F, n.enhanced_port0 ? 1U : 0U);
+            break;
+        case mad::kAttrPortInfo: {
+            const Port* p = n.port(static_cast<uint8_t>(h.attr_mod));
+            if (!p) return mad::make_response(req, d, 0x001C);
+            d = port_info(n, *p, arrival);
+            break;
+        }
+        case mad::kAttrLinearForwardingTable:
+            for (size_t i = 0; i < 64; ++i) {
+                size_t lid = h.attr_mod * 64 + i;
+                d[i] = lid < n.lft.size() ? n.lft[lid] : 0xFF;
+            }
+            break;
+        default: return mad::make_response(req, d, 0x000C);
+    }
+    return mad::make_response(req, std::span<const uint8_t>(d.data(), 64), 0);
+}
+
+void FakeFabric::deliver(std::chrono::milliseconds after, ReceivedMad m) {
+    queue_.push_back(Delivery{clock_.now() + after, m});
+}
+
+Status FakeFabric::send(const mad::Address& to, const MadBytes& req, std::chrono::milliseconds) {
+    ++outstanding_;
+    max_outstanding = std::max(max_outstanding, outstanding_);
+    uint8_t arrival = 0;
+    bool lost = false;
+    bool silent = false;
+    const Node* n = walk(to, &arrival, &lost, &silent);
+    if (silent) return Ok{};
+    if (lost || !n) {
+        deliver(std::chrono::milliseconds(0), ReceivedMad{req, 110});
+        return Ok{};
+    }
+    ++requests_to[n->guid];
+    NodeBehaviour b = behaviour_.count(n->guid) ? behaviour_.at(n->guid) : NodeBehaviour{};
+    if (b.silent) return Ok{};
+    if (b.drop_rate > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < b.drop_rate) {
+        deliver(std::chrono::milliseconds(0), ReceivedMad{req, 110});
+        return Ok{};
+    }
+    auto reply = answer(*n, arrival, req);
+    if (!reply) return Ok{};
+    if (b.status) {
+        uint16_t st = b.status | (req[1] == mad::kClassSmpDirected ? 0x8000 : 0);
+        (*reply)[4] = static_cast<uint8_t>(st >> 8);
+        (*reply)[5] = static_cast<uint8_t>(st);
+    }
+    if (b.garbage) {
+        for (auto& byte : *reply) byte = static_cast<uint8_t>(rng_());
+    }
+    if (b.wrong_attribute) (*reply)[17] ^= 0x01;
+    deliver(b.delay, ReceivedMad{*reply, 0});
+    if (b.duplicate) deliver(b.delay + std::chrono::milliseconds(1), ReceivedMad{*reply, 0});
+    return Ok{};
+}
+
+std::optional<ReceivedMad> FakeFabric::receive(std::chrono::milliseconds timeout) {
+    auto limit = clock_.now() + timeout;
+    auto it = std::min_element(queue_.begin(), queue_.end(),
+                               [](const Delivery& a, const Delivery& b) { return a.at < b.at; });
+    if (it == queue_.end() || it->at > limit) {
+        clock_.advance(timeout);
+        return std::nullopt;
+    }
+    if (it->at > clock_.now())
+        clock_.advance(
+            std::chrono::duration_cast<std::chrono::milliseconds>(it->at - clock_.now()));
+    ReceivedMad m = it->mad;
+    queue_.erase(it);
+    if (outstanding_) --outstanding_;
+    return m;
+}
+
+void program_min_hop_routes(std::vector<Node>& nodes) {
+    std::unordered_map<Guid, size_t> index;
+    for (size_t i = 0; i < nodes.size(); ++i) index[nodes[i].guid] = i;
+    Lid top = 0;
+    for (const Node& n : nodes) {
+        for (const Port& p : n.ports) top = std::max(top, p.lid);
+    }
+    for (Node& n : nodes) {
+        if (n.type == NodeType::Switch) n.lft.assign(static_cast<size_t>(top) + 1, 0xFF);
+    }
+    for (size_t d = 0; d < nodes.size(); ++d) {
+        Lid lid = nodes[d].lid();
+        if (lid == 0) continue;
+        std::vector<int> dist(nodes.size(), -1);
+        std::queue<size_t> q;
+        dist[d] = 0;
+        q.push(d);
+        while (!q.empty()) {
+            size_t u = q.front();
+            q.pop();
+            if (u != d && nodes[u].type != NodeType::Switch) continue;  // CAs do not forward
+            for (const Port& p : nodes[u].ports) {
+                if (!p.peer || !p.link_up()) continue;
+                size_t v = index.at(p.peer->node);
+                if (dist[v] < 0) {
+                    dist[v] = dist[u] + 1;
+                    q.push(v);
+                }
+            }
+        }
+        for (Node& s : nodes) {
+            if (s.type != NodeType::Switch) continue;
+            size_t si = index.at(s.guid);
+            if (si == d) {
+                s.lft[lid] = 0;
+                continue;
+            }
+            for (const Port& p : s.ports) {
+                if (p.num == 0 || !p.peer || !p.link_up()) continue;
+                if (dist[index.at(p.peer->node)] == dist[si] - 1 && dist[si] > 0) {
+                    s.lft[lid] = p.num;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+}  // namespace fabscope::testing

@@ -1,0 +1,79 @@
+#pragma once
+// A fake fabric behind the MadTransport seam, for testing the MAD engine
+// and the sweep without a simulator: it answers SMPs by walking directed
+// routes over an in-memory Fabric, LID-routed SMPs and PMA Gets by LID, and
+// can be told to misbehave per node: silent, dropping, late, duplicating,
+// answering garbage. Time is a FakeClock that moves only when the engine
+// waits, so timeouts are tested exactly and instantly.
+
+#include <deque>
+#include <map>
+#include <random>
+
+#include "discover/mad_transport.h"
+#include "model/fabric.h"
+
+namespace fabscope::testing {
+
+class FakeClock final : public Clock {
+  public:
+    time_point now() const override { return now_; }
+    void advance(std::chrono::milliseconds d) { now_ += d; }
+
+  private:
+    time_point now_{};
+};
+
+struct NodeBehaviour {
+    bool silent = false;   ///< never answers, and DR SMPs through it are lost
+    double drop_rate = 0;  ///< share of MADs answered with transport status 110 at once
+    std::chrono::milliseconds delay{1};  ///< when the answer arrives
+    bool duplicate = false;              ///< every answer arrives twice
+    bool garbage = false;                ///< answers with random bytes
+    bool wrong_attribute = false;        ///< answers with the right TID but another attribute
+    uint16_t status = 0;  ///< MAD status in every answer (0x0001 busy, 0x001C bad attribute)
+};
+
+class FakeFabric final : public MadTransport {
+  public:
+    FakeFabric(const Fabric& fabric, Guid local, uint8_t local_port, FakeClock& clock,
+               uint32_t seed = 1);
+
+    NodeBehaviour& behaviour(Guid node) { return behaviour_[node]; }
+    /// Directed routes into a port that is not up: true = answered with 110
+    /// at once (ibsim), false = lost silently (a real switch).
+    bool down_port_answers = true;
+
+    Status send(const mad::Address& to, const MadBytes& mad,
+                std::chrono::milliseconds timeout) override;
+    std::optional<ReceivedMad> receive(std::chrono::milliseconds timeout) override;
+
+    /// Requests that reached each node (for "a dead node costs one timeout").
+    std::map<Guid, int> requests_to;
+    size_t max_outstanding = 0;
+
+  private:
+    struct Delivery {
+        Clock::time_point at;
+        ReceivedMad mad;
+    };
+    const Node* walk(const mad::Address& to, uint8_t* arrival, bool* lost,
+                     bool* silent_on_way) const;
+    std::optional<MadBytes> answer(const Node& n, uint8_t arrival, const MadBytes& req) const;
+    void deliver(std::chrono::milliseconds after, ReceivedMad m);
+
+    const Fabric& fabric_;
+    Guid local_;
+    uint8_t local_port_;
+    FakeClock& clock_;
+    std::mt19937 rng_;
+    std::map<Guid, NodeBehaviour> behaviour_;
+    std::vector<Delivery> queue_;
+    size_t outstanding_ = 0;
+};
+
+/// Fills every switch's forwarding table with shortest-path routes (the
+/// lowest-numbered port among equals), as a test stand-in for an SM.
+void program_min_hop_routes(std::vector<Node>& nodes);
+
+}  // namespace fabscope::testing

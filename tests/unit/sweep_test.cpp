@@ -1,0 +1,294 @@
+// The sweep and the MAD engine against a fake fabric: loops, max hops,
+// silent, dropping, late, duplicating and garbage-answering nodes.
+
+#include "discover/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "fake_fabric.h"
+#include "test_fabrics.h"
+
+namespace fabscope {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::FakeClock;
+using testing::FakeFabric;
+
+struct Rig {
+    std::vector<Node> nodes;
+    Fabric fabric;
+    FakeClock clock;
+    std::unique_ptr<FakeFabric> fake;
+    LocalPort local;
+
+    explicit Rig(std::vector<Node> n) : nodes(std::move(n)) {
+        testing::program_min_hop_routes(nodes);
+        fabric = *Fabric::build(nodes);
+        const Node& h = nodes.front();
+        fake = std::make_unique<FakeFabric>(fabric, h.guid, h.ports.front().num, clock);
+        local.ca = "fake0";
+        local.port = h.ports.front().num;
+    }
+    Guid guid(const std::string& name) const { return fabric.find(name)->guid; }
+    Result<SweepOutput> sweep(SweepOptions o = {}) { return sweep_fabric(*fake, clock, local, o); }
+};
+
+std::set<std::pair<PortRef, PortRef>> links_of(const Fabric& f) {
+    std::set<std::pair<PortRef, PortRef>> s;
+    for (const Link& l : f.links()) s.insert({l.a, l.b});
+    return s;
+}
+
+std::vector<std::string> kinds(const std::vector<Finding>& fs) {
+    std::vector<std::string> k;
+    for (const auto& f : fs) k.push_back(f.kind);
+    std::sort(k.begin(), k.end());
+    return k;
+}
+
+std::vector<Node> ring(int switches) {
+    // Switches in a ring (ports 1 and 2), each with one host on port 3.
+    std::vector<Node> nodes =
+        testing::leaf_spine_nodes({.spines = 1, .leaves = 1, .hosts_per_leaf = 1});
+    nodes.clear();
+    Lid lid = 1;
+    for (int i = 0; i < switches; ++i) {
+        Node h = testing::leaf_spine_nodes({.spines = 1, .leaves = 1, .hosts_per_leaf = 1}).front();
+        h.guid = 0x5000 + static_cast<Guid>(i);
+        h.description = "host" + std::to_string(i);
+        h.ports[0].guid = h.guid + 0x100;
+        h.ports[0].lid = lid++;
+        h.ports[0].peer = PortRef{0x6000 + static_cast<Guid>(i), 3};
+        nodes.push_back(h);
+    }
+    for (int i = 0; i < switches; ++i) {
+        Node s = testing::leaf_spine_nodes(
+            {.spines = 1, .leaves = 1, .hosts_per_leaf = 2})[2];  // a 3-port leaf
+        s.guid = 0x6000 + static_cast<Guid>(i);
+        s.description = "ring" + std::to_string(i);
+        for (Port& p : s.ports) {
+            p.guid = s.guid;
+            p.lid = lid;
+            p.peer.reset();
+        }
+        ++lid;
+        s.port(1)->peer = PortRef{0x6000 + static_cast<Guid>((i + switches - 1) % switches), 2};
+        s.port(2)->peer = PortRef{0x6000 + static_cast<Guid>((i + 1) % switches), 1};
+        s.port(3)->peer = PortRef{0x5000 + static_cast<Guid>(i), 1};
+        nodes.push_back(s);
+    }
+    return nodes;
+}
+
+TEST(Sweep, LeafSpineEqualsTheFabric) {
+    auto nodes = testing::leaf_spine_nodes(
+        {.spines = 3, .leaves = 4, .hosts_per_leaf = 3, .links_per_pair = 2});
+    testing::set_link_width(nodes, "leaf02", 4, Width::X1, WidthSet{Width::X1});
+    testing::unplug(nodes, "leaf03", 6);
+    PortCounters pc;
+    pc.set(Counter::SymbolErrorCounter, 77);
+    pc.set(Counter::PortXmitData,
+           1ULL << 40);  // beyond 32 bits: must come from the extended counters
+    testing::node_named(nodes, "leaf04").port(5)->counters = pc;
+    Rig rig(nodes);
+    auto out = rig.sweep();
+    ASSERT_TRUE(out) << out.error().message;
+    const Fabric& got = out->snapshot.fabric;
+    EXPECT_EQ(got.nodes().size(), rig.fabric.nodes().size());
+    EXPECT_EQ(links_of(got), links_of(rig.fabric));
+    EXPECT_TRUE(out->problems.empty()) << out->problems.front().summary;
+    for (const Node& want : rig.fabric.nodes()) {
+        const Node* n = got.node(want.guid);
+        ASSERT_NE(n, nullptr) << want.description;
+        EXPECT_EQ(n->description, want.description);
+        EXPECT_EQ(n->lft, want.lft) << want.description;
+        for (const Port& wp : want.ports) {
+            const Port* p = n->port(wp.num);
+            ASSERT_NE(p, nullptr) << want.description << "[" << int(wp.num) << "]";
+            EXPECT_EQ(p->phys_state, wp.phys_state);
+            EXPECT_EQ(p->width_active, wp.width_active);
+            EXPECT_EQ(p->speed_active, wp.speed_active);
+            EXPECT_EQ(p->lid, wp.lid);
+        }
+    }
+    const Port* counted = got.node(rig.guid("leaf04"))->port(5);
+    ASSERT_TRUE(counted->counters);
+    EXPECT_EQ(counted->counters->get(Counter::SymbolErrorCounter), 77u);
+    EXPECT_EQ(counted->counters->get(Counter::PortXmitData), 1ULL << 40);
+    EXPECT_TRUE(counted->counters->extended);
+    // Counters of every active port, none of the down ones.
+    EXPECT_FALSE(got.node(rig.guid("leaf03"))->port(6)->counters);
+    const MadStats& st = *out->snapshot.source.mad_stats;
+    EXPECT_EQ(st.timeouts, 0u);
+    EXPECT_EQ(st.retries, 0u);
+    EXPECT_GE(st.max_chain,
+              9);  // host -> leaf -> spine -> leaf -> host, two MADs a hop, then counters
+    EXPECT_LE(rig.fake->max_outstanding, SweepOptions{}.engine.window);
+}
+
+TEST(Sweep, LoopsAreWalkedOnce) {
+    Rig rig(ring(7));
+    auto out = rig.sweep();
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_EQ(out->snapshot.fabric.nodes().size(), 14u);
+    EXPECT_EQ(links_of(out->snapshot.fabric), links_of(rig.fabric));
+    EXPECT_TRUE(out->problems.empty());
+    // Every switch is asked for its NodeInfo once per link into it, not once per path.
+    for (int i = 0; i < 7; ++i) EXPECT_LE(rig.fake->requests_to[0x6000 + static_cast<Guid>(i)], 40);
+}
+
+TEST(Sweep, StopsAtMaxHops) {
+    Rig rig(ring(12));
+    SweepOptions o;
+    o.max_hops = 4;
+    auto out = rig.sweep(o);
+    ASSERT_TRUE(out);
+    EXPECT_LT(out->snapshot.fabric.nodes().size(), 24u);
+    auto k = kinds(out->problems);
+    EXPECT_TRUE(std::all_of(k.begin(), k.end(), [](auto& s) { return s == "max_hops"; }));
+    EXPECT_FALSE(k.empty());
+}
+
+TEST(Sweep, ASilentSwitchCostsOneTimeoutNotOnePerNodeBehindIt) {
+    Rig rig(testing::leaf_spine_nodes({.spines = 2, .leaves = 6, .hosts_per_leaf = 4}));
+    rig.fake->behaviour(rig.guid("spine02")).silent = true;
+    rig.fake->down_port_answers = false;  // like real switches: nothing comes back
+    SweepOptions o;
+    o.engine.timeout = 200ms;
+    o.engine.retries = 2;
+    auto out = rig.sweep(o);
+    ASSERT_TRUE(out) << out.error().message;
+    const Fabric& f = out->snapshot.fabric;
+    EXPECT_EQ(f.nodes().size(), rig.fabric.nodes().size() - 1);  // all but spine02
+    EXPECT_EQ(f.node(rig.guid("spine02")), nullptr);
+    // Every leaf's link to spine02 is named as unreachable, and nothing else failed.
+    auto k = kinds(out->problems);
+    EXPECT_EQ(std::count(k.begin(), k.end(), "unreachable"), 6);
+    EXPECT_EQ(k.size(), 6u);
+    // One deadline chain (200 + 400 + 800 ms) per level of the sweep, in parallel:
+    // not one per leaf, let alone one per port behind the spine.
+    auto elapsed = rig.clock.now() - Clock::time_point{};
+    EXPECT_LT(elapsed, 3s) << std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()
+                           << " ms";
+    EXPECT_EQ(out->snapshot.source.mad_stats->timeouts, 6u);
+    // Counters and routes of everything else are complete.
+    EXPECT_TRUE(f.node(rig.guid("leaf03"))->port(1)->counters);
+    EXPECT_FALSE(f.node(rig.guid("spine01"))->lft.empty());
+}
+
+TEST(Sweep, DeadNodeBlocksWhatIsBehindIt) {
+    // Silent leaf01 (the first hop from the local host): nothing behind it is
+    // even tried, so the sweep ends after one deadline chain.
+    Rig rig(testing::leaf_spine_nodes({.spines = 2, .leaves = 4, .hosts_per_leaf = 4}));
+    rig.fake->behaviour(rig.guid("leaf01")).silent = true;
+    auto out = rig.sweep();
+    ASSERT_TRUE(out);
+    EXPECT_EQ(out->snapshot.fabric.nodes().size(), 1u);  // only the local host
+    EXPECT_EQ(kinds(out->problems), std::vector<std::string>{"unreachable"});
+    EXPECT_LE(rig.clock.now() - Clock::time_point{}, 1500ms);
+}
+
+TEST(Sweep, DroppedMadsAreRetried) {
+    Rig rig(testing::leaf_spine_nodes({.spines = 2, .leaves = 4, .hosts_per_leaf = 4}));
+    for (const char* n : {"spine01", "leaf03", "h0009 HCA-1"})
+        rig.fake->behaviour(rig.guid(n)).drop_rate = 0.4;
+    SweepOptions o;
+    o.engine.retries = 8;
+    auto out = rig.sweep(o);
+    ASSERT_TRUE(out);
+    EXPECT_EQ(links_of(out->snapshot.fabric), links_of(rig.fabric));
+    EXPECT_TRUE(out->problems.empty()) << out->problems.front().summary;
+    EXPECT_GT(out->snapshot.source.mad_stats->dropped, 0u);
+    EXPECT_GT(out->snapshot.source.mad_stats->retries, 0u);
+}
+
+TEST(Sweep, DroppingEverythingOnAPathMakesItUnreachableQuickly) {
+    Rig rig(testing::leaf_spine_nodes({.spines = 2, .leaves = 4, .hosts_per_leaf = 4}));
+    rig.fake->behaviour(rig.guid("leaf04")).drop_rate = 1.0;  // like ibsim's Error 100
+    auto out = rig.sweep();
+    ASSERT_TRUE(out);
+    EXPECT_EQ(out->snapshot.fabric.node(rig.guid("leaf04")), nullptr);
+    // leaf04 is tried from both spines; its four hosts are never reached.
+    auto k = kinds(out->problems);
+    EXPECT_EQ(k, (std::vector<std::string>{"unreachable", "unreachable"}));
+    EXPECT_EQ(out->snapshot.fabric.nodes().size(), rig.fabric.nodes().size() - 5);
+    EXPECT_LT(rig.clock.now() - Clock::time_point{}, 100ms);  // 110s come back at once: no waiting
+}
+
+TEST(Sweep, LateAnswersAreAcceptedAndTheirRetriesIgnored) {
+    Rig rig(testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2}));
+    rig.fake->behaviour(rig.guid("spine02")).delay = 300ms;  // after the 200 ms deadline
+    auto out = rig.sweep();
+    ASSERT_TRUE(out);
+    EXPECT_EQ(links_of(out->snapshot.fabric), links_of(rig.fabric));
+    EXPECT_TRUE(out->problems.empty());
+    const MadStats& st = *out->snapshot.source.mad_stats;
+    EXPECT_GT(st.retries, 0u);
+    EXPECT_GT(st.stray, 0u);  // the answers to the retries came after the request was done
+    EXPECT_EQ(st.timeouts, 0u);
+}
+
+TEST(Sweep, DuplicatedAnswersAreCountedOnce) {
+    Rig rig(testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2}));
+    for (const Node& n : rig.fabric.nodes()) rig.fake->behaviour(n.guid).duplicate = true;
+    auto out = rig.sweep();
+    ASSERT_TRUE(out);
+    EXPECT_EQ(links_of(out->snapshot.fabric), links_of(rig.fabric));
+    // Every second copy is a stray, except the last few still on the wire when the sweep ended.
+    EXPECT_LE(out->snapshot.source.mad_stats->stray, out->snapshot.source.mad_stats->answered);
+    EXPECT_GT(out->snapshot.source.mad_stats->stray,
+              out->snapshot.source.mad_stats->answered * 9 / 10);
+}
+
+TEST(Sweep, GarbageIsNeverTrusted) {
+    Rig rig(testing::leaf_spine_nodes({.spines = 2, .leaves = 3, .hosts_per_leaf = 2}));
+    rig.fake->behaviour(rig.guid("leaf02")).garbage = true;
+    rig.fake->behaviour(rig.guid("spine02")).wrong_attribute = true;
+    auto out = rig.sweep();
+    ASSERT_TRUE(out);
+    const Fabric& f = out->snapshot.fabric;
+    EXPECT_EQ(f.node(rig.guid("leaf02")), nullptr);
+    EXPECT_EQ(f.node(rig.guid("spine02")), nullptr);
+    for (const Finding& x : out->problems) EXPECT_EQ(x.kind, "unreachable") << x.summary;
+    EXPECT_GT(out->snapshot.source.mad_stats->garbage + out->snapshot.source.mad_stats->stray, 0u);
+    // What is left is consistent and complete.
+    EXPECT_TRUE(f.node(rig.guid("leaf03")));
+    EXPECT_EQ(f.nodes().size(), rig.fabric.nodes().size() - 4);  // leaf02, its hosts, spine02
+}
+
+TEST(Sweep, UnsupportedAttributesAreQueryFailuresNotHangs) {
+    Rig rig(testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2}));
+    rig.fake->behaviour(rig.guid("h0004 HCA-1")).status = 0x001C;
+    auto out = rig.sweep();
+    ASSERT_TRUE(out);
+    // NodeInfo itself failed, so the host is unreachable; status errors are not retried.
+    EXPECT_EQ(kinds(out->problems), std::vector<std::string>{"unreachable"});
+    EXPECT_NE(out->problems[0].summary.find("invalid attribute"), std::string::npos)
+        << out->problems[0].summary;
+    EXPECT_EQ(out->snapshot.source.mad_stats->retries, 0u);
+}
+
+TEST(Sweep, TheLocalNodeMustAnswer) {
+    Rig rig(testing::leaf_spine_nodes({.spines = 1, .leaves = 1, .hosts_per_leaf = 2}));
+    rig.fake->behaviour(rig.nodes.front().guid).silent = true;
+    auto out = rig.sweep();
+    ASSERT_FALSE(out);
+    EXPECT_EQ(out.error().code, 3);
+    EXPECT_NE(out.error().message.find("local node did not answer"), std::string::npos);
+}
+
+TEST(Sweep, WindowBoundsWhatIsInFlight) {
+    Rig rig(testing::leaf_spine_nodes({.spines = 4, .leaves = 8, .hosts_per_leaf = 8}));
+    SweepOptions o;
+    o.engine.window = 5;
+    auto out = rig.sweep(o);
+    ASSERT_TRUE(out);
+    EXPECT_LE(rig.fake->max_outstanding, 5u);
+    EXPECT_EQ(links_of(out->snapshot.fabric), links_of(rig.fabric));
+}
+
+}  // namespace
+}  // namespace fabscope
