@@ -20,7 +20,7 @@ measure() {
     local label=$1; shift
     local times=() rss=0
     for _ in $(seq "$RUNS"); do
-        "$FABSCOPE" lab exec --dir "$lab" -- /usr/bin/time -f '%e %M' -o "$work/t" "$@" >/dev/null 2>"$work/err" ||
+        "$FABSCOPE" lab exec --direct --dir "$lab" -- /usr/bin/time -f '%e %M' -o "$work/t" "$@" >/dev/null 2>"$work/err" ||
             { echo "$label failed:"; cat "$work/err"; exit 1; }
         read -r t m < "$work/t"
         times+=("$t"); [ "$m" -gt "$rss" ] && rss=$m

@@ -11,7 +11,9 @@
 #include "cli/cli.h"
 #include "lab/faults.h"
 #include "lab/ib_lab.h"
+#include "lab/node_locator.h"
 #include "lab/port_setter.h"
+#include "lab/supervisor.h"
 #include "util/exit_status.h"
 
 namespace fabscope::cli {
@@ -90,6 +92,7 @@ struct ExecOptions {
     LabWhich which;
     std::vector<std::string> argv;
     int timeout_s = 0;
+    bool direct = false;
 };
 
 int run_exec(const ExecOptions& o, const Globals& g) {
@@ -100,7 +103,9 @@ int run_exec(const ExecOptions& o, const Globals& g) {
     std::vector<std::string> argv = o.argv;
     // `fabscope lab exec -- fabscope ...` runs this very binary.
     if (argv.front() == "fabscope") argv.front() = self_exe();
-    auto rc = lab_exec(*lab, argv, std::chrono::milliseconds(o.timeout_s * 1000LL));
+    auto rc =
+        lab_exec(*lab, argv,
+                 {.deadline = std::chrono::milliseconds(o.timeout_s * 1000LL), .direct = o.direct});
     if (!rc) return report(rc.error(), g);
     return *rc;
 }
@@ -199,6 +204,9 @@ void add_lab(CLI::App& app, Context& ctx) {
         CLI::App* exec = lab->add_subcommand(
             "exec", "Run a libibumad program (fabscope, ibnetdiscover, ...) on the lab");
         add_which(exec, o->which);
+        exec->add_flag("--direct", o->direct,
+                       "Talk to the simulator directly, not through the lab's relay (faster; "
+                       "silent nodes do not apply)");
         exec->add_option("--timeout", o->timeout_s,
                          "Stop the command after this many seconds (default: none)");
         // main() cuts the command off the argument list before parsing (see
@@ -227,10 +235,19 @@ Examples:
     }
     {
         // Hidden: the lab's own helpers, started by `lab up` and `lab fault`.
-        auto dir = std::make_shared<std::string>();
+        auto args = std::make_shared<std::vector<std::string>>();
         CLI::App* sup = lab->add_subcommand("_supervise", "")->group("");
-        sup->add_option("dir", *dir)->required();
-        sup->callback([&ctx, dir] { ctx.action = [dir] { return run_supervisor(*dir); }; });
+        sup->add_option("args", *args, "DIR SOCKNAME")->required()->expected(2);
+        sup->callback([&ctx, args] {
+            ctx.action = [args] { return run_supervisor((*args)[0], (*args)[1]); };
+        });
+
+        auto node = std::make_shared<std::string>();
+        CLI::App* locate = lab->add_subcommand("_locate", "")->group("");
+        locate->add_option("node", *node)->required();
+        locate->callback([&ctx, node] {
+            ctx.action = [&ctx, node] { return run_locate(*node, ctx.globals.verbose > 0); };
+        });
 
         auto words = std::make_shared<std::vector<std::string>>();
         CLI::App* set = lab->add_subcommand("_set-port", "")->group("");

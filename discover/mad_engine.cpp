@@ -212,7 +212,7 @@ void MadEngine::mark_dead(const std::string& key, const std::string& why) {
     // Queued ones are failed when they reach the window (fill_window checks).
 }
 
-void MadEngine::complete(uint64_t id, MadResult result) {
+void MadEngine::complete(uint64_t id, const MadResult& result) {
     auto node = pending_.extract(id);
     if (node.empty()) return;
     Pending& p = node.mapped();

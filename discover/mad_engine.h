@@ -90,7 +90,7 @@ class MadEngine {
     void on_receive(const ReceivedMad& r);
     void expire(Clock::time_point now);
     void attempt_failed(uint64_t id, const std::string& why);
-    void complete(uint64_t id, MadResult result);
+    void complete(uint64_t id, const MadResult& result);
     bool blocked(const Pending& p, std::string* why) const;
     std::chrono::milliseconds attempt_timeout(int attempt) const;
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lab/sim_console.h"
+#include "model/json_io.h"
 #include "model/link_rate.h"
 #include "util/exit_status.h"
 
@@ -90,6 +91,40 @@ Result<std::string> normalise_counter(const std::string& assignment) {
     return name + "=" + value;
 }
 
+// Silent nodes are the supervisor's relay's business: it re-reads
+// silent.json when it changes. The node's GUID and LID come from a client of
+// the lab that looks them up by name.
+Result<std::string> set_silent(const LabState& lab, const Fault& f) {
+    const std::string file = lab.dir + "/silent.json";
+    nlohmann::json doc{{"silent", nlohmann::json::array()}};
+    if (auto old = json_io::read_json_file(file); old && old->contains("silent")) doc = *old;
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto& s : doc["silent"]) {
+        if (s.value("node", "") != f.target.node) kept.push_back(s);
+    }
+    if (f.kind == Fault::Kind::Silent) {
+        const std::string out = lab.dir + "/locate.out";
+        auto rc = lab_exec(lab, {self_exe(), "lab", "_locate", f.target.node},
+                           {.deadline = std::chrono::milliseconds(60000), .stdout_path = out});
+        if (!rc) return rc.error();
+        if (*rc != 0)
+            return make_error(
+                fmt::format("lab fault silent: {} not found in the lab fabric", f.target.node),
+                *rc);
+        auto found = json_io::read_json_file(out);
+        if (!found) return found.error();
+        (*found)["node"] = f.target.node;
+        kept.push_back(*found);
+    }
+    doc["silent"] = kept;
+    if (auto w = json_io::write_json_file(doc, file); !w) return w.error();
+    return f.kind == Fault::Kind::Silent ? fmt::format(
+                                               "{}: silent: no MAD to it or through it gets an "
+                                               "answer (lab clients only; the SM still sees it)",
+                                               f.target.node)
+                                         : fmt::format("{}: answers again", f.target.node);
+}
+
 }  // namespace
 
 Result<PortTarget> parse_port_target(const std::string& s) {
@@ -129,6 +164,15 @@ Result<Fault> parse_fault(const std::vector<std::string>& w) {
         if (auto s = need(2, "console 'COMMAND'"); !s) return s.error();
         f.kind = Fault::Kind::Console;
         for (size_t i = 1; i < w.size(); ++i) f.raw += (i > 1 ? " " : "") + w[i];
+        return f;
+    }
+    if (kind == "silent" || kind == "answer") {
+        if (auto s = need(2, "silent|answer NODE"); !s) return s.error();
+        f.kind = kind == "silent" ? Fault::Kind::Silent : Fault::Kind::Answer;
+        f.target.node = w[1];
+        if (f.target.node.empty() || f.target.node.find_first_of("[]:") != std::string::npos) {
+            return make_error(fmt::format("lab fault {}: give a node name, e.g. spine02", kind));
+        }
         return f;
     }
     if (kind == "link-down" || kind == "link-up") {
@@ -207,7 +251,9 @@ std::vector<std::string> console_commands(const Fault& f) {
                                 f.attribute.empty() ? "" : " " + f.attribute)};
         case Fault::Kind::Console: return {f.raw};
         case Fault::Kind::Width:
-        case Fault::Kind::Speed: return {};
+        case Fault::Kind::Speed:
+        case Fault::Kind::Silent:
+        case Fault::Kind::Answer: return {};
     }
     return {};
 }
@@ -234,7 +280,7 @@ Result<std::string> apply_fault(const LabState& lab, const Fault& f) {
                                       std::to_string(f.target.port),
                                       f.kind == Fault::Kind::Width ? "width" : "speed",
                                       f.value};
-        auto rc = lab_exec(lab, argv, std::chrono::milliseconds(120000));
+        auto rc = lab_exec(lab, argv, {.deadline = std::chrono::milliseconds(120000)});
         if (!rc) return rc.error();
         if (*rc != 0)
             return make_error(fmt::format("lab fault: setting {} on {} failed", f.value, where),
@@ -242,6 +288,7 @@ Result<std::string> apply_fault(const LabState& lab, const Fault& f) {
         return fmt::format("{}: {} {} on both ends of the link", where,
                            f.kind == Fault::Kind::Width ? "width" : "speed", f.value);
     }
+    if (f.kind == Fault::Kind::Silent || f.kind == Fault::Kind::Answer) return set_silent(lab, f);
     SimConsole console(lab.dir);
     std::string answers;
     for (const std::string& cmd : console_commands(f)) {
@@ -272,6 +319,9 @@ std::string fault_usage() {
                                        PortXmitWait=4000000, PortCountersExtended.PortXmitData=9000
   mad-drop NODE[PORT] PERCENT [ATTR]   drop MADs arriving at the port (0 clears); ATTR: NodeInfo,
                                        NodeDescription, SwitchInfo, PortInfo or a number
+  silent NODE                          the node never answers (a hung management agent): no MAD
+                                       to it or routed through it by directed route gets a reply
+  answer NODE                          it answers again
   console 'COMMAND'                    any simulator console command
 
 Examples:

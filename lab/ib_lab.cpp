@@ -213,7 +213,7 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
 
     // 1. The supervisor holds the console fifo open for writing, so the
     //    simulator never reads end-of-file on its console.
-    auto sup = spawn({.argv = {self_exe(), "lab", "_supervise", s.dir},
+    auto sup = spawn({.argv = {self_exe(), "lab", "_supervise", s.dir, s.sockname},
                       .stdout_path = s.dir + "/supervisor.log",
                       .stderr_path = s.dir + "/supervisor.log",
                       .new_session = true});
@@ -275,6 +275,8 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
              << "force_link_width 0\nforce_link_speed 0\nforce_link_speed_ext 0\n";
     }
     auto env = lab_client_env(s);
+    env["IBSIM_SOCKNAME"] =
+        s.sockname;  // the SM talks to the simulator directly, not through the relay
     env["OSM_TMP_DIR"] = s.dir + "/osm";
     env["OSM_CACHE_DIR"] = s.dir + "/osm";
     auto sm = spawn({.argv = {"opensm", "-F", s.dir + "/osm/opensm.conf"},
@@ -370,13 +372,15 @@ std::string lab_status(const LabState& s) {
     return out;
 }
 
-std::map<std::string, std::string> lab_client_env(const LabState& s) {
+std::map<std::string, std::string> lab_client_env(const LabState& s, bool direct) {
     std::string preload = kUmad2simPath;
     if (const char* old = std::getenv("LD_PRELOAD");
         old && *old && std::string_view(old).find("umad2sim") == std::string_view::npos) {
         preload += std::string(":") + old;
     }
-    return {{"LD_PRELOAD", preload}, {"IBSIM_SOCKNAME", s.sockname}, {"FABSCOPE_LAB_DIR", s.dir}};
+    return {{"LD_PRELOAD", preload},
+            {"IBSIM_SOCKNAME", direct ? s.sockname : s.proxy_sockname()},
+            {"FABSCOPE_LAB_DIR", s.dir}};
 }
 
 Result<int> reap_dead_clients(const std::string& dir) {
@@ -393,7 +397,7 @@ Result<int> reap_dead_clients(const std::string& dir) {
 }
 
 Result<int> lab_exec(const LabState& s, const std::vector<std::string>& argv,
-                     milliseconds deadline) {
+                     const ExecSettings& how) {
     if (!is_running(s.ibsim)) {
         return make_error(
             fmt::format("the lab in {} is not running (its simulator is gone); `fabscope lab down` "
@@ -410,50 +414,24 @@ Result<int> lab_exec(const LabState& s, const std::vector<std::string>& argv,
     if (auto r = reap_dead_clients(s.dir); !r) return r.error();
     std::error_code ec;
     std::string cwd = fs::current_path(ec).string();
-    auto child = spawn({.argv = argv, .env = lab_client_env(s), .inherit_stdin = true});
+    auto child = spawn({.argv = argv,
+                        .env = lab_client_env(s, how.direct),
+                        .stdout_path = how.stdout_path,
+                        .inherit_stdin = true});
     if (!child) return child.error();
     RunResult r;
     {
         SignalForwarder forward(child->pid);
-        r = wait_child(child->pid, deadline);
+        r = wait_child(child->pid, how.deadline);
     }
     // The preload library leaves its fake sysfs tree behind when a client is killed.
     fs::remove_all(fmt::format("{}/sys-{}", cwd, child->pid), ec);
     if (r.timed_out) {
         return make_error(fmt::format("`{}` did not finish within {} s and was stopped",
-                                      argv.front(), deadline.count() / 1000),
+                                      argv.front(), how.deadline.count() / 1000),
                           kExitCannotRun);
     }
     return r.exit_code;
-}
-
-int run_supervisor(const std::string& dir) {
-    SimConsole console(dir);
-    // O_RDWR never blocks on a fifo and keeps a writer present for the simulator.
-    int fd = ::open(console.fifo_path().c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-        std::fprintf(stderr, "supervisor: %s: %s\n", console.fifo_path().c_str(),
-                     std::strerror(errno));
-        return kExitCannotRun;
-    }
-    { std::ofstream(dir + "/supervisor.ready") << ::getpid() << "\n"; }
-    ::signal(SIGTERM, SIG_DFL);
-    Stopwatch since_start;
-    for (;;) {
-        std::this_thread::sleep_for(milliseconds(1000));
-        if (!fs::exists(dir)) return kExitClean;  // lab removed
-        auto s = load_lab_state(dir);
-        if (!s) {
-            // Not up yet; a lab up that failed never writes its state.
-            if (since_start.seconds() > 900) return kExitCannotRun;
-            continue;
-        }
-        if (!is_running(s->ibsim)) return kExitClean;
-        if (auto r = reap_dead_clients(dir); r && *r > 0) {
-            std::fprintf(stderr, "supervisor: freed %d simulator slot(s) of dead clients\n", *r);
-            std::fflush(stderr);
-        }
-    }
 }
 
 }  // namespace fabscope

@@ -27,7 +27,10 @@ struct LabUpOptions {
 
 struct LabState {
     std::string dir;
-    std::string sockname;  ///< IBSIM_SOCKNAME: unique per lab, so labs run side by side
+    std::string
+        sockname;  ///< the simulator's IBSIM_SOCKNAME: unique per lab, so labs run side by side
+    /// What clients use: the supervisor's relay in front of the simulator (lab/sim_proxy.h).
+    std::string proxy_sockname() const { return sockname + "-px"; }
     std::string net_file;  ///< the net file the simulator runs (a copy in dir)
     std::string created;
     NetFileStats stats;
@@ -53,19 +56,23 @@ Result<LabState> load_lab_state(const std::string& dir);
 /// One line per process: role, pid, running or not.
 std::string lab_status(const LabState& s);
 
-/// Environment a libibumad program needs to talk to this lab.
-std::map<std::string, std::string> lab_client_env(const LabState& s);
+/// Environment a libibumad program needs to talk to this lab: through the
+/// supervisor's relay (silent nodes apply), or `direct` to the simulator.
+std::map<std::string, std::string> lab_client_env(const LabState& s, bool direct = false);
+
+struct ExecSettings {
+    std::chrono::milliseconds deadline{0};  ///< 0 = wait forever
+    std::string stdout_path;                ///< "" = the caller's stdout
+    bool direct = false;                    ///< bypass the relay (see lab_client_env)
+};
 
 /// Runs `argv` as a client of the lab (the simulator's preload library,
 /// this lab's socket) in the caller's directory; returns its exit code.
-/// A deadline of 0 waits forever. Frees the simulator slots of dead clients first.
+/// Frees the simulator slots of dead clients first.
 Result<int> lab_exec(const LabState& s, const std::vector<std::string>& argv,
-                     std::chrono::milliseconds deadline);
+                     const ExecSettings& how);
 
 /// Frees the simulator slots of clients whose process is gone. Returns how many.
 Result<int> reap_dead_clients(const std::string& dir);
-
-/// The supervisor's main loop (hidden subcommand `lab _supervise DIR`).
-int run_supervisor(const std::string& dir);
 
 }  // namespace fabscope

@@ -212,6 +212,48 @@ TEST_F(SweepLab648, ALinkTakenDownMidSweep) {
     }
 }
 
+TEST_F(SweepLab648, ASwitchThatNeverAnswers) {
+    ASSERT_TRUE(lab_->up());
+    const Lab& lab = *lab_;
+    PeerTopology before = parse_ibnetdiscover(lab.exec({"ibnetdiscover"}).out);
+    // spine07's management agent hangs: the lab's relay swallows every MAD to
+    // it or through it, so nothing comes back at all (not even a 110).
+    ASSERT_EQ(lab.fault({"silent", "spine07"}).exit_code, 0);
+    auto t0 = std::chrono::steady_clock::now();
+    json snap = sweep(lab, {"-t", "100", "--retries", "2"});
+    auto took = std::chrono::steady_clock::now() - t0;
+    ASSERT_EQ(lab.fault({"answer", "spine07"}).exit_code, 0);
+    // One deadline chain (100 + 200 + 400 ms) per wave of the sweep, not one per leaf.
+    EXPECT_LT(took, 5s);
+    uint64_t spine07 = 0;
+    for (const auto& [guid, desc] : before.nodes) {
+        if (desc == "spine07") spine07 = guid;
+    }
+    ASSERT_NE(spine07, 0u);
+    PeerTopology ours = topology_of_snapshot(snap.dump());
+    auto expected_nodes = before.nodes;
+    expected_nodes.erase(spine07);
+    EXPECT_EQ(ours.nodes, expected_nodes);
+    auto expected_links = before.links;
+    std::erase_if(expected_links, [&](const auto& kv) {
+        return kv.first.first.first == spine07 || kv.first.second.first == spine07;
+    });
+    EXPECT_TRUE(ours.links == expected_links);
+    // Each leaf's cable to the silent spine is named, and nothing else failed.
+    int unreachable = 0;
+    for (const auto& f : snap["findings"]) {
+        if (f["kind"] == "unreachable") {
+            ++unreachable;
+            EXPECT_NE(f["summary"].get<std::string>().find("no answer after 3 attempts"),
+                      std::string::npos);
+        } else {
+            EXPECT_EQ(f["kind"], "link_count_asymmetry") << f.dump();
+        }
+    }
+    EXPECT_EQ(unreachable, 36);
+    EXPECT_EQ(snap["source"]["mad_stats"]["timeouts"], 36);
+}
+
 TEST(SweepLab, DroppedMadsOnAPortCostOnlyWhatIsBehindIt) {
     Lab lab({"--spines", "2", "--leaves", "4", "--hosts-per-leaf", "4"});
     ASSERT_TRUE(lab.up());

@@ -115,8 +115,17 @@ TEST(Schema, DescribesEverySnapshotFabscopeWrites) {
     auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 3, .hosts_per_leaf = 2});
     testing::unplug(nodes, "leaf02", 4);
     testing::set_link_width(nodes, "leaf01", 3, Width::X1, WidthSet{Width::X1});
+    // Everything a sweep adds: forwarding tables, counters, MAD statistics.
+    testing::node_named(nodes, "leaf01").lft = {255, 0, 1, 2, 3};
+    PortCounters pc;
+    for (int i = 0; i < kCounterCount; ++i)
+        pc.set(static_cast<Counter>(i), static_cast<uint64_t>(i));
+    pc.extended = true;
+    pc.read_at_ms = 1764000000000;
+    testing::node_named(nodes, "leaf01").port(1)->counters = pc;
     Snapshot s;
-    s.source.method = "ibnetdisc";
+    s.source.method = "sweep";
+    s.source.mad_stats = MadStats{1, 2, 3, 4, 5, 6, 7, 8, 9};
     s.fabric = *Fabric::build(nodes);
     auto findings = check_links(s.fabric, classify_tiers(s.fabric));
     ASSERT_FALSE(findings.empty());

@@ -19,7 +19,15 @@ Snapshot sample() {
         {.spines = 2, .leaves = 3, .hosts_per_leaf = 2, .links_per_pair = 2});
     testing::unplug(nodes, "leaf02", 4);
     testing::set_link_width(nodes, "leaf01", 3, Width::X1, WidthSet{Width::X1});
+    testing::node_named(nodes, "leaf03").lft = {255, 0, 5, 5, 1, 2, 255};
+    PortCounters pc;
+    pc.set(Counter::SymbolErrorCounter, 12);
+    pc.set(Counter::PortXmitData, 1ULL << 50);
+    pc.extended = true;
+    pc.read_at_ms = 1764000000123;
+    testing::node_named(nodes, "leaf03").port(2)->counters = pc;
     Snapshot s;
+    s.source.mad_stats = MadStats{.sent = 10, .answered = 9, .retries = 1, .max_chain = 7};
     s.source.method = "ibnetdisc";
     s.source.ca = "mlx5_0";
     s.source.ca_port = 1;
@@ -39,6 +47,7 @@ void expect_same(const Fabric& a, const Fabric& b) {
         EXPECT_EQ(x.type, y.type);
         EXPECT_EQ(x.description, y.description);
         EXPECT_EQ(x.enhanced_port0, y.enhanced_port0);
+        EXPECT_EQ(x.lft, y.lft);
         ASSERT_EQ(x.ports.size(), y.ports.size());
         for (size_t p = 0; p < x.ports.size(); ++p) {
             const Port& u = x.ports[p];
@@ -58,6 +67,12 @@ void expect_same(const Fabric& a, const Fabric& b) {
             EXPECT_EQ(u.mtu_active, v.mtu_active);
             EXPECT_EQ(u.capability_mask, v.capability_mask);
             EXPECT_EQ(u.peer, v.peer);
+            ASSERT_EQ(u.counters.has_value(), v.counters.has_value());
+            if (u.counters) {
+                EXPECT_EQ(u.counters->values, v.counters->values);
+                EXPECT_EQ(u.counters->extended, v.counters->extended);
+                EXPECT_EQ(u.counters->read_at_ms, v.counters->read_at_ms);
+            }
         }
     }
     EXPECT_EQ(a.links().size(), b.links().size());
@@ -73,6 +88,9 @@ TEST(Snapshot, RoundTripsThroughJson) {
     expect_same(s.fabric, back->fabric);
     EXPECT_EQ(back->source.mads_sent, 1234u);
     EXPECT_EQ(back->source.ca, "mlx5_0");
+    ASSERT_TRUE(back->source.mad_stats);
+    EXPECT_EQ(back->source.mad_stats->max_chain, 7);
+    EXPECT_EQ(back->source.mad_stats->retries, 1u);
     // And the text form is stable: a second round trip gives the same document.
     EXPECT_EQ(snapshot_to_json(*back).dump(), j.dump());
 }

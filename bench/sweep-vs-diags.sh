@@ -1,0 +1,113 @@
+#!/bin/bash
+# bench/sweep-vs-diags.sh [648] [2048]
+# The full sweep against the infiniband-diags sequence that gathers the same
+# information, on the same simulated lab in the same run:
+#   peers:    ibnetdiscover + ibroute -n for every switch + ibqueryerrors --data
+#   fabscope: fabscope sweep (topology + every LFT + every active port's counters)
+# and topology alone: fabscope sweep --no-routes --no-counters, fabscope
+# discover (libibnetdisc), against ibnetdiscover.
+# For each: median wall time of RUNS, MADs put on the wire (read from the
+# simulator's PortXmitPkts of the local HCA port, which counts every MAD the
+# tool sends), and the longest chain of MADs that depend on each other (the
+# simulator has no latency, so on a real fabric that chain sets the time).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FABSCOPE=${FABSCOPE:-build/cli/fabscope}
+RUNS=${RUNS:-3}
+SIZES=("${@:-648 2048}")
+[ -x "$FABSCOPE" ] || { echo "build first (scripts/build)" >&2; exit 3; }
+FABSCOPE=$(readlink -f "$FABSCOPE")
+work=$(mktemp -d /tmp/fabscope-bench.XXXXXX)
+lab="$work/lab"
+cleanup() { "$FABSCOPE" lab down --dir "$lab" -q 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT INT TERM
+cd "$work"
+
+# --direct: straight to the simulator, not through the lab's relay, for every tool alike
+X() { "$FABSCOPE" lab exec --direct --dir "$lab" -- "$@"; }
+# MADs the local HCA port (LID 1, port 1) has sent so far, by the extended counter.
+sent() { X perfquery -x 1 1 2>/dev/null | sed -n 's/^PortXmitPkts:\.*//p'; }
+
+# time_of CMD...: wall seconds of one run
+time_of() {
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$@" >/dev/null 2>&1
+    t1=$(date +%s.%N)
+    echo "$t1 - $t0" | bc -l
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+peer_sequence() {
+    X ibnetdiscover > "$work/topo.txt"
+    # every switch's LID, as ibnetdiscover printed it
+    for lid in $(sed -n 's/^Switch.*# ".*" .* lid \([0-9]*\) lmc.*/\1/p' "$work/topo.txt"); do
+        X ibroute -n "$lid"   # -n: no MADs to name each destination (fabscope names them from the topology)
+    done
+    X ibqueryerrors --data
+}
+fabscope_sweep() { X "$FABSCOPE" sweep -q -o "$work/sweep.json"; }
+fabscope_topology() { X "$FABSCOPE" sweep -q --no-routes --no-counters -o "$work/topo.json"; }
+fabscope_discover() { X "$FABSCOPE" discover -q -o "$work/disc.json"; }
+peer_topology() { X ibnetdiscover; }
+
+# row LABEL FUNCTION: median time, MADs of one run
+row() {
+    local label=$1 fn=$2 times=() before after
+    before=$(sent)
+    times+=("$(time_of "$fn")")
+    after=$(sent)
+    for _ in $(seq 2 "$RUNS"); do times+=("$(time_of "$fn")"); done
+    local med mads
+    med=$(printf '%s\n' "${times[@]}" | median)
+    mads=$((after - before - 1))  # the perfquery that read the counter
+    printf '  %-52s %8.3f s %9d MADs\n' "$label" "$med" "$mads"
+    eval "T_$fn=$med; M_$fn=$mads"
+}
+
+for size in ${SIZES[@]}; do
+    case $size in
+        648) args=(--spines 18 --leaves 36 --hosts-per-leaf 18);;
+        2048) args=(--spines 32 --leaves 64 --hosts-per-leaf 32);;
+        *) echo "unknown size $size (648 or 2048)" >&2; exit 2;;
+    esac
+    "$FABSCOPE" lab up --dir "$lab" -q "${args[@]}"
+    switches=$(grep -c '^Switch' "$lab/net")
+    echo "== $size hosts, $switches switches: median of $RUNS runs"
+    echo "Topology only"
+    row "ibnetdiscover" peer_topology
+    row "fabscope sweep --no-routes --no-counters" fabscope_topology
+    row "fabscope discover (libibnetdisc, 16 SMPs in flight)" fabscope_discover
+    printf '  %-52s %8.2f  (goal: at most 1.00)\n' "time ratio fabscope sweep / ibnetdiscover" \
+        "$(echo "$T_fabscope_topology / $T_peer_topology" | bc -l)"
+    echo "Full: topology + all forwarding tables + all port counters"
+    row "ibnetdiscover + ibroute -n x$switches + ibqueryerrors --data" peer_sequence
+    row "fabscope sweep" fabscope_sweep
+    printf '  %-52s %8.2f  (goal: at most 0.20)\n' "time ratio fabscope sweep / peers" \
+        "$(echo "$T_fabscope_sweep / $T_peer_sequence" | bc -l)"
+    chain() { python3 -c "import json; print(json.load(open('$1'))['source']['mad_stats']['max_chain'])"; }
+    echo "Longest chain of MADs each waiting for the previous one's answer"
+    printf '  %-52s %8d\n' "fabscope sweep, topology only" "$(chain "$work/topo.json")"
+    printf '  %-52s %8d\n' "fabscope sweep, full" "$(chain "$work/sweep.json")"
+    # ibroute and ibqueryerrors send one MAD at a time, one tool after another.
+    printf '  %-52s %8s\n' "peers: ibnetdiscover's own chain, then" "+"
+    printf '  %-52s %8d\n' "  ibroute and ibqueryerrors, one MAD at a time" "$((M_peer_sequence - M_peer_topology))"
+    # Same results?
+    python3 - "$work/sweep.json" "$work/topo.txt" <<'PY'
+import json, re, sys
+snap = json.load(open(sys.argv[1]))
+ours = set()
+for l in snap["links"]:
+    a = (int(l["a"]["guid"], 16), l["a"]["port"]); b = (int(l["b"]["guid"], 16), l["b"]["port"])
+    ours.add(tuple(sorted([a, b])))
+theirs = set(); cur = None
+for line in open(sys.argv[2]):
+    m = re.match(r'^(Switch|Ca)\s+\d+\s+"[SH]-([0-9a-f]+)"', line)
+    if m: cur = int(m.group(2), 16); continue
+    m = re.match(r'^\[(\d+)\](?:\([0-9a-f]+\))?\s+"[SH]-([0-9a-f]+)"\[(\d+)\]', line)
+    if m and cur is not None:
+        theirs.add(tuple(sorted([(cur, int(m.group(1))), (int(m.group(2), 16), int(m.group(3)))])))
+print(f"  {'links: fabscope sweep vs ibnetdiscover':52s} {len(ours)} vs {len(theirs)}: {'identical' if ours == theirs else 'DIFFERENT'}")
+PY
+    "$FABSCOPE" lab down --dir "$lab" -q
+done
