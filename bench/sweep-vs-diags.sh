@@ -92,6 +92,11 @@ for size in ${SIZES[@]}; do
     # ibroute and ibqueryerrors send one MAD at a time, one tool after another.
     printf '  %-52s %8s\n' "peers: ibnetdiscover's own chain, then" "+"
     printf '  %-52s %8d\n' "  ibroute and ibqueryerrors, one MAD at a time" "$((M_peer_sequence - M_peer_topology))"
+    echo "fabscope sweep by MADs in flight (--window; the default is 64)"
+    for w in 1 4 16 64 128 256; do
+        eval "fabscope_w$w() { X \"\$FABSCOPE\" sweep -q --window $w -o \"\$work/w.json\"; }"
+        row "fabscope sweep --window $w" "fabscope_w$w"
+    done
     # Same results?
     python3 - "$work/sweep.json" "$work/topo.txt" <<'PY'
 import json, re, sys

@@ -208,6 +208,7 @@ void FakeFabric::deliver(std::chrono::milliseconds after, ReceivedMad m) {
 Status FakeFabric::send(const mad::Address& to, const MadBytes& req, std::chrono::milliseconds) {
     ++outstanding_;
     max_outstanding = std::max(max_outstanding, outstanding_);
+    if (req[3] != mad::kMethodGet) ++non_get_methods;
     uint8_t arrival = 0;
     bool lost = false;
     bool silent = false;

@@ -51,6 +51,7 @@ class FakeFabric final : public MadTransport {
     /// Requests that reached each node (for "a dead node costs one timeout").
     std::map<Guid, int> requests_to;
     size_t max_outstanding = 0;
+    int non_get_methods = 0;  ///< anything but a Get: fabscope must never send one
 
   private:
     struct Delivery {

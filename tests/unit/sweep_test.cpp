@@ -127,6 +127,7 @@ TEST(Sweep, LeafSpineEqualsTheFabric) {
     EXPECT_GE(st.max_chain,
               9);  // host -> leaf -> spine -> leaf -> host, two MADs a hop, then counters
     EXPECT_LE(rig.fake->max_outstanding, SweepOptions{}.engine.window);
+    EXPECT_EQ(rig.fake->non_get_methods, 0);  // read-only: Gets only
 }
 
 TEST(Sweep, LoopsAreWalkedOnce) {
