@@ -74,6 +74,9 @@ Manual: man fabscope (docs/fabscope.1).)");
     cli::add_discover(app, ctx);
     cli::add_sweep(app, ctx);
     cli::add_route(app, ctx);
+    cli::add_validate(app, ctx);
+    cli::add_plan(app, ctx);
+    cli::add_diff(app, ctx);
     cli::add_lab(app, ctx);
 
     std::vector<std::string> args(argv, argv + argc);

@@ -33,7 +33,7 @@ void add_live_sweep_options(CLI::App* cmd, LiveSweepOptions& o, bool with_conten
     }
 }
 
-Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, const Globals& g) {
+Result<LiveSession> LiveSession::open(const LiveSweepOptions& o, const Globals& g) {
     std::string chatter;
     Result<LocalPort> local = make_error("");
     Result<std::unique_ptr<UmadTransport>> transport = make_error("");
@@ -46,16 +46,31 @@ Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, const Globals& g) 
     if (g.verbose && !chatter.empty()) std::fputs(chatter.c_str(), stderr);
     if (!local) return local.error();
     if (!transport) return transport.error();
-    SweepOptions so;
-    so.engine.window = o.window;
-    so.engine.timeout = std::chrono::milliseconds(o.timeout_ms);
-    so.engine.retries = o.retries;
-    so.engine.failure_budget = o.failure_budget;
-    so.max_hops = o.max_hops;
-    so.routes = !o.no_routes;
-    so.counters = !o.no_counters;
-    SteadyClock clock;
-    return sweep_fabric(**transport, clock, *local, so);
+    LiveSession s;
+    s.local_ = *local;
+    s.transport_ = std::move(transport).value();
+    s.options_.engine.window = o.window;
+    s.options_.engine.timeout = std::chrono::milliseconds(o.timeout_ms);
+    s.options_.engine.retries = o.retries;
+    s.options_.engine.failure_budget = o.failure_budget;
+    s.options_.max_hops = o.max_hops;
+    s.options_.routes = !o.no_routes;
+    s.options_.counters = !o.no_counters;
+    return s;
+}
+
+Result<SweepOutput> LiveSession::sweep() {
+    return sweep_fabric(*transport_, clock_, local_, options_);
+}
+
+CounterRead LiveSession::read_counters_of(const Fabric& f) {
+    return read_counters(*transport_, clock_, f, options_.engine);
+}
+
+Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, const Globals& g) {
+    auto session = LiveSession::open(o, g);
+    if (!session) return session.error();
+    return session->sweep();
 }
 
 }  // namespace fabscope::cli

@@ -5,7 +5,9 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cli.h"
+#include "discover/counter_reader.h"
 #include "discover/sweep.h"
+#include "discover/umad_transport.h"
 
 namespace fabscope::cli {
 
@@ -25,7 +27,23 @@ struct LiveSweepOptions {
 /// --no-routes/--no-counters.
 void add_live_sweep_options(CLI::App* cmd, LiveSweepOptions& o, bool with_content = true);
 
-/// Opens the local port and sweeps. Errors carry their exit code.
+/// The local port and its transport, kept open for a sweep and later reads.
+class LiveSession {
+  public:
+    /// Finds and opens the local port. Errors carry their exit code.
+    static Result<LiveSession> open(const LiveSweepOptions& o, const Globals& g);
+    Result<SweepOutput> sweep();
+    /// Reads again the counters of every port the sweep read them from.
+    CounterRead read_counters_of(const Fabric& f);
+
+  private:
+    LocalPort local_;
+    std::unique_ptr<UmadTransport> transport_;
+    SteadyClock clock_;
+    SweepOptions options_;
+};
+
+/// Opens the local port and sweeps once.
 Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, const Globals& g);
 
 }  // namespace fabscope::cli

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "lab/sim_console.h"
 #include "model/json_io.h"
@@ -89,6 +90,21 @@ Result<std::string> normalise_counter(const std::string& assignment) {
         name = "PortCounters." + name;
     }
     return name + "=" + value;
+}
+
+size_t subnet_ups(const LabState& lab) {
+    std::ifstream in(lab.dir + "/osm/opensm.log");
+    std::string line;
+    size_t n = 0;
+    while (std::getline(in, line)) n += line.find("SUBNET UP") != std::string::npos;
+    return n;
+}
+
+void wait_for_subnet_up(const LabState& lab, size_t before) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (subnet_ups(lab) <= before && std::chrono::steady_clock::now() < end) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
 }
 
 // Silent nodes are the supervisor's relay's business: it re-reads
@@ -175,6 +191,18 @@ Result<Fault> parse_fault(const std::vector<std::string>& w) {
         }
         return f;
     }
+    if (kind == "swap") {
+        if (auto s = need(3, "swap NODE[PORT] NODE[PORT]"); !s) return s.error();
+        if (auto s = target(); !s) return s.error();
+        auto o = parse_port_target(w[2]);
+        if (!o) return o.error();
+        f.kind = Fault::Kind::Swap;
+        f.other = *o;
+        if (f.other.node == f.target.node && f.other.port == f.target.port) {
+            return make_error("lab fault swap: give two different ports");
+        }
+        return f;
+    }
     if (kind == "link-down" || kind == "link-up") {
         if (auto s = need(2, "link-down|link-up NODE[PORT]"); !s) return s.error();
         if (auto s = target(); !s) return s.error();
@@ -250,6 +278,7 @@ std::vector<std::string> console_commands(const Fault& f) {
             return {fmt::format("Error {} {}{}", port, f.percent,
                                 f.attribute.empty() ? "" : " " + f.attribute)};
         case Fault::Kind::Console: return {f.raw};
+        case Fault::Kind::Swap:  // needs the cabling: built in apply_fault
         case Fault::Kind::Width:
         case Fault::Kind::Speed:
         case Fault::Kind::Silent:
@@ -289,9 +318,35 @@ Result<std::string> apply_fault(const LabState& lab, const Fault& f) {
                            f.kind == Fault::Kind::Width ? "width" : "speed", f.value);
     }
     if (f.kind == Fault::Kind::Silent || f.kind == Fault::Kind::Answer) return set_silent(lab, f);
+    std::vector<std::string> commands = console_commands(f);
+    std::string swapped;
+    if (f.kind == Fault::Kind::Swap) {
+        std::ifstream in(lab.net_file);
+        std::string net((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        auto pa = net_file_peer(net, f.target.node, f.target.port);
+        auto pb = net_file_peer(net, f.other.node, f.other.port);
+        if (!pa || !pb) {
+            return make_error(
+                fmt::format("lab fault swap: {} and {}[{}] must both be cabled in the net file",
+                            where, f.other.node, f.other.port));
+        }
+        auto port = [](const std::string& n, int p) {
+            return fmt::format("{}[{}]", console_quote(n), p);
+        };
+        commands = {
+            "Unlink " + port(f.target.node, f.target.port),
+            "Unlink " + port(f.other.node, f.other.port),
+            fmt::format("Link {} {}", port(f.target.node, f.target.port), port(pb->node, pb->port)),
+            fmt::format("Link {} {}", port(f.other.node, f.other.port), port(pa->node, pa->port))};
+        swapped = fmt::format("{} now goes to {}[{}], {}[{}] to {}[{}]", where, pb->node, pb->port,
+                              f.other.node, f.other.port, pa->node, pa->port);
+    }
+    bool recabled = f.kind == Fault::Kind::LinkDown || f.kind == Fault::Kind::LinkUp ||
+                    f.kind == Fault::Kind::Swap;
+    size_t sweeps_before = recabled ? subnet_ups(lab) : 0;
     SimConsole console(lab.dir);
     std::string answers;
-    for (const std::string& cmd : console_commands(f)) {
+    for (const std::string& cmd : commands) {
         auto a = console.command(cmd);
         if (!a) return a.error();
         if (f.kind != Fault::Kind::Console && refused(*a)) {
@@ -299,7 +354,10 @@ Result<std::string> apply_fault(const LabState& lab, const Fault& f) {
         }
         answers += a->empty() ? "" : "\n" + *a;
     }
+    // The SM re-sweeps after a cabling change; the fault is in place when it is done.
+    if (recabled) wait_for_subnet_up(lab, sweeps_before);
     switch (f.kind) {
+        case Fault::Kind::Swap: return swapped;
         case Fault::Kind::LinkDown: return where + ": link down (both ends Polling)";
         case Fault::Kind::LinkUp: return where + ": link restored";
         case Fault::Kind::Counter: return where + ": counters set";
@@ -313,6 +371,7 @@ std::string fault_usage() {
     return R"(Faults (NODE is a name from the lab's net file: h0001, leaf01, spine01):
   link-down NODE[PORT]                 unplug the cable at that port (both ends go Polling)
   link-up NODE[PORT]                   plug it back in
+  swap NODE[PORT] NODE[PORT]           swap two cables (as the net file has them) between the ports
   width NODE[PORT] 1x|2x|4x|8x|12x     degrade the link's width (set on both ends)
   speed NODE[PORT] sdr|ddr|qdr|fdr|edr|hdr   degrade the link's speed (both ends)
   counter NODE[PORT] NAME=VALUE ...    set port counters, e.g. SymbolErrorCounter=500,

@@ -21,9 +21,21 @@ struct PortTarget {
 Result<PortTarget> parse_port_target(const std::string& s);
 
 struct Fault {
-    enum class Kind { LinkDown, LinkUp, Width, Speed, Counter, MadDrop, Silent, Answer, Console };
+    enum class Kind {
+        LinkDown,
+        LinkUp,
+        Swap,
+        Width,
+        Speed,
+        Counter,
+        MadDrop,
+        Silent,
+        Answer,
+        Console
+    };
     Kind kind = Kind::LinkDown;
     PortTarget target;                     ///< for silent/answer only the node
+    PortTarget other;                      ///< swap: the second port
     std::string value;                     ///< width ("1x") or speed ("fdr")
     std::vector<std::string> assignments;  ///< counter: "PortCounters.SymbolErrorCounter=5000"
     int percent = 0;                       ///< MAD drop rate

@@ -176,4 +176,30 @@ std::vector<std::string> net_file_node_names(const std::string& text) {
     return names;
 }
 
+std::optional<NetPort> net_file_peer(const std::string& text, const std::string& node, int port) {
+    std::istringstream in(text);
+    std::string line;
+    bool inside = false;
+    while (std::getline(in, line)) {
+        std::istringstream ls(line);
+        std::string first;
+        ls >> first;
+        if (first == "Switch" || first == "Hca" || first == "Rt") {
+            auto q1 = line.find('"');
+            auto q2 = q1 == std::string::npos ? q1 : line.find('"', q1 + 1);
+            inside = q2 != std::string::npos && line.substr(q1 + 1, q2 - q1 - 1) == node;
+            continue;
+        }
+        // "[5]\t"spine01"[1]" (a port line may carry a port GUID in parentheses)
+        if (!inside || first.empty() || first[0] != '[') continue;
+        if (std::atoi(first.c_str() + 1) != port) continue;
+        auto q1 = line.find('"');
+        auto q2 = q1 == std::string::npos ? q1 : line.find('"', q1 + 1);
+        auto b = q2 == std::string::npos ? q2 : line.find('[', q2);
+        if (b == std::string::npos) return std::nullopt;
+        return NetPort{line.substr(q1 + 1, q2 - q1 - 1), std::atoi(line.c_str() + b + 1)};
+    }
+    return std::nullopt;
+}
+
 }  // namespace fabscope

@@ -7,6 +7,7 @@
 // Leaf ports 1..H go to hosts, H+1.. are uplinks (for spine s, link k);
 // spine ports are consecutive per leaf.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,12 @@ NetFileStats count_net_file(const std::string& text);
 
 /// Node names ("leaf01") as written in a net file, for checking fault targets.
 std::vector<std::string> net_file_node_names(const std::string& text);
+
+/// The port a net file cables `node`[`port`] to, if any.
+struct NetPort {
+    std::string node;
+    int port = 0;
+};
+std::optional<NetPort> net_file_peer(const std::string& text, const std::string& node, int port);
 
 }  // namespace fabscope

@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <regex>
 
 #include "model/link_checks.h"
 #include "model/snapshot.h"
+#include "model/validation.h"
+#include "reports/validation_report.h"
 #include "test_fabrics.h"
 
 namespace fabscope {
@@ -19,7 +22,13 @@ using nlohmann::json;
 
 class SchemaChecker {
   public:
-    explicit SchemaChecker(json schema) : root_(std::move(schema)) {}
+    /// `others`: documents `schema` refers to by file name. Their own "#/$defs"
+    /// references are looked up in a shared table of every document's $defs.
+    explicit SchemaChecker(json schema, std::map<std::string, json> others = {})
+        : root_(std::move(schema)), others_(std::move(others)) {
+        for (const json* doc : {&root_}) defs_.update(doc->value("$defs", json::object()));
+        for (const auto& [name, doc] : others_) defs_.update(doc.value("$defs", json::object()));
+    }
 
     std::vector<std::string> check(const json& doc) {
         errors_.clear();
@@ -30,8 +39,10 @@ class SchemaChecker {
   private:
     const json& resolve(const json& s) {
         if (!s.contains("$ref")) return s;
-        std::string ref = s["$ref"];  // "#/$defs/name"
-        return resolve(root_["$defs"][ref.substr(ref.rfind('/') + 1)]);
+        std::string ref = s["$ref"];  // "#/$defs/name" or "other.schema.json#/$defs/name"
+        const std::string def = ref.substr(ref.rfind('/') + 1);
+        if (!defs_.contains(def)) throw std::runtime_error("unresolved $ref " + ref);
+        return resolve(defs_.at(def));
     }
 
     bool type_ok(const json& v, const std::string& t) {
@@ -102,12 +113,14 @@ class SchemaChecker {
     }
 
     json root_;
+    std::map<std::string, json> others_;
+    json defs_ = json::object();
     std::vector<std::string> errors_;
 };
 
-json load_schema() {
-    std::ifstream in(std::string(FIXTURES_DIR) + "/../../docs/snapshot.schema.json");
-    EXPECT_TRUE(in);
+json load_schema(const std::string& name = "snapshot.schema.json") {
+    std::ifstream in(std::string(FIXTURES_DIR) + "/../../docs/" + name);
+    EXPECT_TRUE(in) << name;
     return json::parse(in);
 }
 
@@ -134,6 +147,20 @@ TEST(Schema, DescribesEverySnapshotFabscopeWrites) {
     SchemaChecker checker(load_schema());
     auto errors = checker.check(json::parse(out.str()));
     for (const auto& e : errors) ADD_FAILURE() << e;
+}
+
+TEST(Schema, DescribesTheValidationReport) {
+    auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 3, .hosts_per_leaf = 2});
+    Fabric before = *Fabric::build(nodes);
+    testing::unplug(nodes, "leaf02", 4);
+    Fabric after = *Fabric::build(nodes);
+    Validation v = diff_snapshots(before, after, default_thresholds());
+    ASSERT_TRUE(v.failed());
+    ValidationMeta m{"diff", "2026-11-29T16:00:00Z", "after.json", 0, "", "before.json", "", 0.1,
+                     false};
+    SchemaChecker checker(load_schema("validation.schema.json"),
+                          {{"snapshot.schema.json", load_schema()}});
+    for (const auto& e : checker.check(validation_to_json(after, v, m))) ADD_FAILURE() << e;
 }
 
 TEST(Schema, CheckerCatchesDrift) {

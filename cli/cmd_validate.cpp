@@ -1,0 +1,212 @@
+// fabscope validate: after a maintenance window, is the fabric as it should
+// be? Sweep, read counters again after an interval, check everything, diff
+// against a plan and/or a baseline; one verdict and an exit code.
+
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "cli/cli.h"
+#include "cli/sweep_options.h"
+#include "model/duration.h"
+#include "model/json_io.h"
+#include "model/plan.h"
+#include "model/snapshot.h"
+#include "model/validation.h"
+#include "reports/validation_report.h"
+#include "util/exit_status.h"
+#include "util/time_util.h"
+
+namespace fabscope::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+void on_interrupt(int) {
+    g_interrupted = true;
+}
+
+struct ValidateCommand {
+    LiveSweepOptions live;
+    std::string plan;
+    std::string baseline;
+    std::string thresholds;
+    std::string interval = "30s";
+    std::string load;
+    std::string output;
+};
+
+/// Waits `d`, showing a countdown on a terminal; false if interrupted.
+bool wait_interval(Millis d, const Globals& g) {
+    struct sigaction sa {};
+    struct sigaction old_int {};
+    struct sigaction old_term {};
+    sa.sa_handler = on_interrupt;
+    ::sigaction(SIGINT, &sa, &old_int);
+    ::sigaction(SIGTERM, &sa, &old_term);
+    bool progress = !g.quiet && is_terminal(2);
+    auto end = std::chrono::steady_clock::now() + d;
+    while (!g_interrupted && std::chrono::steady_clock::now() < end) {
+        if (progress) {
+            auto left = std::chrono::duration_cast<std::chrono::seconds>(
+                            end - std::chrono::steady_clock::now())
+                            .count();
+            std::fprintf(
+                stderr,
+                "\rReading the counters again in %3lld s (Ctrl-C stops; what was read is kept) ",
+                static_cast<long long>(left) + 1);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (progress) std::fprintf(stderr, "\r%80s\r", "");
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGTERM, &old_term, nullptr);
+    return !g_interrupted;
+}
+
+int run_validate(const ValidateCommand& o, const Globals& g) {
+    // Every input first: a typo in a file must not cost a sweep and an interval.
+    auto interval = parse_duration(o.interval);
+    if (!interval || interval->count() < 0) {
+        return report(make_error(fmt::format("--interval {}: use a duration such as 10s, 1m, 500ms",
+                                             o.interval)),
+                      g);
+    }
+    std::optional<Plan> plan;
+    std::optional<Plan> baseline;
+    Thresholds thresholds = default_thresholds();
+    if (!o.plan.empty()) {
+        auto p = load_plan(o.plan);
+        if (!p) return report(p.error(), g);
+        plan = std::move(p).value();
+    }
+    if (!o.baseline.empty()) {
+        auto b = load_snapshot(o.baseline);
+        if (!b) return report(b.error(), g);
+        baseline = plan_from_fabric(b->fabric, classify_tiers(b->fabric));
+    }
+    if (!o.thresholds.empty()) {
+        auto t = load_thresholds(o.thresholds);
+        if (!t) return report(t.error(), g);
+        thresholds = std::move(t).value();
+    }
+
+    ValidationMeta meta;
+    meta.command = "validate";
+    meta.started = iso8601_now();
+    meta.plan = o.plan;
+    meta.baseline = o.baseline;
+    meta.thresholds = o.thresholds;
+    Stopwatch sw;
+
+    Snapshot snap;
+    std::vector<Finding> problems;
+    std::optional<CounterReadings> after;
+    if (!o.load.empty()) {
+        auto s = load_snapshot(o.load);
+        if (!s) return report(s.error(), g);
+        snap = std::move(s).value();
+        meta.fabric_from = o.load;
+    } else {
+        LiveSweepOptions live = o.live;
+        live.no_routes = true;  // cabling and counters, not routes
+        auto session = LiveSession::open(live, g);
+        if (!session) return report(session.error(), g);
+        auto swept = session->sweep();
+        if (!swept) return report(swept.error(), g);
+        snap = std::move(swept->snapshot);
+        problems = std::move(swept->problems);
+        meta.fabric_from = fmt::format("{} port {}", snap.source.ca, snap.source.ca_port);
+        if (interval->count() > 0) {
+            if (wait_interval(*interval, g)) {
+                CounterRead second = session->read_counters_of(snap.fabric);
+                after = std::move(second.readings);
+            } else {
+                meta.interrupted = true;
+            }
+        }
+    }
+    Tiers tiers = classify_tiers(snap.fabric);
+    CounterReadings before = readings_of(snap.fabric);
+    ValidationInput in{snap.fabric,
+                       tiers,
+                       problems,
+                       before.empty() ? nullptr : &before,
+                       after ? &*after : nullptr,
+                       plan ? &*plan : nullptr,
+                       baseline ? &*baseline : nullptr,
+                       thresholds};
+    Validation v = validate(in);
+    if (after && !after->empty()) {
+        int64_t sum = 0;
+        size_t n = 0;
+        for (const auto& [ref, pc] : *after) {
+            auto b = before.find(ref);
+            if (b != before.end()) {
+                sum += pc.read_at_ms - b->second.read_at_ms;
+                ++n;
+            }
+        }
+        meta.interval_s = n ? static_cast<double>(sum) / static_cast<double>(n) / 1000.0 : 0;
+    }
+    meta.duration_s = sw.seconds();
+
+    nlohmann::json doc = validation_to_json(snap.fabric, v, meta);
+    if (!o.output.empty()) {
+        if (auto w = json_io::write_json_file(doc, o.output); !w) return report(w.error(), g);
+    }
+    if (!g.quiet) {
+        std::fputs(render_validation_summary(v, meta, g.err_style()).c_str(), stderr);
+        if (!o.output.empty()) std::fprintf(stderr, "Report written to %s\n", o.output.c_str());
+    }
+    if (g.json) {
+        if (auto w = json_io::write_json_file(doc, "-"); !w) return report(w.error(), g);
+    }
+    if (meta.interrupted) return kExitInterrupted;
+    return v.failed() ? kExitFindings : kExitClean;
+}
+
+}  // namespace
+
+void add_validate(CLI::App& app, Context& ctx) {
+    auto o = std::make_shared<ValidateCommand>();
+    CLI::App* cmd = app.add_subcommand(
+        "validate", "Is the fabric as it should be? One verdict, an exit code, a report");
+    cmd->add_option("--plan", o->plan,
+                    "The expected fabric (YAML or JSON; `fabscope plan --from` writes one)")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--baseline", o->baseline, "A snapshot of the fabric when it was good")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--thresholds", o->thresholds,
+                    "Counter thresholds (YAML or JSON; defaults in the user guide)")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--interval", o->interval,
+                    "Time between the two counter readings (default 30s; 0 = one reading)");
+    cmd->add_option("--load", o->load,
+                    "Validate a snapshot instead of the live fabric (one counter reading)")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("-o,--output", o->output, "Write the report (JSON) to FILE");
+    add_live_sweep_options(cmd, o->live, false);
+    cmd->footer(
+        R"(Checks: links below the width or speed both ends can do, below their peers or below
+the plan; ports down that should be up; cabling against the plan or baseline (missing,
+unexpected and miswired links, swapped cables, nodes gone or new); duplicate GUIDs and
+LIDs; error counters as rates over the interval (saturation and clears handled,
+64-bit counters preferred) and PortXmitWait as a share of it.
+
+Exit codes: 0 no problems, 1 problems (warnings or errors), 2 bad flags or input
+files, 3 could not reach the fabric, 130 interrupted (the report so far is written).
+
+Examples:
+  fabscope sweep -o good.json && fabscope plan --from good.json -o fabric-plan.yaml
+  fabscope validate --plan fabric-plan.yaml --interval 30s -o report.json
+  fabscope validate --baseline good.json --interval 10s --json | jq '.findings[].summary'
+  fabscope validate --load fabric.json --plan fabric-plan.yaml      # offline)");
+    cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_validate(*o, ctx.globals); }; });
+}
+
+}  // namespace fabscope::cli

@@ -1,0 +1,149 @@
+#include "model/counter_checks.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace fabscope {
+namespace {
+
+uint64_t max_value(Counter c, bool extended) {
+    int bits = counter_bits(c, extended);
+    return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+}
+
+std::string where(const Fabric& f, PortRef r) {
+    const Port* p = f.port(r);
+    if (p && p->peer) return fmt::format("{} (link to {})", describe(f, r), describe(f, *p->peer));
+    return describe(f, r);
+}
+
+std::vector<PortRef> ends(const Fabric& f, PortRef r) {
+    const Port* p = f.port(r);
+    if (p && p->peer) return {r, *p->peer};
+    return {r};
+}
+
+Finding saturated_finding(const Fabric& f, PortRef r, Counter c, uint64_t max,
+                          std::optional<uint64_t> before) {
+    Finding x;
+    x.kind = "counter_saturated";
+    x.severity = Severity::Warning;
+    x.summary = fmt::format(
+        "{}: {} is saturated at {}: new errors can no longer be seen; clear it (perfquery -R) "
+        "and measure again",
+        where(f, r), name(c), max);
+    x.where = ends(f, r);
+    x.evidence = {{"counter", name(c)}, {"value", max}};
+    if (before && *before < max) x.evidence["rose_at_least"] = max - *before;
+    return x;
+}
+
+}  // namespace
+
+CounterReadings readings_of(const Fabric& f) {
+    CounterReadings out;
+    for (const Node& n : f.nodes()) {
+        for (const Port& p : n.ports) {
+            if (p.counters) out[PortRef{n.guid, p.num}] = *p.counters;
+        }
+    }
+    return out;
+}
+
+double xmit_wait_tick_seconds(Speed speed, int tick_multiplier) {
+    // A tick is a multiple of the time a lane takes to carry one byte.
+    return tick_multiplier * 8.0 / (lane_data_gbps(speed) * 1e9);
+}
+
+std::vector<Finding> check_saturated(const Fabric& f, const CounterReadings& readings) {
+    std::vector<Finding> out;
+    for (const auto& [ref, pc] : readings) {
+        for (int i = 0; i < kCounterCount; ++i) {
+            auto c = static_cast<Counter>(i);
+            if (!is_error_counter(c)) continue;
+            auto v = pc.get(c);
+            if (v && *v == max_value(c, false))
+                out.push_back(saturated_finding(f, ref, c, *v, std::nullopt));
+        }
+    }
+    return out;
+}
+
+std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings& before,
+                                         const CounterReadings& after, const Thresholds& t) {
+    std::vector<Finding> out;
+    for (const auto& [ref, a] : after) {
+        auto it = before.find(ref);
+        if (it == before.end()) continue;
+        const PortCounters& b = it->second;
+        int64_t ms = a.read_at_ms - b.read_at_ms;
+        if (ms <= 0) continue;
+        Millis interval(ms);
+        double seconds = static_cast<double>(ms) / 1000.0;
+        for (const auto& [c, lim] : t.counters) {
+            auto vb = b.get(c);
+            auto va = a.get(c);
+            if (!vb || !va) continue;
+            uint64_t max = max_value(c, false);
+            if (*va == max) {
+                out.push_back(saturated_finding(f, ref, c, max, vb));
+                continue;
+            }
+            bool cleared = *va < *vb;
+            uint64_t delta = cleared ? *va : *va - *vb;
+            if (static_cast<double>(delta) <= lim.allowed(interval)) continue;
+            Finding x;
+            x.kind = "counter_rising";
+            x.severity = lim.severity;
+            double per_hour = static_cast<double>(delta) * 3600.0 / seconds;
+            x.summary = fmt::format("{}: {} rose by {}{} in {} ({:.0f} per hour; limit {} per {})",
+                                    where(f, ref), name(c), cleared ? "at least " : "", delta,
+                                    format_duration(interval), per_hour, lim.limit,
+                                    format_duration(lim.per));
+            x.where = ends(f, ref);
+            x.evidence = {{"counter", name(c)},
+                          {"before", *vb},
+                          {"after", *va},
+                          {"delta", delta},
+                          {"interval_s", seconds},
+                          {"per_hour", per_hour},
+                          {"limit", lim.limit},
+                          {"limit_per_s", static_cast<double>(lim.per.count()) / 1000.0},
+                          {"cleared_during_interval", cleared}};
+            out.push_back(std::move(x));
+        }
+        // Time spent waiting to transmit.
+        auto wb = b.get(Counter::PortXmitWait);
+        auto wa = a.get(Counter::PortXmitWait);
+        const Port* port = f.port(ref);
+        if (wb && wa && port && port->speed_active) {
+            uint64_t max = max_value(Counter::PortXmitWait, false);
+            if (*wa == max && *wb < max) {
+                out.push_back(saturated_finding(f, ref, Counter::PortXmitWait, max, wb));
+                continue;
+            }
+            uint64_t delta = *wa >= *wb ? *wa - *wb : *wa;
+            double fraction =
+                static_cast<double>(delta) *
+                xmit_wait_tick_seconds(*port->speed_active, t.xmit_wait.tick_multiplier) / seconds;
+            if (fraction < t.xmit_wait.warn) continue;
+            Finding x;
+            x.kind = "xmit_wait";
+            x.severity = fraction >= t.xmit_wait.error ? Severity::Error : Severity::Warning;
+            x.summary = fmt::format(
+                "{}: waited to transmit {:.1f}% of {} (PortXmitWait +{}): congestion or a slow "
+                "receiver downstream",
+                where(f, ref), std::min(fraction, 1.0) * 100, format_duration(interval), delta);
+            x.where = ends(f, ref);
+            x.evidence = {{"delta_ticks", delta},
+                          {"fraction", fraction},
+                          {"interval_s", seconds},
+                          {"tick_multiplier", t.xmit_wait.tick_multiplier}};
+            out.push_back(std::move(x));
+        }
+    }
+    return out;
+}
+
+}  // namespace fabscope

@@ -1,0 +1,223 @@
+#include "model/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "model/yaml_io.h"
+
+namespace fabscope {
+namespace {
+
+using yaml_io::fail;
+
+const std::set<std::string> kTierNames{"host", "leaf", "spine", "core"};
+
+void read_rate(const YAML::Node& n, std::optional<Width>& w, std::optional<Speed>& s) {
+    if (!n.IsMap()) fail(n, "expected {width: 4X, speed: HDR}");
+    for (const auto& kv : n) {
+        std::string key = yaml_io::as_string(kv.first);
+        std::string v = yaml_io::as_string(kv.second);
+        if (key == "width") {
+            w = parse_width(v);
+            if (!w) fail(kv.second, fmt::format("\"{}\" is not one of 1X, 2X, 4X, 8X, 12X", v));
+        } else if (key == "speed") {
+            s = parse_speed(v);
+            if (!s)
+                fail(kv.second,
+                     fmt::format(
+                         "\"{}\" is not one of SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR", v));
+        } else {
+            fail(kv.first, fmt::format("unknown key \"{}\" (width, speed)", key));
+        }
+    }
+}
+
+PlanLink read_link(const YAML::Node& n) {
+    if (!n.IsSequence() || (n.size() != 4 && n.size() != 5)) {
+        fail(n,
+             "a link is [node, port, node, port] or [node, port, node, port, {width: .., speed: "
+             "..}]");
+    }
+    PlanLink l;
+    l.a = PlanEnd{yaml_io::as_string(n[0]), static_cast<uint8_t>(yaml_io::as_int(n[1], 0, 254))};
+    l.b = PlanEnd{yaml_io::as_string(n[2]), static_cast<uint8_t>(yaml_io::as_int(n[3], 0, 254))};
+    if (l.a.node.empty() || l.b.node.empty()) fail(n, "a link needs two node names");
+    if (l.a == l.b) fail(n, "a link cannot connect a port to itself");
+    if (n.size() == 5) read_rate(n[4], l.width, l.speed);
+    return l;
+}
+
+Plan read_plan(const YAML::Node& root) {
+    auto version = yaml_io::require(root, "fabscope_plan");
+    if (yaml_io::as_int(version, 0, 1000) != kPlanVersion) {
+        fail(version, fmt::format("plan version must be {} (this fabscope reads version {})",
+                                  kPlanVersion, kPlanVersion));
+    }
+    Plan p;
+    for (const auto& kv : root) {
+        std::string key = yaml_io::as_string(kv.first);
+        const YAML::Node& v = kv.second;
+        if (key == "fabscope_plan") continue;
+        if (key == "expect") {
+            read_rate(v, p.width, p.speed);
+        } else if (key == "tiers") {
+            if (!v.IsMap()) fail(v, "tiers: expected {spine: [..], leaf: [..], host: [..]}");
+            for (const auto& t : v) {
+                std::string tier = yaml_io::as_string(t.first);
+                if (!kTierNames.count(tier))
+                    fail(t.first,
+                         fmt::format("unknown tier \"{}\" (host, leaf, spine, core)", tier));
+                if (!t.second.IsSequence()) fail(t.second, "expected a list of node names");
+                for (const auto& name : t.second) p.tiers[tier].push_back(yaml_io::as_string(name));
+            }
+        } else if (key == "links") {
+            if (!v.IsSequence()) fail(v, "links: expected a list of [node, port, node, port]");
+            std::map<PlanEnd, const YAML::Node*> used;
+            for (const auto& item : v) {
+                PlanLink l = read_link(item);
+                for (const PlanEnd& e : {l.a, l.b}) {
+                    if (!used.emplace(e, &item).second) {
+                        fail(item, fmt::format("{}[{}] is in two planned links", e.node, e.port));
+                    }
+                }
+                p.links.push_back(std::move(l));
+            }
+        } else if (key == "leaf_spine") {
+            if (!v.IsMap()) fail(v, "leaf_spine: expected {links_per_pair: N}");
+            p.links_per_leaf_spine =
+                static_cast<int>(yaml_io::as_int(yaml_io::require(v, "links_per_pair"), 1, 64));
+        } else if (key == "guids") {
+            if (!v.IsMap()) fail(v, "guids: expected {node: \"0x...\"}");
+            for (const auto& g : v) {
+                auto guid = parse_guid(yaml_io::as_string(g.second));
+                if (!guid) fail(g.second, "expected a GUID such as \"0x0002c90300a1b2c3\"");
+                p.guids[yaml_io::as_string(g.first)] = *guid;
+            }
+        } else {
+            fail(kv.first,
+                 fmt::format("unknown key \"{}\" (expect, tiers, links, leaf_spine, guids)", key));
+        }
+    }
+    if (p.links_per_leaf_spine && (!p.tiers.count("leaf") || !p.tiers.count("spine"))) {
+        fail(root["leaf_spine"], "leaf_spine needs tiers.leaf and tiers.spine");
+    }
+    return p;
+}
+
+}  // namespace
+
+std::vector<std::string> Plan::node_names() const {
+    std::set<std::string> s;
+    for (const auto& [tier, names] : tiers) s.insert(names.begin(), names.end());
+    for (const PlanLink& l : links) {
+        s.insert(l.a.node);
+        s.insert(l.b.node);
+    }
+    return {s.begin(), s.end()};
+}
+
+Result<Plan> parse_plan(const std::string& text, const std::string& origin) {
+    return yaml_io::load_text<Plan>(text, origin, "fabscope plan", read_plan);
+}
+
+Result<Plan> load_plan(const std::string& path) {
+    return yaml_io::load<Plan>(path, "fabscope plan", read_plan);
+}
+
+Plan plan_from_fabric(const Fabric& f, const Tiers& tiers) {
+    Plan p;
+    // Names: descriptions, unless empty or shared by two nodes.
+    std::map<std::string, int> uses;
+    for (const Node& n : f.nodes()) ++uses[n.description];
+    auto name_of = [&](const Node& n) {
+        return n.description.empty() || uses[n.description] > 1 ? format_guid(n.guid)
+                                                                : n.description;
+    };
+    for (size_t i = 0; i < f.nodes().size(); ++i) {
+        const Node& n = f.nodes()[i];
+        int t = tiers.tier(i);
+        if (t >= 0 && t <= 3) p.tiers[tier_name(t)].push_back(name_of(n));
+        p.guids[name_of(n)] = n.guid;
+    }
+    for (auto& [tier, names] : p.tiers) std::sort(names.begin(), names.end());
+    // The usual rate is the plan's default; links off it say theirs.
+    std::map<std::pair<Width, Speed>, size_t> rates;
+    for (const Link& l : f.links()) {
+        const Port* a = f.port(l.a);
+        if (a && a->width_active && a->speed_active) ++rates[{*a->width_active, *a->speed_active}];
+    }
+    if (!rates.empty()) {
+        auto best = std::max_element(rates.begin(), rates.end(),
+                                     [](auto& x, auto& y) { return x.second < y.second; });
+        p.width = best->first.first;
+        p.speed = best->first.second;
+    }
+    for (const Link& l : f.links()) {
+        PlanLink pl{PlanEnd{name_of(*f.node(l.a.node)), l.a.port},
+                    PlanEnd{name_of(*f.node(l.b.node)), l.b.port},
+                    {},
+                    {}};
+        const Port* a = f.port(l.a);
+        if (a && a->width_active && a->width_active != p.width) pl.width = a->width_active;
+        if (a && a->speed_active && a->speed_active != p.speed) pl.speed = a->speed_active;
+        // Lower tier first reads naturally: host -> leaf -> spine.
+        int ta = tiers.tier(*f.index_of(l.a.node));
+        int tb = tiers.tier(*f.index_of(l.b.node));
+        if (ta > tb) std::swap(pl.a, pl.b);
+        p.links.push_back(std::move(pl));
+    }
+    std::sort(p.links.begin(), p.links.end(), [](const PlanLink& x, const PlanLink& y) {
+        return std::tie(x.a, x.b) < std::tie(y.a, y.b);
+    });
+    return p;
+}
+
+std::string plan_to_yaml(const Plan& p) {
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    out << YAML::Key << "fabscope_plan" << YAML::Value << kPlanVersion;
+    if (p.width || p.speed) {
+        out << YAML::Key << "expect" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        if (p.width) out << YAML::Key << "width" << YAML::Value << std::string(name(*p.width));
+        if (p.speed) out << YAML::Key << "speed" << YAML::Value << std::string(name(*p.speed));
+        out << YAML::EndMap;
+    }
+    out << YAML::Key << "tiers" << YAML::Value << YAML::BeginMap;
+    for (const char* tier : {"spine", "leaf", "core", "host"}) {
+        auto it = p.tiers.find(tier);
+        if (it == p.tiers.end()) continue;
+        out << YAML::Key << tier << YAML::Value << YAML::Flow << it->second;
+    }
+    out << YAML::EndMap;
+    if (p.links_per_leaf_spine) {
+        out << YAML::Key << "leaf_spine" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+            << "links_per_pair" << YAML::Value << p.links_per_leaf_spine << YAML::EndMap;
+    }
+    out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
+    for (const PlanLink& l : p.links) {
+        out << YAML::Flow << YAML::BeginSeq << l.a.node << static_cast<int>(l.a.port) << l.b.node
+            << static_cast<int>(l.b.port);
+        if (l.width || l.speed) {
+            out << YAML::Flow << YAML::BeginMap;
+            if (l.width) out << YAML::Key << "width" << YAML::Value << std::string(name(*l.width));
+            if (l.speed) out << YAML::Key << "speed" << YAML::Value << std::string(name(*l.speed));
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
+    }
+    out << YAML::EndSeq;
+    if (!p.guids.empty()) {
+        out << YAML::Key << "guids" << YAML::Value << YAML::BeginMap;
+        for (const auto& [n, g] : p.guids) out << YAML::Key << n << YAML::Value << format_guid(g);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+    return std::string(
+               "# fabscope plan: the fabric as it should be. Edit freely; see the user guide.\n") +
+           out.c_str() + "\n";
+}
+
+}  // namespace fabscope

@@ -1,0 +1,34 @@
+#pragma once
+// A fabric against its plan (or against a baseline snapshot turned into one):
+//  - node_missing: a planned node is not there (its planned links are part
+//    of this finding, not reported again);
+//  - node_new: a node the plan does not name;
+//  - node_replaced: a planned node answers with another GUID (info);
+//  - link_down: a planned cable is not up, and neither end is cabled elsewhere;
+//  - miswired: a planned port is cabled to another port than planned;
+//  - cables_swapped: two planned cables are each on the other's port;
+//  - unexpected_link: a cable between planned nodes that the plan does not have;
+//  - degraded_link: a planned link runs below its planned width or speed;
+//  - leaf_spine_links: a leaf-spine pair with another count than planned;
+//  - tier_mismatch: a node in another tier than planned.
+// Every finding names the ports at both ends by name, GUID and port.
+
+#include <vector>
+
+#include "model/fabric.h"
+#include "model/finding.h"
+#include "model/plan.h"
+#include "model/tiers.h"
+
+namespace fabscope {
+
+struct PlanDiff {
+    std::vector<Finding> findings;
+    /// Ports the plan speaks for: heuristic findings about them (polling,
+    /// below peers) are superseded by the plan's.
+    std::vector<PortRef> planned_ports;
+};
+
+PlanDiff diff_against_plan(const Plan& plan, const Fabric& f, const Tiers& tiers);
+
+}  // namespace fabscope

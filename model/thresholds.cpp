@@ -1,0 +1,133 @@
+#include "model/thresholds.h"
+
+#include <fmt/format.h>
+
+#include "model/yaml_io.h"
+
+namespace fabscope {
+
+double CounterLimit::allowed(Millis interval) const {
+    return static_cast<double>(limit) * static_cast<double>(interval.count()) /
+           static_cast<double>(per.count());
+}
+
+Thresholds default_thresholds() {
+    // Per hour, as a rate, so a short validation interval makes any rise of
+    // the link-quality counters a finding, and a long one tolerates the rare
+    // corrected error. LinkDowned and integrity errors are never normal.
+    const Millis hour(3600000);
+    Thresholds t;
+    auto set = [&](Counter c, uint64_t limit, Severity s) {
+        t.counters[c] = CounterLimit{limit, hour, s};
+    };
+    set(Counter::SymbolErrorCounter, 10, Severity::Warning);
+    set(Counter::LinkErrorRecoveryCounter, 1, Severity::Warning);
+    set(Counter::LinkDownedCounter, 0, Severity::Error);
+    set(Counter::PortRcvErrors, 10, Severity::Warning);
+    set(Counter::PortRcvRemotePhysicalErrors, 10, Severity::Warning);
+    set(Counter::PortRcvSwitchRelayErrors, 100, Severity::Warning);
+    set(Counter::PortXmitDiscards, 100, Severity::Warning);
+    set(Counter::PortXmitConstraintErrors, 100, Severity::Warning);
+    set(Counter::PortRcvConstraintErrors, 100, Severity::Warning);
+    set(Counter::LocalLinkIntegrityErrors, 0, Severity::Error);
+    set(Counter::ExcessiveBufferOverrunErrors, 0, Severity::Error);
+    set(Counter::VL15Dropped, 100, Severity::Warning);
+    return t;
+}
+
+namespace {
+
+Severity severity_of(const YAML::Node& n) {
+    std::string s = yaml_io::as_string(n);
+    if (s == "info") return Severity::Info;
+    if (s == "warning") return Severity::Warning;
+    if (s == "error") return Severity::Error;
+    yaml_io::fail(n, fmt::format("\"{}\" is not one of info, warning, error", s));
+}
+
+Thresholds read_thresholds(const YAML::Node& root) {
+    {
+        auto version = yaml_io::require(root, "fabscope_thresholds");
+        if (yaml_io::as_int(version, 0, 1000) != 1) {
+            yaml_io::fail(version, "thresholds version must be 1 (this fabscope reads version 1)");
+        }
+        Thresholds t = default_thresholds();
+        for (const auto& kv : root) {
+            std::string key = yaml_io::as_string(kv.first);
+            if (key != "fabscope_thresholds" && key != "counters" && key != "xmit_wait") {
+                yaml_io::fail(
+                    kv.first,
+                    fmt::format("unknown key \"{}\" (expected counters, xmit_wait)", key));
+            }
+        }
+        if (YAML::Node counters = root["counters"]) {
+            if (!counters.IsMap())
+                yaml_io::fail(counters, "counters: expected a mapping of counter names");
+            for (const auto& kv : counters) {
+                std::string name = yaml_io::as_string(kv.first);
+                auto c = parse_counter(name);
+                if (!c || !is_error_counter(*c)) {
+                    yaml_io::fail(
+                        kv.first,
+                        fmt::format("\"{}\" is not an error counter (e.g. SymbolErrorCounter, "
+                                    "LinkDownedCounter, PortRcvErrors)",
+                                    name));
+                }
+                CounterLimit lim = t.counters[*c];
+                const YAML::Node& v = kv.second;
+                if (!v.IsMap()) yaml_io::fail(v, "expected {limit: N, per: DURATION}");
+                for (const auto& field : v) {
+                    std::string f = yaml_io::as_string(field.first);
+                    if (f == "limit") {
+                        lim.limit =
+                            static_cast<uint64_t>(yaml_io::as_int(field.second, 0, 1LL << 48));
+                    } else if (f == "per") {
+                        auto d = parse_duration(yaml_io::as_string(field.second));
+                        if (!d || d->count() <= 0)
+                            yaml_io::fail(field.second, "per: a duration such as 10s, 5m, 1h");
+                        lim.per = *d;
+                    } else if (f == "severity") {
+                        lim.severity = severity_of(field.second);
+                    } else {
+                        yaml_io::fail(field.first,
+                                      fmt::format("unknown key \"{}\" (limit, per, severity)", f));
+                    }
+                }
+                t.counters[*c] = lim;
+            }
+        }
+        if (YAML::Node xw = root["xmit_wait"]) {
+            if (!xw.IsMap())
+                yaml_io::fail(xw, "xmit_wait: expected {warn: F, error: F, tick_multiplier: N}");
+            for (const auto& field : xw) {
+                std::string f = yaml_io::as_string(field.first);
+                if (f == "warn")
+                    t.xmit_wait.warn = yaml_io::as_double(field.second, 0, 1);
+                else if (f == "error")
+                    t.xmit_wait.error = yaml_io::as_double(field.second, 0, 1);
+                else if (f == "tick_multiplier")
+                    t.xmit_wait.tick_multiplier =
+                        static_cast<int>(yaml_io::as_int(field.second, 1, 256));
+                else
+                    yaml_io::fail(
+                        field.first,
+                        fmt::format("unknown key \"{}\" (warn, error, tick_multiplier)", f));
+            }
+            if (t.xmit_wait.warn > t.xmit_wait.error)
+                yaml_io::fail(xw, "xmit_wait: warn must not exceed error");
+        }
+        return t;
+    }
+}
+
+}  // namespace
+
+Result<Thresholds> load_thresholds(const std::string& path) {
+    return yaml_io::load<Thresholds>(path, "thresholds file", read_thresholds);
+}
+
+Result<Thresholds> parse_thresholds(const std::string& text, const std::string& origin) {
+    return yaml_io::load_text<Thresholds>(text, origin, "thresholds file", read_thresholds);
+}
+
+}  // namespace fabscope

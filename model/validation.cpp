@@ -1,0 +1,115 @@
+#include "model/validation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "model/identity_checks.h"
+#include "model/link_checks.h"
+#include "model/plan_diff.h"
+
+namespace fabscope {
+namespace {
+
+bool all_in(const std::vector<PortRef>& where, const std::set<PortRef>& ports) {
+    return std::all_of(where.begin(), where.end(),
+                       [&](const PortRef& r) { return ports.count(r); });
+}
+
+}  // namespace
+
+bool Validation::failed() const {
+    return std::any_of(findings.begin(), findings.end(),
+                       [](const Finding& f) { return f.severity != Severity::Info; });
+}
+
+size_t Validation::count(Severity s) const {
+    return static_cast<size_t>(std::count_if(findings.begin(), findings.end(),
+                                             [&](const Finding& f) { return f.severity == s; }));
+}
+
+void sort_by_severity(std::vector<Finding>& findings) {
+    std::stable_sort(findings.begin(), findings.end(),
+                     [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+}
+
+Validation validate(const ValidationInput& in) {
+    Validation v;
+    const Fabric& f = in.fabric;
+    v.findings = in.sweep_problems;
+    v.checks.push_back(fmt::format("{} nodes, {} links", f.nodes().size(), f.links().size()));
+
+    std::vector<Finding> heuristics = check_links(f, in.tiers);
+    v.checks.push_back(
+        "widths and speeds against what both ends can do and against their peers; port states");
+
+    std::set<PortRef> planned;
+    bool structural = in.plan || in.baseline;
+    for (const Plan* p : {in.plan, in.baseline}) {
+        if (!p) continue;
+        PlanDiff d = diff_against_plan(*p, f, in.tiers);
+        planned.insert(d.planned_ports.begin(), d.planned_ports.end());
+        // A baseline and a plan may both see the same problem: keep one.
+        for (Finding& x : d.findings) {
+            bool dup = std::any_of(v.findings.begin(), v.findings.end(), [&](const Finding& y) {
+                return y.kind == x.kind && y.where == x.where;
+            });
+            if (!dup) v.findings.push_back(std::move(x));
+        }
+        v.checks.push_back(fmt::format("cabling against the {} ({} links)",
+                                       p == in.plan ? "plan" : "baseline", p->links.size()));
+    }
+    for (Finding& x : heuristics) {
+        // What the plan or baseline says wins over a guess without one.
+        if (structural && x.kind == "link_count_asymmetry") continue;
+        if ((x.kind == "port_polling" || x.kind == "link_below_peers") && all_in(x.where, planned))
+            continue;
+        v.findings.push_back(std::move(x));
+    }
+
+    auto ids = check_identities(f);
+    v.findings.insert(v.findings.end(), ids.begin(), ids.end());
+    v.checks.push_back("duplicate LIDs and GUIDs");
+
+    if (in.before && in.after) {
+        auto rates = check_counter_rates(f, *in.before, *in.after, in.thresholds);
+        v.findings.insert(v.findings.end(), rates.begin(), rates.end());
+        v.checks.push_back(fmt::format("{} error counters and PortXmitWait as rates on {} ports",
+                                       in.thresholds.counters.size(), in.after->size()));
+    } else if (in.before) {
+        auto sat = check_saturated(f, *in.before);
+        v.findings.insert(v.findings.end(), sat.begin(), sat.end());
+        v.checks.push_back(fmt::format(
+            "saturated error counters on {} ports (one reading: no rates)", in.before->size()));
+    }
+    sort_by_severity(v.findings);
+    return v;
+}
+
+}  // namespace fabscope
+
+namespace fabscope {
+
+Validation diff_snapshots(const Fabric& before, const Fabric& after, const Thresholds& t) {
+    Validation v;
+    v.checks.push_back(fmt::format("{} nodes, {} links before; {} nodes, {} links after",
+                                   before.nodes().size(), before.links().size(),
+                                   after.nodes().size(), after.links().size()));
+    Tiers tb = classify_tiers(before);
+    Tiers ta = classify_tiers(after);
+    PlanDiff d = diff_against_plan(plan_from_fabric(before, tb), after, ta);
+    v.findings = std::move(d.findings);
+    v.checks.push_back("nodes, cabling, widths and speeds");
+    CounterReadings rb = readings_of(before);
+    CounterReadings ra = readings_of(after);
+    if (!rb.empty() && !ra.empty()) {
+        auto rates = check_counter_rates(after, rb, ra, t);
+        v.findings.insert(v.findings.end(), rates.begin(), rates.end());
+        v.checks.push_back(fmt::format("error counters as rates on {} ports", ra.size()));
+    }
+    sort_by_severity(v.findings);
+    return v;
+}
+
+}  // namespace fabscope

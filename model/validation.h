@@ -1,0 +1,50 @@
+#pragma once
+// Post-maintenance validation as one pure function: everything fabscope
+// knows to check about a fabric, against an optional plan and an optional
+// baseline, with counter rates when there are two readings. The plan's and
+// baseline's findings supersede the guesses made without them (a planned
+// port that is Polling is a link down, not "maybe unused").
+
+#include <vector>
+
+#include "model/counter_checks.h"
+#include "model/fabric.h"
+#include "model/finding.h"
+#include "model/plan.h"
+#include "model/thresholds.h"
+#include "model/tiers.h"
+
+namespace fabscope {
+
+struct ValidationInput {
+    const Fabric& fabric;
+    const Tiers& tiers;
+    std::vector<Finding> sweep_problems;      ///< what the sweep could not read
+    const CounterReadings* before = nullptr;  ///< first reading (the sweep's)
+    const CounterReadings* after = nullptr;   ///< second reading, an interval later
+    const Plan* plan = nullptr;
+    const Plan* baseline = nullptr;  ///< a known-good snapshot, as a plan
+    Thresholds thresholds = default_thresholds();
+};
+
+struct Validation {
+    std::vector<Finding> findings;    ///< errors first
+    std::vector<std::string> checks;  ///< what was checked, for people
+    bool failed() const;              ///< any warning or error
+    size_t count(Severity s) const;
+};
+
+Validation validate(const ValidationInput& in);
+
+/// Errors first, then warnings, then info; stable within a severity.
+void sort_by_severity(std::vector<Finding>& findings);
+
+}  // namespace fabscope
+
+namespace fabscope {
+
+/// What changed from `before` to `after`: cabling and rates (a baseline
+/// diff), and error counters as rates when both snapshots hold counters.
+Validation diff_snapshots(const Fabric& before, const Fabric& after, const Thresholds& t);
+
+}  // namespace fabscope

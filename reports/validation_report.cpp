@@ -1,0 +1,84 @@
+#include "reports/validation_report.h"
+
+#include <fmt/format.h>
+
+namespace fabscope {
+namespace {
+
+std::string tag(const TextStyle& st, Severity s) {
+    switch (s) {
+        case Severity::Error: return st.red("error  ");
+        case Severity::Warning: return st.yellow("warning");
+        case Severity::Info: return st.dim("info   ");
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string render_validation_summary(const Validation& v, const ValidationMeta& m,
+                                      const TextStyle& st, size_t max_listed) {
+    size_t errors = v.count(Severity::Error);
+    size_t warnings = v.count(Severity::Warning);
+    size_t infos = v.count(Severity::Info);
+    std::string scope = m.interval_s > 0 ? fmt::format("counters over {:.1f} s", m.interval_s)
+                                         : "one counter reading";
+    std::string head;
+    if (m.interrupted) {
+        head = st.yellow("INTERRUPTED");
+    } else if (v.failed()) {
+        head = st.bold(st.red("FAIL"));
+    } else {
+        head = st.bold(st.green("PASS"));
+    }
+    std::string counts =
+        !v.failed() ? "no problems"
+                    : fmt::format("{} problem{}: {} error{}, {} warning{}", errors + warnings,
+                                  errors + warnings == 1 ? "" : "s", errors, errors == 1 ? "" : "s",
+                                  warnings, warnings == 1 ? "" : "s");
+    std::string out = fmt::format("{}  fabscope {}: {}  ({}; {})\n", head, m.command, counts,
+                                  v.checks.empty() ? "" : v.checks.front(), scope);
+    size_t shown = 0;
+    for (const Finding& f : v.findings) {
+        if (shown == max_listed) break;
+        out += fmt::format("  {} {}\n", tag(st, f.severity), f.summary);
+        ++shown;
+    }
+    if (v.findings.size() > shown) {
+        out += fmt::format("  {} and {} more (see the JSON report)\n", st.dim("..."),
+                           v.findings.size() - shown);
+    }
+    if (infos && !v.failed()) out += fmt::format("  ({} for information only)\n", infos);
+    out +=
+        st.dim(fmt::format("Checked: {}.", fmt::join(v.checks.begin() + (v.checks.empty() ? 0 : 1),
+                                                     v.checks.end(), "; "))) +
+        "\n";
+    return out;
+}
+
+nlohmann::json validation_to_json(const Fabric& f, const Validation& v, const ValidationMeta& m) {
+    return {{"format", "fabscope-validation"},
+            {"version", 1},
+            {"command", m.command},
+            {"started", m.started},
+            {"fabric", m.fabric_from},
+            {"interval_s", m.interval_s},
+            {"plan", m.plan},
+            {"baseline", m.baseline},
+            {"thresholds", m.thresholds},
+            {"duration_s", m.duration_s},
+            {"interrupted", m.interrupted},
+            {"result", m.interrupted ? "interrupted"
+                       : v.failed()  ? "fail"
+                                     : "pass"},
+            {"counts",
+             {{"error", v.count(Severity::Error)},
+              {"warning", v.count(Severity::Warning)},
+              {"info", v.count(Severity::Info)}}},
+            {"checks", v.checks},
+            {"nodes", f.nodes().size()},
+            {"links", f.links().size()},
+            {"findings", findings_to_json(f, v.findings)}};
+}
+
+}  // namespace fabscope

@@ -1,0 +1,31 @@
+#pragma once
+// What `validate` and `diff` print: a verdict a person takes in at a glance
+// (PASS/FAIL, counts, the worst problems first), and the JSON document
+// (docs/validation.schema.json) that scripts and tickets use.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "model/fabric.h"
+#include "model/validation.h"
+#include "util/term.h"
+
+namespace fabscope {
+
+struct ValidationMeta {
+    std::string command;      ///< "validate" or "diff"
+    std::string started;      ///< ISO 8601
+    std::string fabric_from;  ///< "ibsim0 port 1", or the snapshot file
+    double interval_s = 0;    ///< between the two counter readings; 0 = one reading
+    std::string plan;
+    std::string baseline;
+    std::string thresholds;
+    double duration_s = 0;
+    bool interrupted = false;
+};
+
+std::string render_validation_summary(const Validation& v, const ValidationMeta& m,
+                                      const TextStyle& st, size_t max_listed = 20);
+nlohmann::json validation_to_json(const Fabric& f, const Validation& v, const ValidationMeta& m);
+
+}  // namespace fabscope

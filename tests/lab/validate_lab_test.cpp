@@ -1,0 +1,198 @@
+// fabscope validate against the simulated lab: each maintenance mistake
+// gives exactly its finding and exit code 1; a clean fabric gives none and 0.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "lab_harness.h"
+#include "util/process.h"
+
+namespace fabscope::labtest {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+class ValidateLab : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        lab_ = std::make_unique<Lab>(
+            std::vector<std::string>{"--spines", "2", "--leaves", "4", "--hosts-per-leaf", "4"});
+        ASSERT_TRUE(lab_->up());
+        good_ = lab_->dir() + "-good.json";
+        plan_ = lab_->dir() + "-plan.yaml";
+        ASSERT_EQ(lab_->exec({fabscope(), "sweep", "-q", "-o", good_}).exit_code, 0);
+        CmdResult p = run({fabscope(), "plan", "--from", good_, "-o", plan_, "-q"});
+        ASSERT_EQ(p.exit_code, 0) << p.err;
+    }
+    void TearDown() override {
+        lab_.reset();
+        std::remove(good_.c_str());
+        std::remove(plan_.c_str());
+    }
+
+    struct Outcome {
+        int exit_code;
+        json report;
+        std::vector<std::string> kinds;
+        std::string summary;
+    };
+    Outcome validate(std::vector<std::string> extra = {}) {
+        std::vector<std::string> argv{fabscope(),   "validate", "--plan", plan_,
+                                      "--interval", "1s",       "--json"};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        CmdResult r = lab_->exec(argv);
+        Outcome o{r.exit_code, json::parse(r.out.empty() ? "{}" : r.out), {}, r.err};
+        for (const auto& f : o.report["findings"]) o.kinds.push_back(f["kind"]);
+        std::sort(o.kinds.begin(), o.kinds.end());
+        return o;
+    }
+    void fault(std::vector<std::string> words) { ASSERT_EQ(lab_->fault(words).exit_code, 0); }
+
+    std::unique_ptr<Lab> lab_;
+    std::string good_;
+    std::string plan_;
+};
+
+TEST_F(ValidateLab, CleanFabric) {
+    Outcome o = validate();
+    EXPECT_EQ(o.exit_code, 0) << o.summary;
+    EXPECT_TRUE(o.kinds.empty()) << o.report["findings"].dump(1);
+    EXPECT_EQ(o.report["result"], "pass");
+    EXPECT_NE(o.summary.find("PASS"), std::string::npos);
+    // And against the baseline snapshot instead of the plan.
+    CmdResult r =
+        lab_->exec({fabscope(), "validate", "--baseline", good_, "--interval", "1s", "-q"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST_F(ValidateLab, OneLeafSpineLinkDown) {
+    fault({"link-down", "leaf03[5]"});
+    Outcome o = validate();
+    EXPECT_EQ(o.exit_code, 1);
+    ASSERT_EQ(o.kinds, std::vector<std::string>{"link_down"}) << o.report["findings"].dump(1);
+    EXPECT_EQ(o.report["findings"][0]["summary"],
+              "leaf03[5] <-> spine01[3] is down (Down/Polling, Down/Polling)");
+}
+
+TEST_F(ValidateLab, OneLinkAt1X) {
+    fault({"width", "leaf02[6]", "1x"});
+    Outcome o = validate();
+    EXPECT_EQ(o.exit_code, 1);
+    ASSERT_EQ(o.kinds, std::vector<std::string>{"degraded_link"}) << o.report["findings"].dump(1);
+    EXPECT_EQ(o.report["findings"][0]["evidence"]["width"], "1X");
+    EXPECT_EQ(o.report["findings"][0]["evidence"]["planned_width"], "4X");
+}
+
+TEST_F(ValidateLab, OneLinkAtALowerSpeed) {
+    fault({"speed", "leaf04[5]", "edr"});
+    Outcome o = validate();
+    EXPECT_EQ(o.exit_code, 1);
+    ASSERT_EQ(o.kinds, std::vector<std::string>{"degraded_link"}) << o.report["findings"].dump(1);
+    EXPECT_EQ(o.report["findings"][0]["evidence"]["speed"], "EDR");
+}
+
+TEST_F(ValidateLab, TwoCablesSwapped) {
+    fault({"swap", "leaf01[5]", "leaf01[6]"});
+    Outcome o = validate();
+    EXPECT_EQ(o.exit_code, 1);
+    ASSERT_EQ(o.kinds, std::vector<std::string>{"cables_swapped"}) << o.report["findings"].dump(1);
+    EXPECT_EQ(o.report["findings"][0]["summary"],
+              "cables swapped: leaf01[5] goes to spine02[1] (planned spine01[1]), leaf01[6] goes "
+              "to spine01[1] "
+              "(planned spine02[1])");
+}
+
+TEST_F(ValidateLab, SymbolErrorsRisingDuringTheInterval) {
+    fault({"counter", "leaf03[2]", "SymbolErrorCounter=100"});
+    // The counter climbs while validate waits between its two readings.
+    SpawnOptions o;
+    std::string out = lab_->dir() + "-rising.json";
+    o.argv = {fabscope(), "lab", "exec",       "--dir", lab_->dir(), "--", fabscope(), "validate",
+              "--plan",   plan_, "--interval", "4s",    "-q",        "-o", out};
+    auto child = spawn(o);
+    ASSERT_TRUE(child);
+    std::this_thread::sleep_for(1500ms);
+    fault({"counter", "leaf03[2]", "SymbolErrorCounter=500"});
+    RunResult r = wait_child(child->pid, 60000ms);
+    EXPECT_EQ(r.exit_code, 1);
+    json report = json::parse(std::ifstream(out));
+    std::remove(out.c_str());
+    ASSERT_EQ(report["findings"].size(), 1u) << report["findings"].dump(1);
+    const json& f = report["findings"][0];
+    EXPECT_EQ(f["kind"], "counter_rising");
+    EXPECT_EQ(f["evidence"]["counter"], "SymbolErrorCounter");
+    EXPECT_EQ(f["evidence"]["delta"], 400);
+    EXPECT_EQ(f["where"][0]["node"], "leaf03");
+    EXPECT_EQ(f["where"][0]["port"], 2);
+}
+
+TEST_F(ValidateLab, ASaturatedCounter) {
+    fault({"counter", "spine02[2]", "SymbolErrorCounter=65535"});
+    Outcome o = validate();
+    EXPECT_EQ(o.exit_code, 1);
+    ASSERT_EQ(o.kinds, std::vector<std::string>{"counter_saturated"})
+        << o.report["findings"].dump(1);
+    EXPECT_EQ(o.report["findings"][0]["evidence"]["value"], 65535);
+}
+
+TEST_F(ValidateLab, AHostMissing) {
+    fault({"link-down", "h0006[1]"});
+    Outcome o = validate();
+    EXPECT_EQ(o.exit_code, 1);
+    ASSERT_EQ(o.kinds, std::vector<std::string>{"node_missing"}) << o.report["findings"].dump(1);
+    EXPECT_EQ(o.report["findings"][0]["summary"],
+              "host h0006 HCA-1 is missing (planned on leaf02[2])");
+}
+
+TEST_F(ValidateLab, BadInputsAreExitTwoAndInterruptKeepsTheReport) {
+    std::string bad = lab_->dir() + "-bad.yaml";
+    std::ofstream(bad) << "fabscope_plan: 1\nlinks:\n  - [leaf01, 5]\n";
+    CmdResult r = lab_->exec({fabscope(), "validate", "--plan", bad});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "fabscope: " + bad +
+                         ":3:5: a link is [node, port, node, port] or [node, port, node, port, "
+                         "{width: .., speed: ..}]\n");
+    r = lab_->exec({fabscope(), "validate", "--interval", "soon"});
+    EXPECT_EQ(r.exit_code, 2);
+    std::remove(bad.c_str());
+
+    // Ctrl-C while waiting for the second reading: exit 130, the report of the first is written.
+    std::string out = lab_->dir() + "-int.json";
+    SpawnOptions o;
+    o.argv = {fabscope(), "lab",        "exec", "--dir", lab_->dir(), "--", fabscope(),
+              "validate", "--interval", "60s",  "-q",    "-o",        out};
+    auto child = spawn(o);
+    ASSERT_TRUE(child);
+    std::this_thread::sleep_for(1500ms);
+    ::kill(child->pid, SIGINT);  // to `lab exec`, which passes it on
+    RunResult res = wait_child(child->pid, 20000ms);
+    EXPECT_EQ(res.exit_code, 130);
+    json report = json::parse(std::ifstream(out));
+    EXPECT_EQ(report["result"], "interrupted");
+    EXPECT_EQ(report["nodes"], 22);
+    std::remove(out.c_str());
+}
+
+TEST(ValidateLab648, TenSecondIntervalOnAClean648HostFabric) {
+    Lab lab({"--spines", "18", "--leaves", "36", "--hosts-per-leaf", "18"});
+    ASSERT_TRUE(lab.up());
+    std::string good = lab.dir() + "-good.json";
+    ASSERT_EQ(lab.exec({fabscope(), "sweep", "-q", "--no-counters", "-o", good}).exit_code, 0);
+    CmdResult r =
+        lab.exec({fabscope(), "validate", "--baseline", good, "--interval", "10s", "--json", "-q"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    json report = json::parse(r.out);
+    EXPECT_EQ(report["result"], "pass");
+    EXPECT_GE(report["interval_s"].get<double>(), 9.9);
+    EXPECT_EQ(report["nodes"], 702);
+    std::remove(good.c_str());
+}
+
+}  // namespace
+}  // namespace fabscope::labtest
