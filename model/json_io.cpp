@@ -102,6 +102,12 @@ Result<json> parse_json_text(const std::string& text, const std::string& origin)
         return make_error(
             fmt::format("{}: invalid JSON at line {}, column {}: {}", origin, line, col, what),
             kExitUsage);
+    } catch (const json::exception& e) {
+        // Not a syntax error but a value the parser cannot hold (a number
+        // beyond a double, found by the fuzzer).
+        return make_error(
+            fmt::format("{}: invalid JSON: {}", origin, strip_exception_prefix(e.what())),
+            kExitUsage);
     }
 }
 

@@ -171,6 +171,16 @@ TEST_F(SnapshotFileErrors, MalformedNamesLineAndColumn) {
         << r.error().message;
 }
 
+TEST_F(SnapshotFileErrors, ANumberNoDoubleHolds) {
+    // Found by fuzz_snapshot: nlohmann/json throws out_of_range, not parse_error.
+    auto p =
+        write("fs-overflow.json", "{\"format\": \"fabscope-snapshot\", \"version\": 0.0048e1661}");
+    auto r = load_snapshot(p);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, 2);
+    EXPECT_EQ(r.error().message, p + ": invalid JSON: number overflow parsing '0.0048e1661'");
+}
+
 TEST_F(SnapshotFileErrors, NotASnapshot) {
     auto p = write("fs-other.json", "{\"hello\": 1}");
     auto r = load_snapshot(p);
