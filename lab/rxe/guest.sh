@@ -1,0 +1,106 @@
+# lab/rxe/guest.sh: sourced by every guest script of the Soft-RoCE lab VM.
+# Hosts are network namespaces h1..hN, each owning one rxe device (exclusive
+# RDMA namespace mode: a host sees only its own device, as on real hosts).
+#
+#   rxe_init                         load the RDMA modules, exclusive namespaces
+#   rxe_bridge N [MTU]               hosts h1..hN (10.0.0.i) on one switch (namespace sw)
+#   rxe_leaf_spine [MTU]             a routed 2-leaf/2-spine fabric with ECMP:
+#                                    a1,a2 under leaf l1 (10.1.0.x); b1,b2 under l2 (10.2.0.x)
+#   in_host H CMD...                 run CMD on host H
+#   impair H QDISC...                shape the switch port towards H (what H receives):
+#                                    impair h3 netem loss 1%; impair h3 tbf rate 50mbit ...
+#   host_counters H                  H's rxe hw_counters, "name=value" per line
+#   guest_path PATH                  a host path as the guest sees it (/tmp -> /run/hosttmp)
+set -u
+
+guest_path() {
+    case $1 in
+        /tmp/*) echo "${FABSCOPE_HOST_TMP:-/run/hosttmp}/${1#/tmp/}";;
+        *) echo "$1";;
+    esac
+}
+
+rxe_init() {
+    local d=()
+    [ -n "${FABSCOPE_MODULES:-}" ] && d=(-d "$FABSCOPE_MODULES")
+    modprobe "${d[@]}" ib_core netns_mode=0
+    modprobe "${d[@]}" rdma_rxe
+    modprobe "${d[@]}" ib_uverbs
+}
+
+# _host NAME IP/PREFIX PEER_NS PEER_IF MTU: a host namespace with eth0 cabled to PEER_NS:PEER_IF.
+_host() {
+    local name=$1 addr=$2 peer_ns=$3 peer_if=$4 mtu=$5
+    ip netns add "$name"
+    ip link add eth0 netns "$name" mtu "$mtu" type veth peer name "$peer_if" netns "$peer_ns" mtu "$mtu"
+    ip -n "$name" addr add "$addr" dev eth0
+    ip -n "$name" link set lo up
+    ip -n "$name" link set eth0 up
+    ip -n "$peer_ns" link set "$peer_if" up
+    ip netns exec "$name" rdma link add "rxe_$name" type rxe netdev eth0
+    rdma dev set "rxe_$name" netns "$name"
+}
+
+rxe_bridge() {
+    local n=$1 mtu=${2:-1500} i
+    ip netns add sw
+    ip -n sw link add br0 type bridge
+    ip -n sw link set br0 up
+    for i in $(seq 1 "$n"); do
+        _host "h$i" "10.0.0.$i/24" sw "p$i" "$mtu"
+        ip -n sw link set "p$i" master br0
+    done
+}
+
+rxe_leaf_spine() {
+    local mtu=${1:-1500} r
+    for r in l1 l2 s1 s2; do
+        ip netns add "$r"
+        ip netns exec "$r" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.fib_multipath_hash_policy=1
+    done
+    # Leaves route hosts on a bridge; spines join the leaves over /31 links.
+    for l in 1 2; do
+        ip -n "l$l" link add br0 type bridge
+        ip -n "l$l" addr add "10.$l.0.254/24" dev br0
+        ip -n "l$l" link set br0 up
+        for s in 1 2; do
+            ip link add "up$s" netns "l$l" mtu "$mtu" type veth peer name "down$l" netns "s$s" mtu "$mtu"
+            ip -n "l$l" addr add "10.9.$l$s.0/31" dev "up$s"
+            ip -n "s$s" addr add "10.9.$l$s.1/31" dev "down$l"
+            ip -n "l$l" link set "up$s" up
+            ip -n "s$s" link set "down$l" up
+        done
+    done
+    for s in 1 2; do
+        ip -n "s$s" route add 10.1.0.0/24 via "10.9.1$s.0"
+        ip -n "s$s" route add 10.2.0.0/24 via "10.9.2$s.0"
+    done
+    ip -n l1 route add 10.2.0.0/24 nexthop via 10.9.11.1 nexthop via 10.9.12.1
+    ip -n l2 route add 10.1.0.0/24 nexthop via 10.9.21.1 nexthop via 10.9.22.1
+    local h
+    for h in 1 2; do
+        _host "a$h" "10.1.0.$h/24" l1 "pa$h" "$mtu"
+        ip -n l1 link set "pa$h" master br0
+        ip -n "a$h" route add default via 10.1.0.254
+        _host "b$h" "10.2.0.$h/24" l2 "pb$h" "$mtu"
+        ip -n l2 link set "pb$h" master br0
+        ip -n "b$h" route add default via 10.2.0.254
+    done
+}
+
+in_host() {
+    local h=$1
+    shift
+    ip netns exec "$h" "$@"
+}
+
+impair() {
+    local h=$1
+    shift
+    local port=p${h#h}
+    ip netns exec sw tc qdisc replace dev "$port" root "$@"
+}
+
+host_counters() {
+    ip netns exec "$1" sh -c 'cd /sys/class/infiniband/*/ports/1/hw_counters && for f in *; do echo "$f=$(cat $f)"; done'
+}
