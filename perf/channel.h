@@ -1,0 +1,52 @@
+#pragma once
+// The out-of-band channel of a two-host test: one TCP connection carrying
+// JSON messages, one per line. Every call has a deadline, so a peer that
+// dies or never answers is an error, never a hang.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "model/duration.h"
+#include "util/result.h"
+
+namespace fabscope::perf {
+
+inline constexpr uint16_t kDefaultPort = 18515;
+
+class Channel {
+  public:
+    Channel() = default;
+    ~Channel();
+    Channel(Channel&& o) noexcept;
+    Channel& operator=(Channel&& o) noexcept;
+    Channel(const Channel&) = delete;
+    Channel& operator=(const Channel&) = delete;
+
+    /// "host", "host:port", "[v6]:port".
+    static Result<Channel> connect(const std::string& where, Millis timeout);
+    /// A listening socket on `addr` ("" = any) and `port`; returns its fd.
+    static Result<int> listen(const std::string& addr, uint16_t port);
+    /// Waits for one client; a timeout of 0 waits forever.
+    static Result<Channel> accept(int listen_fd, Millis timeout);
+
+    Status send(const nlohmann::json& msg, Millis timeout);
+    /// The next message; an error if the peer closed, sent garbage, or the time ran out.
+    Result<nlohmann::json> receive(Millis timeout);
+
+    enum class Peek { Nothing, Message, Closed };
+    /// Without waiting: is a message there, or has the peer gone?
+    Peek peek();
+    /// The same, waiting up to `timeout` for either (asleep, not spinning).
+    Peek wait(Millis timeout);
+
+    const std::string& peer() const { return peer_; }
+
+  private:
+    bool fill(Millis timeout, std::string* why);
+    int fd_ = -1;
+    std::string peer_;
+    std::string buffer_;
+    bool closed_ = false;
+};
+
+}  // namespace fabscope::perf
