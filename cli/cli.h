@@ -46,5 +46,6 @@ void add_route(CLI::App& app, Context& ctx);
 void add_validate(CLI::App& app, Context& ctx);
 void add_plan(CLI::App& app, Context& ctx);
 void add_diff(CLI::App& app, Context& ctx);
+void add_perf(CLI::App& app, Context& ctx);
 
 }  // namespace fabscope::cli

@@ -12,6 +12,9 @@
 #include "model/link_checks.h"
 #include "model/snapshot.h"
 #include "model/validation.h"
+#include "perf/compare.h"
+#include "perf/report.h"
+#include "perf/stats.h"
 #include "reports/validation_report.h"
 #include "test_fabrics.h"
 
@@ -161,6 +164,39 @@ TEST(Schema, DescribesTheValidationReport) {
     SchemaChecker checker(load_schema("validation.schema.json"),
                           {{"snapshot.schema.json", load_schema()}});
     for (const auto& e : checker.check(validation_to_json(after, v, m))) ADD_FAILURE() << e;
+}
+
+TEST(Schema, DescribesThePerfResults) {
+    perf::TestResult bw;
+    bw.peer = "10.0.0.2:18515";
+    bw.ok = true;
+    bw.avg_gbps = 0.41;
+    bw.peak_gbps = 0.44;
+    bw.min_window_gbps = 0.12;
+    bw.counters = {{"local", {{"duplicate_request", 3}}}, {"remote", json::object()}};
+    perf::TestResult slow = bw;
+    slow.peer = "10.0.1.2";
+    slow.avg_gbps = 0.1;
+    perf::TestResult lat;
+    lat.spec.measure = perf::Measure::Latency;
+    lat.spec.op = perf::Op::Send;
+    lat.peer = "10.0.0.2";
+    lat.ok = true;
+    std::vector<double> samples{50, 52, 55};
+    lat.latency = perf::latency_stats(samples);
+    perf::TestResult dead = lat;
+    dead.peer = "10.0.3.2";
+    dead.ok = false;
+    dead.error = "the server closed the connection";
+    std::vector<perf::TestResult> results{bw, slow, lat, dead};
+    auto findings = perf::compare_peers(results, 0.7);
+    ASSERT_EQ(findings.size(), 2u);  // the slow pair and the dead one
+    json doc =
+        perf::perf_report_to_json({"2026-11-29T16:00:00Z", "rxe0", 1, 0.7}, results, findings);
+    SchemaChecker checker(load_schema("perf.schema.json"));
+    for (const auto& e : checker.check(doc)) ADD_FAILURE() << e;
+    EXPECT_TRUE(doc["results"][0].contains("bandwidth"));
+    EXPECT_TRUE(doc["results"][2].contains("latency_us"));
 }
 
 TEST(Schema, CheckerCatchesDrift) {

@@ -1,0 +1,171 @@
+// The pure parts of the performance tests: statistics, test specs, the
+// comparison of peers, sysfs counters on a fixture tree.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "congestion/sysfs_counters.h"
+#include "perf/compare.h"
+#include "perf/stats.h"
+#include "perf/test_spec.h"
+
+namespace fabscope::perf {
+namespace {
+
+TEST(PerfStats, LatencyPercentilesByNearestRank) {
+    std::vector<double> s;
+    for (int i = 1000; i >= 1; --i) s.push_back(i);  // 1..1000 us, unsorted
+    LatencyStats st = latency_stats(s);
+    EXPECT_EQ(st.samples, 1000u);
+    EXPECT_EQ(st.min_us, 1);
+    EXPECT_EQ(st.median_us, 500);
+    EXPECT_EQ(st.p99_us, 990);
+    EXPECT_EQ(st.p999_us, 999);
+    EXPECT_EQ(st.max_us, 1000);
+    EXPECT_DOUBLE_EQ(st.mean_us, 500.5);
+    std::vector<double> none;
+    EXPECT_EQ(latency_stats(none).samples, 0u);
+}
+
+TEST(PerfStats, TheMinimumWindowShowsAStall) {
+    // 1 GB/s for 1 s in 100 ms windows, except nothing in the fourth window.
+    BandwidthMeter m(100000000);
+    for (uint64_t t = 0; t < 1000000000; t += 1000000) {
+        if (t >= 300000000 && t < 400000000) continue;
+        m.add(t + 500000, 1000000);
+    }
+    m.finish(1000000000);
+    EXPECT_EQ(m.windows(), 10u);
+    EXPECT_NEAR(m.average_gbps(), 7.2, 1e-9);  // 900 MB in 1 s
+    EXPECT_NEAR(m.peak_gbps(), 8.04,
+                1e-6);  // the first window also holds half of the 100.5 ms completion
+    // The first completion after the stall stands for 101 ms: 1 MB of it falls in the gap.
+    EXPECT_NEAR(m.min_window_gbps(), 8.0 / 101, 1e-6);
+}
+
+TEST(PerfStats, CoarseCompletionsAreSpreadNotMistakenForStalls) {
+    // CQ moderation on a slow link: 100 x 64K signalled every 128 ms, 100 ms windows.
+    BandwidthMeter m(100000000);
+    for (uint64_t t = 128000000; t <= 5120000000; t += 128000000) m.add(t, 6553600);
+    m.finish(5120000000);  // the run ends with its last completion
+    EXPECT_NEAR(m.min_window_gbps(), m.average_gbps(), 0.01 * m.average_gbps());
+    EXPECT_NEAR(m.peak_gbps(), m.average_gbps(), 0.01 * m.average_gbps());
+}
+
+TEST(PerfStats, ThePartialLastWindowDoesNotCount) {
+    BandwidthMeter m(100000000);
+    m.add(50000000, 1000);
+    m.add(150000000, 1000);
+    m.finish(150000000);  // the second window is half done
+    EXPECT_EQ(m.windows(), 1u);
+    EXPECT_GT(m.min_window_gbps(), 0);
+}
+
+TEST(PerfSpec, SizesAndNames) {
+    EXPECT_EQ(parse_size("64K"), 65536u);
+    EXPECT_EQ(parse_size("1M"), 1048576u);
+    EXPECT_EQ(parse_size("2"), 2u);
+    EXPECT_FALSE(parse_size("0"));
+    EXPECT_FALSE(parse_size("2G"));
+    EXPECT_FALSE(parse_size("lots"));
+    EXPECT_EQ(format_size(65536), "64K");
+    EXPECT_EQ(format_size(3), "3");
+    TestSpec s;
+    s.op = Op::Send;
+    s.measure = Measure::Latency;
+    EXPECT_EQ(s.name(), "send_lat");
+    s.measure = Measure::Bandwidth;
+    s.bidirectional = true;
+    EXPECT_EQ(s.name(), "send_bw_bidir");
+}
+
+TEST(PerfSpec, RoundTripsAndRejectsNonsense) {
+    TestSpec s;
+    s.op = Op::Read;
+    s.size = 4096;
+    s.iterations = 77;
+    s.window = Millis(50);
+    TestSpec back = spec_from_json(spec_to_json(s));
+    EXPECT_EQ(back.name(), s.name());
+    EXPECT_EQ(back.size, 4096u);
+    EXPECT_EQ(back.iterations, 77u);
+    EXPECT_EQ(back.window, Millis(50));
+    auto j = spec_to_json(s);
+    j["op"] = "atomic";
+    EXPECT_THROW(spec_from_json(j), nlohmann::json::exception);
+    j = spec_to_json(s);
+    j["size"] = 0;
+    EXPECT_THROW(spec_from_json(j), nlohmann::json::exception);
+}
+
+TestResult bw(const std::string& peer, double gbps) {
+    TestResult r;
+    r.peer = peer;
+    r.ok = true;
+    r.avg_gbps = gbps;
+    return r;
+}
+
+TEST(PerfCompare, ThePeerBelowTheBestIsDegraded) {
+    std::vector<TestResult> rs{bw("h2", 0.28), bw("h3", 0.05), bw("h4", 0.26)};
+    rs[1].counters = {{"local", {{"completer_retry_err", 221}}}};
+    auto f = compare_peers(rs, 0.7);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].kind, "pair_degraded");
+    EXPECT_EQ(f[0].peer, "h3");
+    EXPECT_NEAR(f[0].evidence["ratio"].get<double>(), 0.05 / 0.28, 1e-9);
+    EXPECT_EQ(f[0].evidence["counters"]["local"]["completer_retry_err"], 221);
+    EXPECT_NE(f[0].summary.find("is 18% of the best pair (h2"), std::string::npos) << f[0].summary;
+}
+
+TEST(PerfCompare, LatencyComparesMedians) {
+    TestResult a;
+    a.peer = "h2";
+    a.ok = true;
+    a.spec.measure = Measure::Latency;
+    a.latency.median_us = 140;
+    TestResult b = a;
+    b.peer = "h4";
+    b.latency.median_us = 1200;
+    auto f = compare_peers({a, b}, 0.7);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].peer, "h4");
+}
+
+TEST(PerfCompare, FailedTestsAreFindingsAndDoNotSetTheBar) {
+    TestResult dead = bw("h5", 0);
+    dead.ok = false;
+    dead.error = "the server closed the connection";
+    auto f = compare_peers({bw("h2", 0.28), dead}, 0.7);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].kind, "test_failed");
+    EXPECT_EQ(f[0].severity, Severity::Error);
+    EXPECT_TRUE(compare_peers({bw("h2", 0.28)}, 0.7).empty());  // one peer: nothing to compare
+}
+
+TEST(SysfsCounters, ReadsAFixtureTreeAndTakesDeltas) {
+    namespace fs = std::filesystem;
+    fs::path root = fs::temp_directory_path() / "fabscope-sysfs-test";
+    fs::remove_all(root);
+    fs::create_directories(root / "rxe0/ports/1/hw_counters");
+    fs::create_directories(root / "rxe0/ports/1/counters");
+    std::ofstream(root / "rxe0/ports/1/hw_counters/rcvd_seq_err") << "5\n";
+    std::ofstream(root / "rxe0/ports/1/hw_counters/lifespan") << "10\n";
+    std::ofstream(root / "rxe0/ports/1/counters/port_xmit_data") << "1000\n";
+    CounterMap before = read_sysfs_counters("rxe0", 1, root.string());
+    EXPECT_EQ(before.at("rcvd_seq_err"), 5u);
+    EXPECT_EQ(before.at("port_xmit_data"), 1000u);
+    std::ofstream(root / "rxe0/ports/1/hw_counters/rcvd_seq_err") << "9\n";
+    std::ofstream(root / "rxe0/ports/1/counters/port_xmit_data") << "10\n";  // reset
+    CounterMap d = counter_deltas(before, read_sysfs_counters("rxe0", 1, root.string()));
+    EXPECT_EQ(d.at("rcvd_seq_err"), 4u);
+    EXPECT_EQ(d.at("port_xmit_data"), 10u);
+    EXPECT_EQ(nonzero(d).count("lifespan"), 0u);
+    EXPECT_TRUE(read_sysfs_counters("nodev", 1, root.string()).empty());
+    fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace fabscope::perf
