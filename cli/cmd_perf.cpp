@@ -160,8 +160,11 @@ Result<std::vector<TestSpec>> specs_of(const RunCommand& o) {
 }
 
 std::string render_row(const TestResult& r) {
+    std::string peer = r.peer_host.empty() || r.peer_host == r.peer
+                           ? r.peer
+                           : fmt::format("{} ({})", r.peer, r.peer_host);
     std::string head =
-        fmt::format("  {:<28} {:<16} {:>6}", r.peer, r.spec.name(), format_size(r.spec.size));
+        fmt::format("  {:<28} {:<16} {:>6}", peer, r.spec.name(), format_size(r.spec.size));
     if (!r.ok) return head + "  FAILED: " + r.error;
     if (r.spec.measure == Measure::Bandwidth) {
         return head + fmt::format("  {:>9.3f} {:>9.3f} {:>9.3f} {:>9.1f} {:>8.4f}", r.avg_gbps,
@@ -234,8 +237,8 @@ int run_run(const RunCommand& o, const Globals& g) {
                          f.summary.c_str());
         }
     }
-    nlohmann::json doc =
-        perf_report_to_json({started, dev->name(), dev->port(), o.degraded_at}, results, findings);
+    nlohmann::json doc = perf_report_to_json(
+        {started, hostname(), dev->name(), dev->port(), o.degraded_at}, results, findings);
     if (!o.output.empty()) {
         if (auto w = json_io::write_json_file(doc, o.output); !w) return report(w.error(), g);
     }

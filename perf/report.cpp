@@ -1,12 +1,48 @@
 #include "perf/report.h"
 
+#include <fmt/format.h>
+
+#include "model/json_io.h"
+#include "util/exit_status.h"
+
 namespace fabscope::perf {
+
+Result<PerfReport> perf_report_from_json(const nlohmann::json& j) {
+    if (!j.is_object() || j.value("format", "") != "fabscope-perf") {
+        return make_error("not a fabscope perf report (no \"format\": \"fabscope-perf\")");
+    }
+    if (j.value("version", 0) != 1) {
+        return make_error(
+            fmt::format("perf report version {} is not supported (this fabscope reads version 1)",
+                        j.value("version", nlohmann::json()).dump()));
+    }
+    return json_io::guarded([&]() -> Result<PerfReport> {
+        PerfReport r;
+        r.meta.started = json_io::get_string(j, "started", "");
+        r.meta.host = json_io::get_string(j, "host", "");
+        r.meta.device = json_io::get_string(j, "device", "");
+        r.meta.port = json_io::get_uint<int>(j, "port", 1);
+        r.meta.degraded_at = json_io::get_double(j, "degraded_at", 0.7);
+        for (const nlohmann::json& x : json_io::get_array(j, "results"))
+            r.results.push_back(result_from_json(x));
+        return r;
+    });
+}
+
+Result<PerfReport> load_perf_report(const std::string& path) {
+    auto doc = json_io::read_json_file(path);
+    if (!doc) return doc.error();
+    auto r = perf_report_from_json(*doc);
+    if (!r) return make_error(fmt::format("{}: {}", path, r.error().message), kExitUsage);
+    return r;
+}
 
 nlohmann::json perf_report_to_json(const PerfRunMeta& meta, const std::vector<TestResult>& results,
                                    const std::vector<PerfFinding>& findings) {
     nlohmann::json doc{{"format", "fabscope-perf"},
                        {"version", 1},
                        {"started", meta.started},
+                       {"host", meta.host},
                        {"device", meta.device},
                        {"port", meta.port},
                        {"degraded_at", meta.degraded_at},

@@ -46,11 +46,15 @@ json counters_json(const CounterMap& m) {
     return j;
 }
 
+}  // namespace
+
 std::string hostname() {
     char buf[256] = {};
     ::gethostname(buf, sizeof buf - 1);
     return buf;
 }
+
+namespace {
 
 // Answers one session on an accepted channel.
 void serve_session(const Device& dev, Channel& ch, const ServeOptions& o, bool quiet) {
@@ -171,9 +175,7 @@ TestResult run_client(const Device& dev, const std::string& where, const TestSpe
     if (!remote)
         return fail(
             fmt::format("the server at {} sent a bad endpoint: {}", where, remote.error().message));
-    std::string host = theirs->value("host", "");
-    if (!host.empty() && host != "(none)" && host != where)
-        r.peer = fmt::format("{} ({})", where, host);
+    if (std::string host = theirs->value("host", ""); host != "(none)") r.peer_host = host;
     auto ep = Endpoint::create(dev, config_for(spec, o));
     if (!ep) return fail(ep.error().message);
     if (auto c = ep->connect(*remote); !c) return fail(c.error().message);

@@ -42,6 +42,9 @@ struct ServeOptions {
     Millis idle_timeout{0};  ///< exit when no client comes for this long (0: never)
 };
 
+/// This host's name, as servers report it and reports record it.
+std::string hostname();
+
 /// Serves sessions until interrupted (or after one with `once`). Returns an exit code.
 int serve(const Device& dev, const ServeOptions& opts, bool quiet);
 

@@ -44,7 +44,8 @@ std::string format_size(uint64_t bytes);
 
 struct TestResult {
     TestSpec spec;
-    std::string peer;
+    std::string peer;       ///< the server as given: HOST or HOST:PORT
+    std::string peer_host;  ///< the server's own host name ("" if it did not say)
     bool ok = false;
     std::string error;  ///< why it failed (a peer gone, a deadline passed)
     double seconds = 0;
@@ -63,5 +64,7 @@ nlohmann::json spec_to_json(const TestSpec& s);
 /// Throws nlohmann errors with the path of a bad value (json_io::guarded).
 TestSpec spec_from_json(const nlohmann::json& j);
 nlohmann::json result_to_json(const TestResult& r);
+/// Throws nlohmann errors with the path of a bad value (json_io::guarded).
+TestResult result_from_json(const nlohmann::json& j);
 
 }  // namespace fabscope::perf

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -38,6 +39,7 @@ bool ipv4_mapped(const Gid& g) {
 std::vector<std::string> device_names() {
     DeviceList d;
     std::vector<std::string> out;
+    out.reserve(static_cast<size_t>(std::max(0, d.n)));
     for (int i = 0; i < d.n; ++i) out.emplace_back(ibv_get_device_name(d.list[i]));
     return out;
 }

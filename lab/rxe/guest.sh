@@ -91,7 +91,8 @@ rxe_leaf_spine() {
 in_host() {
     local h=$1
     shift
-    ip netns exec "$h" "$@"
+    # Its own UTS namespace too: the host's name is H, as on a real host.
+    ip netns exec "$h" unshare --uts sh -c 'echo "$0" > /proc/sys/kernel/hostname && exec "$@"' "$h" "$@"
 }
 
 impair() {

@@ -8,6 +8,7 @@
 
 #include "congestion/sysfs_counters.h"
 #include "perf/compare.h"
+#include "perf/report.h"
 #include "perf/stats.h"
 #include "perf/test_spec.h"
 
@@ -143,6 +144,38 @@ TEST(PerfCompare, FailedTestsAreFindingsAndDoNotSetTheBar) {
     EXPECT_EQ(f[0].kind, "test_failed");
     EXPECT_EQ(f[0].severity, Severity::Error);
     EXPECT_TRUE(compare_peers({bw("h2", 0.28)}, 0.7).empty());  // one peer: nothing to compare
+}
+
+TEST(PerfReport, RoundTripsAndNamesTheBadValue) {
+    TestResult a = bw("10.0.0.2", 0.4);
+    a.peer_host = "h2";
+    a.peak_gbps = 0.45;
+    TestResult l;
+    l.peer = "10.0.0.3";
+    l.ok = true;
+    l.spec.measure = Measure::Latency;
+    l.latency.median_us = 51.5;
+    l.latency.samples = 1000;
+    nlohmann::json j =
+        perf_report_to_json({"2026-11-29T16:00:00Z", "h1", "rxe_h1", 1, 0.7}, {a, l}, {});
+    auto back = perf_report_from_json(j);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->meta.host, "h1");
+    ASSERT_EQ(back->results.size(), 2u);
+    EXPECT_EQ(back->results[0].peer_host, "h2");
+    EXPECT_DOUBLE_EQ(back->results[0].avg_gbps, 0.4);
+    EXPECT_DOUBLE_EQ(back->results[0].peak_gbps, 0.45);
+    EXPECT_DOUBLE_EQ(back->results[1].latency.median_us, 51.5);
+    EXPECT_EQ(back->results[1].latency.samples, 1000u);
+
+    j["results"][1]["latency_us"].erase("median");
+    auto bad = perf_report_from_json(j);
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("/results/1/latency_us"), std::string::npos)
+        << bad.error().message;
+    EXPECT_FALSE(perf_report_from_json(nlohmann::json{{"format", "fabscope-snapshot"}}));
+    j["version"] = 2;
+    EXPECT_NE(perf_report_from_json(j).error().message.find("version 2"), std::string::npos);
 }
 
 TEST(SysfsCounters, ReadsAFixtureTreeAndTakesDeltas) {

@@ -191,8 +191,8 @@ TEST(Schema, DescribesThePerfResults) {
     std::vector<perf::TestResult> results{bw, slow, lat, dead};
     auto findings = perf::compare_peers(results, 0.7);
     ASSERT_EQ(findings.size(), 2u);  // the slow pair and the dead one
-    json doc =
-        perf::perf_report_to_json({"2026-11-29T16:00:00Z", "rxe0", 1, 0.7}, results, findings);
+    json doc = perf::perf_report_to_json({"2026-11-29T16:00:00Z", "h1", "rxe0", 1, 0.7}, results,
+                                         findings);
     SchemaChecker checker(load_schema("perf.schema.json"));
     for (const auto& e : checker.check(doc)) ADD_FAILURE() << e;
     EXPECT_TRUE(doc["results"][0].contains("bandwidth"));
