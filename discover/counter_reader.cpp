@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "discover/pma_decode.h"
+#include "util/time_util.h"
 
 namespace fabscope {
 
@@ -30,9 +31,7 @@ CounterRead read_counters(MadTransport& transport, const Clock& clock, const Fab
                 bool had_ext = have.extended;
                 PortCounters ext = have;
                 have = pc;
-                have.read_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      std::chrono::system_clock::now().time_since_epoch())
-                                      .count();
+                have.read_at_ms = unix_millis_now();
                 if (had_ext) {
                     for (Counter c :
                          {Counter::PortXmitData, Counter::PortRcvData, Counter::PortXmitPkts,

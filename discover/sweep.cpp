@@ -23,12 +23,6 @@ using Raw = std::array<uint8_t, kSmpDataSize>;
 
 constexpr uint8_t kNoRoute = 0xFF;
 
-int64_t wall_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 Raw raw_of(std::span<const uint8_t, 64> d) {
     Raw r{};
     std::copy(d.begin(), d.end(), r.begin());
@@ -327,7 +321,7 @@ class Sweeper {
                 }
                 PortCounters pc = decode_port_counters(mad::pma_data(res.reply));
                 PortCounters& have = st.counters[port];
-                pc.read_at_ms = wall_ms();
+                pc.read_at_ms = unix_millis_now();
                 if (have.extended) {  // the extended answer came first: keep its 64-bit values
                     for (Counter c :
                          {Counter::PortXmitData, Counter::PortRcvData, Counter::PortXmitPkts,

@@ -7,11 +7,6 @@
 namespace fabscope {
 namespace {
 
-uint64_t max_value(Counter c, bool extended) {
-    int bits = counter_bits(c, extended);
-    return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-}
-
 std::string where(const Fabric& f, PortRef r) {
     const Port* p = f.port(r);
     if (p && p->peer) return fmt::format("{} (link to {})", describe(f, r), describe(f, *p->peer));
@@ -63,7 +58,7 @@ std::vector<Finding> check_saturated(const Fabric& f, const CounterReadings& rea
             auto c = static_cast<Counter>(i);
             if (!is_error_counter(c)) continue;
             auto v = pc.get(c);
-            if (v && *v == max_value(c, false))
+            if (v && *v == counter_max(c, false))
                 out.push_back(saturated_finding(f, ref, c, *v, std::nullopt));
         }
     }
@@ -85,7 +80,7 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
             auto vb = b.get(c);
             auto va = a.get(c);
             if (!vb || !va) continue;
-            uint64_t max = max_value(c, false);
+            uint64_t max = counter_max(c, false);
             if (*va == max) {
                 out.push_back(saturated_finding(f, ref, c, max, vb));
                 continue;
@@ -118,7 +113,7 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
         auto wa = a.get(Counter::PortXmitWait);
         const Port* port = f.port(ref);
         if (wb && wa && port && port->speed_active) {
-            uint64_t max = max_value(Counter::PortXmitWait, false);
+            uint64_t max = counter_max(Counter::PortXmitWait, false);
             if (*wa == max && *wb < max) {
                 out.push_back(saturated_finding(f, ref, Counter::PortXmitWait, max, wb));
                 continue;

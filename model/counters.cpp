@@ -51,6 +51,11 @@ int counter_bits(Counter c, bool extended) {
     return data && extended ? 64 : kInfo[static_cast<size_t>(c)].bits;
 }
 
+uint64_t counter_max(Counter c, bool extended) {
+    const int bits = counter_bits(c, extended);
+    return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+}
+
 bool is_error_counter(Counter c) {
     return kInfo[static_cast<size_t>(c)].error;
 }

@@ -41,6 +41,8 @@ std::optional<Counter> parse_counter(std::string_view s);
 /// Width in bits of the counter as read: the PortCounters width, or 64 for
 /// the data counters when they came from PortCountersExtended.
 int counter_bits(Counter c, bool extended);
+/// The largest value the counter holds at that width (where a PortCounters counter stops).
+uint64_t counter_max(Counter c, bool extended);
 /// Error counters (as opposed to data and packet counters).
 bool is_error_counter(Counter c);
 

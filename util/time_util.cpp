@@ -13,4 +13,10 @@ std::string iso8601_now() {
     return buf;
 }
 
+int64_t unix_millis_now() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
 }  // namespace fabscope

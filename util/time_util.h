@@ -2,12 +2,15 @@
 // Wall-clock stamps for reports and a monotonic stopwatch for durations.
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 namespace fabscope {
 
 /// Now, as ISO 8601 UTC with seconds: "2026-11-29T16:01:54Z".
 std::string iso8601_now();
+/// Now, as milliseconds since the Unix epoch.
+int64_t unix_millis_now();
 
 class Stopwatch {
   public:
