@@ -35,6 +35,7 @@ class LiveSession {
     Result<SweepOutput> sweep();
     /// Reads again the counters of every port the sweep read them from.
     CounterRead read_counters_of(const Fabric& f);
+    const LocalPort& local() const { return local_; }
 
   private:
     LocalPort local_;

@@ -1,0 +1,260 @@
+// The TUI's pure parts: the canvas, the board built from readings, counter
+// rates and history, the pair matrix, the keys, and the polling thread.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "model/port_rates.h"
+#include "test_fabrics.h"
+#include "tui/board.h"
+#include "tui/canvas.h"
+#include "tui/draw_util.h"
+#include "tui/keys.h"
+#include "tui/poller.h"
+#include "tui_scenario.h"
+
+namespace fabscope::tui {
+namespace {
+
+TEST(TuiCanvas, ClipsCutsWithAnEllipsisAndDecodesUtf8) {
+    Canvas c(10, 2);
+    EXPECT_EQ(c.text(0, 0, "leaf01 ↔ spine01"), 10);
+    EXPECT_EQ(c.to_text(), "leaf01 ↔ …\n\n");
+    c.set_clip({2, 1, 3, 1});
+    c.text(0, 1, "abcdefgh", Style{Color::Red});
+    EXPECT_EQ(c.to_text(), "leaf01 ↔ …\n  cd…\n");
+    EXPECT_EQ(c.style_map(), "\n..rrr\n");
+    EXPECT_EQ(decode_utf8("a\xff"
+                          "b")
+                  .size(),
+              3u);
+    EXPECT_EQ(fit("h0001", 7), "h0001  ");
+    EXPECT_EQ(fit("spine0001", 6), "spine…");
+}
+
+TEST(TuiBoard, NaturalOrderPutsH2BeforeH10) {
+    EXPECT_TRUE(natural_less("h2", "h10"));
+    EXPECT_FALSE(natural_less("h10", "h2"));
+    EXPECT_TRUE(natural_less("leaf01", "leaf2"));
+    EXPECT_TRUE(natural_less("leaf", "leaf1"));
+    EXPECT_FALSE(natural_less("same", "same"));
+}
+
+TEST(TuiBoard, TiersBlocksAndTheLinksThatWentDown) {
+    auto d = testing::tui_scenario();
+    const Board& b = d->board;
+    ASSERT_EQ(b.tiers.size(), 3u);
+    EXPECT_EQ(b.tiers[0].size(), 16u);
+    EXPECT_EQ(b.tiers[1].size(), 4u);
+    EXPECT_EQ(b.tiers[2].size(), 2u);
+    ASSERT_EQ(b.blocks.size(), 1u);
+    const TierBlock& blk = b.blocks[0];
+    EXPECT_EQ(b.nodes[blk.rows[1]].label, "leaf02");
+    EXPECT_EQ(b.nodes[blk.cols[0]].label, "spine01");
+    // The unplugged cable is still there, as Down and red.
+    const auto& cell = blk.cell(1, 0);
+    ASSERT_EQ(cell.size(), 1u);
+    const BoardLink& down = b.links[cell[0]];
+    EXPECT_EQ(down.status, LinkStatus::Down);
+    EXPECT_EQ(down.health, Health::Error);
+    EXPECT_EQ(b.end_name(down.a), "leaf02[5]");
+    EXPECT_EQ(b.end_name(down.b), "spine01[2]");
+    EXPECT_EQ(b.count(LinkStatus::Down), 1u);
+    // The 1X host link is degraded, the erroring uplink is flagged, the rest is fine.
+    EXPECT_EQ(blk.down[2].size(), 4u);
+    EXPECT_EQ(b.links[blk.down[2][1]].health, Health::Warning);
+    const BoardLink& noisy = b.links[blk.cell(0, 0)[0]];
+    EXPECT_GE(noisy.health, Health::Warning);
+    ASSERT_TRUE(noisy.rates);
+    EXPECT_NEAR(noisy.rates->errors_per_s, 20, 1e-9);
+    EXPECT_NEAR(noisy.rates->xmit_gbps, 2.0, 1e-9);
+    EXPECT_EQ(b.links[blk.cell(3, 1)[0]].health, Health::Ok);
+}
+
+TEST(TuiBoard, AMissingNodeKeepsItsLinksAsMissing) {
+    auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
+    auto before = Fabric::build(nodes).value();
+    Plan plan = plan_from_fabric(before, classify_tiers(before));
+    // spine02 is gone: unplug everything cabled to it, then drop it.
+    for (uint8_t p = 1; p <= 2; ++p) testing::unplug(nodes, "spine02", p);
+    std::erase_if(nodes, [](const Node& n) { return n.description == "spine02"; });
+    auto after = Fabric::build(nodes).value();
+    Tiers tiers = classify_tiers(after);
+    Board b = build_board({after, tiers, &plan, {}, nullptr});
+    EXPECT_EQ(b.count(LinkStatus::Missing), 2u);
+    auto idx = std::find_if(b.nodes.begin(), b.nodes.end(),
+                            [](const BoardNode& n) { return n.name == "spine02"; });
+    ASSERT_NE(idx, b.nodes.end());
+    EXPECT_FALSE(idx->present);
+    EXPECT_EQ(idx->tier, 2);  // where the plan put it
+    ASSERT_EQ(b.blocks.size(), 1u);
+    EXPECT_EQ(b.blocks[0].cols.size(), 2u);
+}
+
+TEST(TuiRates, TrafficErrorsWaitAndAClearedCounter) {
+    auto f = testing::leaf_spine({.spines = 1, .leaves = 1, .hosts_per_leaf = 1});
+    const PortRef ref{0x2001, 1};
+    PortCounters b;
+    b.read_at_ms = 1000;
+    b.extended = true;
+    b.set(Counter::PortXmitData, 0);
+    b.set(Counter::PortRcvData, 0);
+    b.set(Counter::SymbolErrorCounter, 10);
+    b.set(Counter::PortXmitWait, 0);
+    PortCounters a = b;
+    a.read_at_ms = 3000;
+    a.set(Counter::PortXmitData, 250'000'000);  // 1 GB in 2 s: 4 Gb/s
+    a.set(Counter::SymbolErrorCounter, 4);      // cleared, then 4
+    a.set(Counter::PortXmitWait, 625'000'000);  // 0.1 s at HDR's 50 Gb/s lanes
+    RateMap r = port_rates(f, {{ref, b}}, {{ref, a}});
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_NEAR(r[ref].xmit_gbps, 4.0, 1e-9);
+    EXPECT_NEAR(r[ref].errors_per_s, 2.0, 1e-9);
+    EXPECT_TRUE(r[ref].cleared);
+    ASSERT_TRUE(r[ref].xmit_wait);
+    EXPECT_NEAR(*r[ref].xmit_wait, 0.05, 1e-3);
+    // No time between the readings: no rate.
+    EXPECT_TRUE(port_rates(f, {{ref, a}}, {{ref, a}}).empty());
+}
+
+TEST(TuiHistory, KeepsTheLastSamplesPerPort) {
+    History h;
+    const PortRef ref{1, 1};
+    for (int i = 0; i < static_cast<int>(History::kCapacity) + 10; ++i) {
+        PortRates r;
+        r.errors_per_s = i;
+        h.add(i * 1000, RateMap{{ref, r}}, [](PortRef) { return std::string("x[1]"); });
+    }
+    ASSERT_EQ(h.series().size(), 1u);
+    EXPECT_EQ(h.series()[0].samples.size(), History::kCapacity);
+    EXPECT_EQ(h.series()[0].samples.front().errors, 10.0F);
+    EXPECT_EQ(h.series()[0].now().errors, static_cast<float>(History::kCapacity + 9));
+}
+
+TEST(TuiPairs, GridsPerTestWithSharesOfTheBest) {
+    PairMatrix m = build_pairs(testing::scenario_perf(), {"a.json", "b.json"});
+    ASSERT_EQ(m.grids.size(), 1u);
+    const PairGrid& g = m.grids[0];
+    EXPECT_EQ(g.test, "write_bw 64K");
+    EXPECT_EQ(g.rows, (std::vector<std::string>{"h0001", "h0005"}));
+    EXPECT_EQ(g.cols, (std::vector<std::string>{"h0001", "h0005", "h0009", "h0013"}));
+    EXPECT_EQ(g.best_pair, "h0005 → h0001");
+    EXPECT_FALSE(g.cell(0, 0).measured);
+    EXPECT_NEAR(g.cell(0, 3).ratio, 0.09 / 0.41, 1e-9);
+    EXPECT_TRUE(g.cell(1, 3).measured);
+    EXPECT_FALSE(g.cell(1, 3).ok);
+}
+
+TEST(TuiKeys, ViewsFilterSortAndQuit) {
+    ViewState s;
+    EXPECT_EQ(apply_key(s, '3'), Command::Redraw);
+    EXPECT_EQ(s.view, ViewId::Counters);
+    apply_key(s, key::kTab);
+    EXPECT_EQ(s.view, ViewId::Pairs);
+    apply_key(s, key::kBackTab);
+    apply_key(s, key::kBackTab);
+    EXPECT_EQ(s.view, ViewId::Links);
+    apply_key(s, 's');
+    EXPECT_EQ(s.link_sort, LinkSort::Rate);
+    // Typing a filter: q is text there, Enter keeps it, Esc clears it.
+    apply_key(s, '/');
+    for (int k : {int{'l'}, int{'e'}, int{'a'}, int{'f'}, int{'q'}, int{key::kBackspace}})
+        EXPECT_NE(apply_key(s, k), Command::Quit);
+    EXPECT_EQ(s.active_filter(), "leaf");
+    apply_key(s, key::kEnter);
+    EXPECT_EQ(s.filter, "leaf");
+    EXPECT_FALSE(s.editing);
+    apply_key(s, key::kEscape);
+    EXPECT_TRUE(s.filter.empty());
+    // Enter in the fabric view drills into the selected node's links.
+    apply_key(s, '1');
+    apply_key(s, key::kEnter, "leaf03");
+    EXPECT_EQ(s.view, ViewId::Links);
+    EXPECT_EQ(s.filter, "leaf03");
+    apply_key(s, '?');
+    EXPECT_TRUE(s.help);
+    EXPECT_EQ(apply_key(s, 'x'), Command::Redraw);
+    EXPECT_FALSE(s.help);
+    EXPECT_EQ(apply_key(s, 'p'), Command::TogglePause);
+    EXPECT_TRUE(s.paused);
+    EXPECT_EQ(apply_key(s, 'r'), Command::Refresh);
+    EXPECT_EQ(apply_key(s, 'q'), Command::Quit);
+}
+
+TEST(TuiKeys, TheFilterMatchesNamesGuidsAndLids) {
+    BoardNode n;
+    n.name = "leaf02";
+    n.label = "leaf02";
+    n.guid = 0x0002c90300a1b2c3;
+    n.lid = 17;
+    EXPECT_TRUE(node_matches(n, "LEAF"));
+    EXPECT_TRUE(node_matches(n, "0x0002c90300a1b2c3"));
+    EXPECT_TRUE(node_matches(n, "a1b2c3"));
+    EXPECT_TRUE(node_matches(n, "17"));
+    EXPECT_FALSE(node_matches(n, "18"));
+    EXPECT_FALSE(node_matches(n, "spine"));
+}
+
+/// A source that takes its time, or fails, as told.
+class SlowSource : public FabricSource {
+  public:
+    explicit SlowSource(std::chrono::milliseconds delay) : delay_(delay) {}
+    Result<Reading> read() override {
+        std::this_thread::sleep_for(delay_);
+        if (fail_) return make_error("the local port went down");
+        Reading r;
+        r.snapshot.fabric = testing::leaf_spine({.spines = 1, .leaves = 1, .hosts_per_leaf = 2});
+        r.taken_ms = 1000 * ++reads_;
+        return r;
+    }
+    bool more() const override { return true; }
+    std::atomic<bool> fail_{false};
+    std::atomic<int> reads_{0};
+
+  private:
+    std::chrono::milliseconds delay_;
+};
+
+TEST(TuiPoller, TheScreenNeverWaitsForASlowFabric) {
+    auto src = std::make_unique<SlowSource>(std::chrono::milliseconds(300));
+    SlowSource* s = src.get();
+    Poller p(std::move(src), DataBuilder({}), std::chrono::milliseconds(50));
+    p.start();
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(p.latest(), nullptr);  // in the middle of the first reading: no wait
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(50));
+    EXPECT_TRUE(p.reading_since().has_value());
+    while (p.generation() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_NE(p.latest(), nullptr);
+    EXPECT_EQ(p.latest()->board.tiers[0].size(), 2u);
+    // A failed reading keeps the last data and says why.
+    s->fail_ = true;
+    const uint64_t g = p.generation();
+    while (p.generation() == g) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(p.latest()->meta.error, "the local port went down");
+    EXPECT_EQ(p.latest()->board.tiers[0].size(), 2u);
+    // Stopping mid-reading does not wait for the reading when told not to.
+    const auto t1 = std::chrono::steady_clock::now();
+    p.stop(std::chrono::milliseconds(0));
+    EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(100));
+}
+
+TEST(TuiPoller, PausedUntilAskedToReadNow) {
+    auto src = std::make_unique<SlowSource>(std::chrono::milliseconds(1));
+    SlowSource* s = src.get();
+    Poller p(std::move(src), DataBuilder({}), std::chrono::milliseconds(20));
+    p.set_paused(true);
+    p.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const int reads = s->reads_;
+    EXPECT_EQ(reads, 1);  // the first reading, then nothing while paused
+    p.read_now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(s->reads_, reads + 1);
+    EXPECT_TRUE(p.stop(std::chrono::milliseconds(1000)));
+}
+
+}  // namespace
+}  // namespace fabscope::tui

@@ -1,0 +1,60 @@
+#pragma once
+// What the views share: health colours and glyphs, number formats, the
+// filter match, sparklines, and keeping a cursor in range and on screen.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tui/board.h"
+#include "tui/canvas.h"
+#include "tui/history.h"
+#include "tui/view_state.h"
+
+namespace fabscope::tui {
+
+/// What a view says about the item under the cursor, for the status line,
+/// and what Enter drills into.
+struct ViewOutput {
+    std::string status;
+    Style status_style;
+    std::string drill;
+};
+
+Style health_style(Health h);
+Style severity_style(Severity s);
+inline constexpr Style kDim{Color::Grey};
+inline constexpr Style kBold{Color::Default, Color::Default, true};
+inline constexpr Style kCursor{Color::Default, Color::Default, false, true};
+
+/// The glyph of a link in the fabric view: up, or down/missing.
+char32_t link_glyph(LinkStatus s);
+/// The worst of several links (a leaf-spine pair with parallel cables).
+const BoardLink* worst_link(const Board& b, const std::vector<size_t>& links);
+
+/// "hosts", "leaves", "spines", "cores", "tier 4".
+std::string tier_plural(int tier);
+/// "1 leaf", "36 leaves".
+std::string tier_count(int tier, size_t n);
+
+/// "0", "0.25", "12.5", "1.2k", "3.4M".
+std::string format_rate(double v);
+/// "4X HDR", or "-" when down.
+std::string format_link_rate(const BoardLink& l);
+
+/// Case-insensitive: a substring of the name or label, the GUID (with or
+/// without 0x, leading zeros optional), or the LID exactly.
+bool node_matches(const BoardNode& n, std::string_view filter);
+bool text_matches(std::string_view text, std::string_view filter);
+
+/// One cell per sample (the newest right), `width` cells; bars scaled to the
+/// largest value shown (at least `floor`).
+std::u32string sparkline(const std::vector<RateSample>& samples, float RateSample::*field,
+                         int width, float floor);
+
+/// Keeps `c.row` within [0, rows) and the view's scroll so it is shown.
+void keep_in_view(Cursor& c, int rows, int visible);
+/// The same for columns.
+void keep_in_view_cols(Cursor& c, int cols, int visible);
+
+}  // namespace fabscope::tui

@@ -1,0 +1,73 @@
+#include "tui/pairs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "tui/board.h"
+
+namespace fabscope::tui {
+
+PairMatrix build_pairs(const std::vector<perf::PerfReport>& reports,
+                       const std::vector<std::string>& names) {
+    struct Entry {
+        std::string row, col;
+        const perf::TestResult* r;
+    };
+    std::map<std::string, std::vector<Entry>> by_test;
+    std::vector<std::string> order;  // tests in the order first seen
+    PairMatrix m;
+    for (size_t i = 0; i < reports.size(); ++i) {
+        const perf::PerfReport& rep = reports[i];
+        m.degraded_at = rep.meta.degraded_at;
+        const std::string row = !rep.meta.host.empty() ? rep.meta.host
+                                : i < names.size()     ? names[i]
+                                                       : fmt::format("run {}", i + 1);
+        for (const perf::TestResult& r : rep.results) {
+            const std::string test =
+                fmt::format("{} {}", r.spec.name(), perf::format_size(r.spec.size));
+            if (!by_test.count(test)) order.push_back(test);
+            by_test[test].push_back({row, r.peer_host.empty() ? r.peer : r.peer_host, &r});
+        }
+    }
+    for (const std::string& test : order) {
+        const auto& entries = by_test[test];
+        PairGrid g;
+        g.test = test;
+        g.bandwidth = entries.front().r->spec.measure == perf::Measure::Bandwidth;
+        for (const Entry& e : entries) {
+            if (std::find(g.rows.begin(), g.rows.end(), e.row) == g.rows.end())
+                g.rows.push_back(e.row);
+            if (std::find(g.cols.begin(), g.cols.end(), e.col) == g.cols.end())
+                g.cols.push_back(e.col);
+        }
+        std::sort(g.rows.begin(), g.rows.end(), natural_less);
+        std::sort(g.cols.begin(), g.cols.end(), natural_less);
+        g.cells.assign(g.rows.size() * g.cols.size(), {});
+        auto index = [](const std::vector<std::string>& v, const std::string& s) {
+            return static_cast<size_t>(std::find(v.begin(), v.end(), s) - v.begin());
+        };
+        for (const Entry& e : entries) {
+            PairCell& c = g.cells[index(g.rows, e.row) * g.cols.size() + index(g.cols, e.col)];
+            c.measured = true;
+            c.ok = e.r->ok;
+            c.error = e.r->error;
+            c.value = g.bandwidth ? e.r->avg_gbps : e.r->latency.median_us;
+            if (!c.ok) continue;
+            const bool better = g.best == 0 || (g.bandwidth ? c.value > g.best : c.value < g.best);
+            if (better && c.value > 0) {
+                g.best = c.value;
+                g.best_pair = fmt::format("{} → {}", e.row, e.col);
+            }
+        }
+        for (PairCell& c : g.cells) {
+            if (c.ok && c.value > 0 && g.best > 0)
+                c.ratio = g.bandwidth ? c.value / g.best : g.best / c.value;
+        }
+        m.grids.push_back(std::move(g));
+    }
+    return m;
+}
+
+}  // namespace fabscope::tui

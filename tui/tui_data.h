@@ -1,0 +1,92 @@
+#pragma once
+// Everything one frame of the TUI draws from, immutable once published, and
+// the builder that turns each reading of the fabric into it: tiers, findings
+// (the same checks as `fabscope validate`, against a plan, a baseline or the
+// first reading), counter rates and their history, the perf pair matrix.
+// Pure: the polling thread feeds it readings; tests feed it fabrics.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/counter_checks.h"
+#include "model/snapshot.h"
+#include "model/thresholds.h"
+#include "perf/compare.h"
+#include "tui/board.h"
+#include "tui/history.h"
+#include "tui/pairs.h"
+
+namespace fabscope::tui {
+
+/// One reading of the fabric: a sweep with counters, or a loaded snapshot.
+struct Reading {
+    Snapshot snapshot;
+    std::vector<Finding> problems;  ///< what the sweep could not read
+    int64_t taken_ms = 0;           ///< Unix time, milliseconds
+};
+
+/// A finding as the findings view lists it: fabric or perf.
+struct FindingRow {
+    Severity severity = Severity::Warning;
+    std::string kind;
+    std::string summary;
+    std::string evidence;            ///< pretty JSON
+    std::vector<std::string> where;  ///< "leaf01[19] (0x…, LID 5)"
+};
+
+struct TuiMeta {
+    std::string source;  ///< "mlx5_0 port 1", "fabric.json"
+    bool live = false;
+    double interval_s = 0;  ///< between readings, live
+    size_t readings = 0;
+    int64_t taken_ms = 0;  ///< the newest reading
+    double sweep_s = 0;    ///< how long it took
+    std::string expected;  ///< what links are compared with: "plan.yaml", "the first reading"
+    std::string error;     ///< the last reading failed: why (the data shown is older)
+};
+
+struct TuiData {
+    TuiMeta meta;
+    Board board;
+    std::vector<FindingRow> findings;  ///< fabric then perf, errors first
+    std::shared_ptr<const History> history;
+    PairMatrix pairs;
+    size_t count(Severity s) const;
+};
+
+struct BuilderConfig {
+    std::string source;
+    bool live = false;
+    double interval_s = 0;
+    std::optional<Plan> plan;          ///< --plan
+    std::optional<Snapshot> baseline;  ///< --baseline
+    Thresholds thresholds = default_thresholds();
+    std::vector<perf::PerfReport> perf;   ///< --perf
+    std::vector<std::string> perf_names;  ///< their file names
+};
+
+class DataBuilder {
+  public:
+    explicit DataBuilder(BuilderConfig config);
+
+    /// Folds in one reading; returns the data to show now.
+    std::shared_ptr<const TuiData> add(Reading r);
+    /// A reading failed: the last data, saying why it is not newer.
+    std::shared_ptr<const TuiData> failed(const std::string& why, int64_t at_ms);
+    /// New perf reports (files rewritten while the TUI runs).
+    void set_perf(std::vector<perf::PerfReport> reports, std::vector<std::string> names);
+    const std::shared_ptr<const TuiData>& latest() const { return latest_; }
+
+  private:
+    BuilderConfig cfg_;
+    std::optional<Plan> baseline_plan_;        ///< from --baseline or the first reading
+    std::optional<CounterReadings> previous_;  ///< the last reading's counters
+    std::shared_ptr<History> history_;
+    std::shared_ptr<const TuiData> latest_;
+    PairMatrix pairs_;
+    std::vector<FindingRow> perf_rows_;
+};
+
+}  // namespace fabscope::tui

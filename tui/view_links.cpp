@@ -1,0 +1,162 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "tui/views.h"
+
+namespace fabscope::tui {
+namespace {
+
+double rate_of(const BoardLink& l) {
+    return l.status == LinkStatus::Up && l.width && l.speed ? link_data_gbps(*l.width, *l.speed)
+                                                            : -1;
+}
+double errors_of(const BoardLink& l) {
+    return l.rates ? l.rates->errors_per_s : -1;
+}
+double wait_of(const BoardLink& l) {
+    return l.rates && l.rates->xmit_wait ? *l.rates->xmit_wait : -1;
+}
+double traffic_of(const BoardLink& l) {
+    return l.rates ? std::max(l.rates->xmit_gbps, l.rates->rcv_gbps) : -1;
+}
+
+constexpr std::array<const char*, kLinkSorts> kSortNames{"health", "rate", "state", "err/s",
+                                                         "wait",   "Gb/s", "name"};
+
+}  // namespace
+
+ViewOutput draw_links(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
+    const Board& b = d.board;
+    ViewOutput out;
+    c.set_clip(body);
+    const std::string& filter = s.active_filter();
+    std::vector<size_t> rows;
+    for (size_t i = 0; i < b.links.size(); ++i) {
+        const BoardLink& l = b.links[i];
+        if (filter.empty() || node_matches(b.nodes[l.a.node], filter) ||
+            node_matches(b.nodes[l.b.node], filter) || text_matches(l.state, filter))
+            rows.push_back(i);
+    }
+    auto by_name = [&](size_t x, size_t y) {
+        const BoardLink& p = b.links[x];
+        const BoardLink& q = b.links[y];
+        if (p.a.node != q.a.node)
+            return natural_less(b.nodes[p.a.node].name, b.nodes[q.a.node].name);
+        return p.a.port < q.a.port;
+    };
+    auto desc = [&](auto key) {
+        return [&, key](size_t x, size_t y) {
+            const double kx = key(b.links[x]);
+            const double ky = key(b.links[y]);
+            return kx != ky ? kx > ky : by_name(x, y);
+        };
+    };
+    switch (s.link_sort) {
+        case LinkSort::Health:
+            std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) {
+                const BoardLink& p = b.links[x];
+                const BoardLink& q = b.links[y];
+                if (p.health != q.health) return p.health > q.health;
+                if (p.status != q.status) return p.status > q.status;
+                return by_name(x, y);
+            });
+            break;
+        case LinkSort::Rate:
+            std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) {
+                const double rx = rate_of(b.links[x]);
+                const double ry = rate_of(b.links[y]);
+                return rx != ry ? rx < ry : by_name(x, y);
+            });
+            break;
+        case LinkSort::State:
+            std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) {
+                const BoardLink& p = b.links[x];
+                const BoardLink& q = b.links[y];
+                if (p.status != q.status) return p.status > q.status;
+                if (p.state != q.state) return p.state < q.state;
+                return by_name(x, y);
+            });
+            break;
+        case LinkSort::Errors: std::stable_sort(rows.begin(), rows.end(), desc(errors_of)); break;
+        case LinkSort::XmitWait: std::stable_sort(rows.begin(), rows.end(), desc(wait_of)); break;
+        case LinkSort::Traffic: std::stable_sort(rows.begin(), rows.end(), desc(traffic_of)); break;
+        case LinkSort::Name: std::stable_sort(rows.begin(), rows.end(), by_name); break;
+    }
+    if (s.reverse) std::reverse(rows.begin(), rows.end());
+
+    // Columns: health, A, B, rate, state, err/s, wait, Gb/s.
+    const int fixed = 2 + 10 + 15 + 8 + 7 + 7;
+    const int end_w = std::max(8, (body.w - fixed - 2) / 2);
+    const int x_a = body.x + 2;
+    const int x_b = x_a + end_w + 1;
+    const int x_rate = x_b + end_w + 1;
+    const int x_state = x_rate + 10;
+    const int x_err = x_state + 15;
+    const int x_wait = x_err + 8;
+    const int x_gbps = x_wait + 7;
+    const std::array<std::pair<int, const char*>, 7> heads{
+        std::pair{x_a, "end A"}, {x_b, "end B"},   {x_rate, "rate"}, {x_state, "state"},
+        {x_err, "err/s"},        {x_wait, "wait"}, {x_gbps, "Gb/s"}};
+    const std::array<LinkSort, 7> sort_of{LinkSort::Name,   LinkSort::Name,   LinkSort::Rate,
+                                          LinkSort::State,  LinkSort::Errors, LinkSort::XmitWait,
+                                          LinkSort::Traffic};
+    for (size_t i = 0; i < heads.size(); ++i) {
+        const bool sorted = sort_of[i] == s.link_sort && (i != 1);
+        Style hs = kBold;
+        hs.underline = sorted;
+        const int w = c.text(heads[i].first, body.y, heads[i].second, hs);
+        if (sorted) c.put(heads[i].first + w, body.y, s.reverse ? U'▲' : U'▼', kBold);
+    }
+    if (s.link_sort == LinkSort::Health) c.put(body.x, body.y, s.reverse ? U'▲' : U'▼', kBold);
+    const int list_h = body.h - 1;
+    s.page = list_h;
+    Cursor& cur = s.cursor();
+    keep_in_view(cur, static_cast<int>(rows.size()), list_h);
+    if (rows.empty()) {
+        c.text(body.x, body.y + 2,
+               filter.empty() ? "No links." : fmt::format("No link matches \"{}\".", filter), kDim);
+        c.reset_clip();
+        return out;
+    }
+    for (int i = 0; i < list_h && cur.top + i < static_cast<int>(rows.size()); ++i) {
+        const BoardLink& l = b.links[rows[static_cast<size_t>(cur.top + i)]];
+        const int y = body.y + 1 + i;
+        const Style hs = health_style(l.health);
+        c.put(body.x, y, l.status == LinkStatus::Up ? U'●' : U'×', hs);
+        c.text(x_a, y, fit(b.end_name(l.a), end_w), {}, end_w);
+        c.text(x_b, y, fit(b.end_name(l.b), end_w), {}, end_w);
+        const bool below =
+            !l.findings.empty() && l.health >= Health::Warning && l.status == LinkStatus::Up;
+        c.text(x_rate, y, format_link_rate(l), below ? hs : Style{}, 9);
+        c.text(x_state, y, l.state, l.status == LinkStatus::Up ? Style{} : hs, 14);
+        if (l.rates) {
+            const Style es = l.rates->errors_per_s > 0 ? health_style(Health::Warning) : kDim;
+            c.text(x_err, y, fmt::format("{:>6}", format_rate(l.rates->errors_per_s)), es, 7);
+            if (l.rates->xmit_wait)
+                c.text(x_wait, y, fmt::format("{:>5.1f}%", *l.rates->xmit_wait * 100),
+                       *l.rates->xmit_wait > 0.05 ? hs : kDim, 6);
+            c.text(
+                x_gbps, y,
+                fmt::format("{:>6}", format_rate(std::max(l.rates->xmit_gbps, l.rates->rcv_gbps))),
+                {}, 7);
+        } else {
+            c.text(x_err, y, "     -", kDim);
+            c.text(x_wait, y, "    -", kDim);
+            c.text(x_gbps, y, "     -", kDim);
+        }
+        if (cur.top + i == cur.row) c.restyle({body.x + 1, y, body.w - 1, 1}, kCursor);
+    }
+    const BoardLink& sel = b.links[rows[static_cast<size_t>(cur.row)]];
+    out.status =
+        fmt::format("{}/{}  sorted by {}{}  ", cur.row + 1, rows.size(),
+                    kSortNames[static_cast<size_t>(s.link_sort)], s.reverse ? " (reversed)" : "");
+    out.status += fmt::format("{} ↔ {}  {}", b.end_name(sel.a), b.end_name(sel.b), sel.state);
+    if (!sel.findings.empty()) out.status += "  — " + b.findings[sel.findings.front()].summary;
+    out.status_style = health_style(sel.health);
+    out.drill = b.nodes[sel.a.node].label;
+    c.reset_clip();
+    return out;
+}
+
+}  // namespace fabscope::tui

@@ -1,0 +1,129 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "tui/views.h"
+
+namespace fabscope::tui {
+namespace {
+
+Style heat(const PairCell& cell, double degraded_at) {
+    if (!cell.measured) return kDim;
+    if (!cell.ok) return Style{Color::Black, Color::Red};
+    if (cell.ratio >= 0.9) return Style{Color::Black, Color::Green};
+    if (cell.ratio >= degraded_at) return Style{Color::Black, Color::Yellow};
+    return Style{Color::Black, Color::Red};
+}
+
+std::string value_text(const PairGrid& g, double v) {
+    return g.bandwidth ? fmt::format("{:.3f} Gb/s", v) : fmt::format("{:.2f} us median", v);
+}
+
+}  // namespace
+
+ViewOutput draw_pairs(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
+    ViewOutput out;
+    c.set_clip(body);
+    const PairMatrix& m = d.pairs;
+    if (m.grids.empty()) {
+        c.text(body.x, body.y, "No perf results.", kBold);
+        c.text(body.x, body.y + 2,
+               "Measure with `fabscope perf run HOST... -o FILE` on each source host, then", kDim);
+        c.text(body.x, body.y + 3,
+               "start the TUI with --perf FILE (once per file): rows are sources, columns "
+               "destinations.",
+               kDim);
+        c.reset_clip();
+        return out;
+    }
+    const int n = static_cast<int>(m.grids.size());
+    s.pair_test = ((s.pair_test % n) + n) % n;
+    const PairGrid& g = m.grids[static_cast<size_t>(s.pair_test)];
+    c.text(body.x, body.y, g.test, kBold);
+    c.text(body.x + text_width(g.test) + 2, body.y,
+           fmt::format("test {} of {} (t/T)  {}  best {}: {}", s.pair_test + 1, n,
+                       g.bandwidth ? "bandwidth" : "latency", g.best_pair, value_text(g, g.best)),
+           kDim);
+    // Legend.
+    int x = body.x;
+    const int ly = body.y + 1;
+    for (const auto& [text, style] :
+         {std::pair{std::string(" ≥90% "), Style{Color::Black, Color::Green}},
+          std::pair{fmt::format(" ≥{:.0f}% ", m.degraded_at * 100),
+                    Style{Color::Black, Color::Yellow}},
+          std::pair{fmt::format(" <{:.0f}% ", m.degraded_at * 100),
+                    Style{Color::Black, Color::Red}},
+          std::pair{std::string(" × failed "), Style{Color::Black, Color::Red}},
+          std::pair{std::string(" · not measured "), kDim}}) {
+        x += c.text(x, ly, text, style) + 1;
+    }
+    c.text(x + 1, ly, "cells: % of the best pair", kDim);
+
+    int label_w = 6;
+    for (const std::string& r : g.rows) label_w = std::max(label_w, text_width(r));
+    label_w = std::min(label_w, std::max(8, body.w / 4));
+    const int cell_w = 4;
+    const bool short_names = std::all_of(g.cols.begin(), g.cols.end(),
+                                         [](const std::string& cl) { return text_width(cl) <= 3; });
+    const int grid_y = body.y + 3;
+    const int avail_cols = std::max(1, (body.w - label_w - 1) / cell_w);
+    const int footer = short_names ? 0 : 2;
+    const int avail_rows = std::max(1, body.h - 4 - footer);
+    s.page = avail_rows;
+    Cursor& cur = s.cursor();
+    keep_in_view(cur, static_cast<int>(g.rows.size()), avail_rows);
+    keep_in_view_cols(cur, static_cast<int>(g.cols.size()), avail_cols);
+    c.text(body.x, grid_y, fit("from \\ to", label_w), kDim, label_w);
+    for (int ci = 0; ci < avail_cols && cur.left + ci < static_cast<int>(g.cols.size()); ++ci) {
+        const int col = cur.left + ci;
+        const std::string head =
+            short_names ? g.cols[static_cast<size_t>(col)] : fmt::format("{}", col + 1);
+        c.text(body.x + label_w + 1 + ci * cell_w, grid_y, fmt::format("{:>3}", head),
+               col == cur.col ? kBold : kDim);
+    }
+    for (int ri = 0; ri < avail_rows && cur.top + ri < static_cast<int>(g.rows.size()); ++ri) {
+        const int row = cur.top + ri;
+        const int y = grid_y + 1 + ri;
+        c.text(body.x, y, fit(g.rows[static_cast<size_t>(row)], label_w),
+               row == cur.row ? kBold : Style{}, label_w);
+        for (int ci = 0; ci < avail_cols && cur.left + ci < static_cast<int>(g.cols.size()); ++ci) {
+            const int col = cur.left + ci;
+            const PairCell& cell = g.cell(static_cast<size_t>(row), static_cast<size_t>(col));
+            Style st = heat(cell, m.degraded_at);
+            const std::string text =
+                !cell.measured ? "  · "
+                : !cell.ok     ? "  × "
+                               : fmt::format("{:>3.0f} ", std::min(cell.ratio * 100, 999.0));
+            if (row == cur.row && col == cur.col) {
+                st.bold = true;
+                st.reverse = true;
+            }
+            c.text(body.x + label_w + 1 + ci * cell_w, y, text, st, cell_w);
+        }
+    }
+    if (!short_names) {
+        // Which number is which destination.
+        std::string key;
+        for (size_t ci = 0; ci < g.cols.size(); ++ci)
+            key += fmt::format("{} {}   ", ci + 1, g.cols[ci]);
+        c.text(body.x, body.bottom() - 1, key, kDim, body.w);
+    }
+    const std::string& from = g.rows[static_cast<size_t>(cur.row)];
+    const std::string& to = g.cols[static_cast<size_t>(cur.col)];
+    const PairCell& cell = g.cell(static_cast<size_t>(cur.row), static_cast<size_t>(cur.col));
+    if (!cell.measured) {
+        out.status = fmt::format("{} → {}: not measured", from, to);
+    } else if (!cell.ok) {
+        out.status = fmt::format("{} → {} {}: FAILED: {}", from, to, g.test, cell.error);
+        out.status_style = health_style(Health::Error);
+    } else {
+        out.status = fmt::format("{} → {} {}: {}, {:.0f}% of the best ({})", from, to, g.test,
+                                 value_text(g, cell.value), cell.ratio * 100, g.best_pair);
+        if (cell.ratio < m.degraded_at) out.status_style = health_style(Health::Warning);
+    }
+    out.drill = to;
+    c.reset_clip();
+    return out;
+}
+
+}  // namespace fabscope::tui
