@@ -46,25 +46,10 @@ struct TuiCommand {
     bool ascii = false;
 };
 
-/// The newest counter reading in a snapshot: when it was taken.
-int64_t taken_at(const Snapshot& s) {
-    int64_t t = 0;
-    for (const Node& n : s.fabric.nodes()) {
-        for (const Port& p : n.ports) {
-            if (p.counters) t = std::max(t, p.counters->read_at_ms);
-        }
-    }
-    return t ? t : unix_millis_now();
-}
-
 class FileSource : public FabricSource {
   public:
     explicit FileSource(std::vector<Snapshot> snaps) : snaps_(std::move(snaps)) {}
-    Result<Reading> read() override {
-        Snapshot& s = snaps_[next_++];
-        const int64_t t = taken_at(s);
-        return Reading{std::move(s), {}, t};
-    }
+    Result<Reading> read() override { return reading_from_file(std::move(snaps_[next_++])); }
     bool more() const override { return next_ < snaps_.size(); }
 
   private:

@@ -7,7 +7,9 @@ namespace fabscope {
 RateMap port_rates(const Fabric& f, const CounterReadings& before, const CounterReadings& after,
                    int tick_multiplier) {
     RateMap out;
-    for (const auto& [ref, a] : after) {
+    for (const auto& [ref, reading] : after) {
+        const PortCounters& a =
+            reading;  // a lambda below uses it (no capture of bindings in C++17 tools)
         auto it = before.find(ref);
         if (it == before.end()) continue;
         const PortCounters& b = it->second;

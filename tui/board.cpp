@@ -241,7 +241,7 @@ class Builder {
             TierBlock blk;
             blk.tier = t;
             blk.rows = b_.tiers[static_cast<size_t>(t)];
-            if (t + 1 <= max_tier) blk.cols = b_.tiers[static_cast<size_t>(t + 1)];
+            if (t + 1 <= max_tier) blk.cols = b_.tiers[static_cast<size_t>(t) + 1];
             std::map<size_t, size_t> col_of;
             for (size_t c = 0; c < blk.cols.size(); ++c) col_of[blk.cols[c]] = c;
             blk.cells.assign(blk.rows.size() * blk.cols.size(), {});

@@ -20,7 +20,7 @@ void Canvas::set_clip(Rect clip) {
 
 void Canvas::put(int x, int y, char32_t ch, Style style) {
     if (x < clip_.x || y < clip_.y || x >= clip_.right() || y >= clip_.bottom()) return;
-    cells_[static_cast<size_t>(y * width_ + x)] = Cell{ch, style};
+    cells_[index(x, y)] = Cell{ch, style};
 }
 
 int Canvas::text(int x, int y, std::string_view utf8, Style style, int max_cols) {
@@ -44,7 +44,7 @@ void Canvas::fill(Rect r, char32_t ch, Style style) {
 void Canvas::restyle(Rect r, Style style) {
     for (int y = std::max(r.y, clip_.y); y < std::min(r.bottom(), clip_.bottom()); ++y) {
         for (int x = std::max(r.x, clip_.x); x < std::min(r.right(), clip_.right()); ++x) {
-            cells_[static_cast<size_t>(y * width_ + x)].style = style;
+            cells_[index(x, y)].style = style;
         }
     }
 }

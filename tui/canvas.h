@@ -44,7 +44,7 @@ class Canvas {
     int width() const { return width_; }
     int height() const { return height_; }
     Rect bounds() const { return {0, 0, width_, height_}; }
-    const Cell& at(int x, int y) const { return cells_[static_cast<size_t>(y * width_ + x)]; }
+    const Cell& at(int x, int y) const { return cells_[index(x, y)]; }
 
     /// Draws inside `clip` only (the whole canvas by default).
     void set_clip(Rect clip);
@@ -68,6 +68,9 @@ class Canvas {
     std::string style_map() const;
 
   private:
+    size_t index(int x, int y) const {
+        return static_cast<size_t>(y) * static_cast<size_t>(width_) + static_cast<size_t>(x);
+    }
     int width_;
     int height_;
     Rect clip_;

@@ -55,7 +55,7 @@ Command apply_key(ViewState& s, int k, const std::string& selected_label) {
         case 'q':
         case 'Q':
         case key::kCtrlC: return Command::Quit;
-        case '?': s.help = true; return Command::Redraw;
+        case '?':
         case key::kF1: s.help = true; return Command::Redraw;
         case '1': switch_to(s, ViewId::Fabric); return Command::Redraw;
         case '2': switch_to(s, ViewId::Links); return Command::Redraw;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "model/validation.h"
+#include "util/time_util.h"
 
 namespace fabscope::tui {
 namespace {
@@ -71,7 +72,7 @@ void DataBuilder::set_perf(std::vector<perf::PerfReport> reports, std::vector<st
     }
 }
 
-std::shared_ptr<const TuiData> DataBuilder::add(Reading r) {
+std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     const Fabric& f = r.snapshot.fabric;
     const Tiers tiers = classify_tiers(f);
     // Without a plan or baseline, the first reading is what should be there.
@@ -141,6 +142,16 @@ std::shared_ptr<const TuiData> DataBuilder::failed(const std::string& why, int64
     d->history = history_;
     latest_ = d;
     return d;
+}
+
+Reading reading_from_file(Snapshot s) {
+    int64_t t = 0;
+    for (const Node& n : s.fabric.nodes()) {
+        for (const Port& p : n.ports) {
+            if (p.counters) t = std::max(t, p.counters->read_at_ms);
+        }
+    }
+    return Reading{std::move(s), {}, t ? t : unix_millis_now()};
 }
 
 }  // namespace fabscope::tui

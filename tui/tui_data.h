@@ -27,6 +27,10 @@ struct Reading {
     int64_t taken_ms = 0;           ///< Unix time, milliseconds
 };
 
+/// A snapshot file as a reading: taken when its newest counter was read
+/// (now, if it has no counters).
+Reading reading_from_file(Snapshot s);
+
 /// A finding as the findings view lists it: fabric or perf.
 struct FindingRow {
     Severity severity = Severity::Warning;
@@ -72,7 +76,7 @@ class DataBuilder {
     explicit DataBuilder(BuilderConfig config);
 
     /// Folds in one reading; returns the data to show now.
-    std::shared_ptr<const TuiData> add(Reading r);
+    std::shared_ptr<const TuiData> add(const Reading& r);
     /// A reading failed: the last data, saying why it is not newer.
     std::shared_ptr<const TuiData> failed(const std::string& why, int64_t at_ms);
     /// New perf reports (files rewritten while the TUI runs).

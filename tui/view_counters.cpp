@@ -81,7 +81,7 @@ ViewOutput draw_counters(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         return out;
     }
     for (int i = 0; i < list_h && cur.top + i < static_cast<int>(rows.size()); ++i) {
-        const PortSeries& ps = all[rows[static_cast<size_t>(cur.top + i)]];
+        const PortSeries& ps = all[rows[static_cast<size_t>(cur.top) + static_cast<size_t>(i)]];
         const int y = body.y + 1 + i;
         const bool is_cur = cur.top + i == cur.row;
         Style ls = is_cur ? kCursor : Style{};

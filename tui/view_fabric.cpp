@@ -151,7 +151,7 @@ ViewOutput draw_fabric(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         return xx < body.x + label_w + 1 + avail ? xx : -1;
     };
     for (int li = 0; li < list_h && first + li < static_cast<int>(lines.size()); ++li) {
-        const Line& line = lines[static_cast<size_t>(first + li)];
+        const Line& line = lines[static_cast<size_t>(first) + static_cast<size_t>(li)];
         const int y = body.y + 2 + li;
         const TierBlock& blk = b.blocks[line.block];
         const int ncols = static_cast<int>(blk.cols.size());

@@ -61,7 +61,8 @@ ViewOutput draw_findings(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
     keep_in_view(cur, static_cast<int>(rows.size()), list_h);
     const int kind_w = std::min(24, std::max(10, body.w / 5));
     for (int i = 0; i < list_h && cur.top + i < static_cast<int>(rows.size()); ++i) {
-        const FindingRow& f = d.findings[rows[static_cast<size_t>(cur.top + i)]];
+        const FindingRow& f =
+            d.findings[rows[static_cast<size_t>(cur.top) + static_cast<size_t>(i)]];
         const int y = body.y + i;
         const Style ss = severity_style(f.severity);
         c.put(body.x, y, U'●', ss);

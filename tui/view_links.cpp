@@ -120,7 +120,7 @@ ViewOutput draw_links(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         return out;
     }
     for (int i = 0; i < list_h && cur.top + i < static_cast<int>(rows.size()); ++i) {
-        const BoardLink& l = b.links[rows[static_cast<size_t>(cur.top + i)]];
+        const BoardLink& l = b.links[rows[static_cast<size_t>(cur.top) + static_cast<size_t>(i)]];
         const int y = body.y + 1 + i;
         const Style hs = health_style(l.health);
         c.put(body.x, y, l.status == LinkStatus::Up ? U'●' : U'×', hs);
