@@ -107,6 +107,29 @@ void wait_for_subnet_up(const LabState& lab, size_t before) {
     }
 }
 
+// OpenSM answers a trap (a port changed) with a heavy sweep that reads every
+// PortInfo and later writes some back: a width or speed set between the two
+// would be written over with what it read. Quiet: every trap logged has been
+// followed by SUBNET UP, and stays so for a moment.
+void wait_for_sm_quiet(const LabState& lab) {
+    auto pending = [&] {
+        std::ifstream in(lab.dir + "/osm/opensm.log");
+        std::string line;
+        bool trap_after_up = false;
+        while (std::getline(in, line)) {
+            if (line.find("Received Generic Notice") != std::string::npos) trap_after_up = true;
+            if (line.find("SUBNET UP") != std::string::npos) trap_after_up = false;
+        }
+        return trap_after_up;
+    };
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    int calm = 0;
+    while (calm < 3 && std::chrono::steady_clock::now() < end) {
+        calm = pending() ? 0 : calm + 1;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+}
+
 // Silent nodes are the supervisor's relay's business: it re-reads
 // silent.json when it changes. The node's GUID and LID come from a client of
 // the lab that looks them up by name.
@@ -309,8 +332,10 @@ Result<std::string> apply_fault(const LabState& lab, const Fault& f) {
                                       std::to_string(f.target.port),
                                       f.kind == Fault::Kind::Width ? "width" : "speed",
                                       f.value};
+        wait_for_sm_quiet(lab);
         auto rc = lab_exec(lab, argv, {.deadline = std::chrono::milliseconds(120000)});
         if (!rc) return rc.error();
+        wait_for_sm_quiet(lab);  // the sweep our change set off: done before the next fault
         if (*rc != 0)
             return make_error(fmt::format("lab fault: setting {} on {} failed", f.value, where),
                               *rc);
