@@ -30,8 +30,13 @@ Style severity_style(Severity s) {
     return s == Severity::Info ? Style{Color::Cyan} : health_style(health_of(s));
 }
 
-char32_t link_glyph(LinkStatus s) {
-    return s == LinkStatus::Up ? U'■' : U'×';
+char32_t link_glyph(const BoardLink& l) {
+    if (l.status != LinkStatus::Up) return U'×';
+    switch (l.health) {
+        case Health::Warning: return U'▲';
+        case Health::Error: return U'◆';
+        default: return U'■';
+    }
 }
 
 const BoardLink* worst_link(const Board& b, const std::vector<size_t>& links) {
@@ -109,7 +114,9 @@ std::u32string sparkline(const std::vector<RateSample>& samples, float RateSampl
             out += U' ';
             continue;
         }
-        const int level = v <= 0 ? 0 : std::clamp(static_cast<int>(v / top * 7.0F + 0.999F), 1, 7);
+        // Heights to scale; anything at or above `floor` is never flat.
+        int level = std::clamp(static_cast<int>(v / top * 7.0F + 0.5F), 0, 7);
+        if (v >= floor && level == 0) level = 1;
         out += kBars[level];
     }
     return out;

@@ -27,8 +27,10 @@ inline constexpr Style kDim{Color::Grey};
 inline constexpr Style kBold{Color::Default, Color::Default, true};
 inline constexpr Style kCursor{Color::Default, Color::Default, false, true};
 
-/// The glyph of a link in the fabric view: up, or down/missing.
-char32_t link_glyph(LinkStatus s);
+/// The glyph of a link: its health in shape as well as colour (for
+/// NO_COLOR, colour-blind eyes, text captures): ■ healthy, ▲ warning,
+/// ◆ error, × down or missing.
+char32_t link_glyph(const BoardLink& l);
 /// The worst of several links (a leaf-spine pair with parallel cables).
 const BoardLink* worst_link(const Board& b, const std::vector<size_t>& links);
 
@@ -48,7 +50,8 @@ bool node_matches(const BoardNode& n, std::string_view filter);
 bool text_matches(std::string_view text, std::string_view filter);
 
 /// One cell per sample (the newest right), `width` cells; bars scaled to the
-/// largest value shown (at least `floor`).
+/// largest value shown (at least `floor`); a value at or above `floor` is
+/// never drawn flat, one below a level's half is.
 std::u32string sparkline(const std::vector<RateSample>& samples, float RateSample::*field,
                          int width, float floor);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tui/views.h"
+#include "util/time_util.h"
 
 namespace fabscope::tui {
 namespace {
@@ -30,7 +31,9 @@ void draw_tabs(const TuiData* d, const ViewState& s, Canvas& c, const FrameInfo&
     if (d) {
         right = d->meta.source;
         if (d->meta.live) right += fmt::format(" · every {:.0f} s", d->meta.interval_s);
-        right += " · read " + ago(info.now_ms, d->meta.taken_ms);
+        // Live: how old the data is; files: when they were taken.
+        right += d->meta.live ? " · read " + ago(info.now_ms, d->meta.taken_ms)
+                              : " · " + iso8601(d->meta.taken_ms);
     }
     if (info.sweeping) right = fmt::format("reading… {:.0f} s · ", info.sweeping_s) + right;
     if (s.paused) right = "PAUSED · " + right;
@@ -155,8 +158,8 @@ void draw_help(Canvas& c) {
     ++y;
     int x = r.x + 2;
     x += c.text(x, y, "■ healthy ", health_style(Health::Ok));
-    x += c.text(x, y, "■ warning ", health_style(Health::Warning));
-    x += c.text(x, y, "■ error ", health_style(Health::Error));
+    x += c.text(x, y, "▲ warning ", health_style(Health::Warning));
+    x += c.text(x, y, "◆ error ", health_style(Health::Error));
     x += c.text(x, y, "× down ", health_style(Health::Error));
     c.text(x, y, "· no link", kDim);
     c.text(r.x + 2, y + 1, "Down: expected (plan, baseline or first reading) but not up.", kDim);

@@ -71,6 +71,7 @@ char32_t ascii_glyph(char32_t c) {
     switch (c) {
         case U'■': return U'#';
         case U'×': return U'x';
+        case U'◆': return U'*';
         case U'·': return U'.';
         case U'●': return U'*';
         case U'…': return U'~';

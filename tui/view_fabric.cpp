@@ -52,8 +52,8 @@ ViewOutput draw_fabric(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
     // Legend.
     int x = body.x;
     for (auto [glyph, style, text] : {std::tuple{U'■', health_style(Health::Ok), "healthy"},
-                                      std::tuple{U'■', health_style(Health::Warning), "warning"},
-                                      std::tuple{U'■', health_style(Health::Error), "error"},
+                                      std::tuple{U'▲', health_style(Health::Warning), "warning"},
+                                      std::tuple{U'◆', health_style(Health::Error), "error"},
                                       std::tuple{U'×', health_style(Health::Error), "down"},
                                       std::tuple{U'·', kDim, "no link"}}) {
         c.put(x, body.y, glyph, style);
@@ -203,7 +203,7 @@ ViewOutput draw_fabric(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
                     Style st = cell_style(w);
                     if (col_hit[line.block][static_cast<size_t>(ci)]) st.underline = true;
                     if (is_cur && ci == cur.col) st.reverse = true;
-                    c.put(xx, y, w ? link_glyph(w->status) : U'·', st);
+                    c.put(xx, y, w ? link_glyph(*w) : U'·', st);
                 }
                 const auto& down = blk.down[r];
                 for (int di = 0; di < ndown; ++di) {
@@ -218,7 +218,7 @@ ViewOutput draw_fabric(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
                                      filter))
                         st.underline = true;
                     if (is_cur && ncols + di == cur.col) st.reverse = true;
-                    c.put(xx, y, w ? link_glyph(w->status) : U' ', st);
+                    c.put(xx, y, w ? link_glyph(*w) : U' ', st);
                 }
                 if (total) {
                     const Style ts = up == total ? kDim : health_style(Health::Error);

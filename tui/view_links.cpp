@@ -123,7 +123,7 @@ ViewOutput draw_links(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         const BoardLink& l = b.links[rows[static_cast<size_t>(cur.top) + static_cast<size_t>(i)]];
         const int y = body.y + 1 + i;
         const Style hs = health_style(l.health);
-        c.put(body.x, y, l.status == LinkStatus::Up ? U'●' : U'×', hs);
+        c.put(body.x, y, link_glyph(l), hs);
         c.text(x_a, y, fit(b.end_name(l.a), end_w), {}, end_w);
         c.text(x_b, y, fit(b.end_name(l.b), end_w), {}, end_w);
         const bool below =

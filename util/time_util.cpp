@@ -5,7 +5,11 @@
 namespace fabscope {
 
 std::string iso8601_now() {
-    std::time_t t = std::time(nullptr);
+    return iso8601(unix_millis_now());
+}
+
+std::string iso8601(int64_t unix_ms) {
+    const std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
     std::tm tm{};
     gmtime_r(&t, &tm);
     char buf[32];

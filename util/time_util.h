@@ -9,6 +9,8 @@ namespace fabscope {
 
 /// Now, as ISO 8601 UTC with seconds: "2026-11-29T16:01:54Z".
 std::string iso8601_now();
+/// "2026-11-29T19:45:12Z" for a Unix time in milliseconds.
+std::string iso8601(int64_t unix_ms);
 /// Now, as milliseconds since the Unix epoch.
 int64_t unix_millis_now();
 

@@ -133,6 +133,24 @@ TEST(TuiHistory, KeepsTheLastSamplesPerPort) {
     EXPECT_EQ(h.series()[0].now().errors, static_cast<float>(History::kCapacity + 9));
 }
 
+TEST(TuiSparkline, ScaledToTheLargestTinyValuesFlatWorthALookNever) {
+    std::vector<RateSample> s(4);
+    s[0].gbps = 0;
+    s[1].gbps = 0.004F;  // management traffic: flat
+    s[2].gbps = 50;
+    s[3].gbps = 100;
+    EXPECT_EQ(sparkline(s, &RateSample::gbps, 6, 0.1F), U"  ▁▁▅█");
+    // Well below the floor everything is flat, however it varies.
+    for (auto& x : s) x.gbps /= 1e5F;
+    EXPECT_EQ(sparkline(s, &RateSample::gbps, 4, 0.1F), U"▁▁▁▁");
+    // One error a second among thousands still shows.
+    s[0].errors = 1;
+    s[3].errors = 5000;
+    EXPECT_EQ(sparkline(s, &RateSample::errors, 4, 1.0F), U"▂▁▁█");
+    // Unknown (negative) is a gap.
+    EXPECT_EQ(sparkline(s, &RateSample::wait, 2, 0.05F), U"  ");
+}
+
 TEST(TuiPairs, GridsPerTestWithSharesOfTheBest) {
     PairMatrix m = build_pairs(testing::scenario_perf(), {"a.json", "b.json"});
     ASSERT_EQ(m.grids.size(), 1u);
