@@ -293,7 +293,7 @@ int run_tui(const TuiCommand& o, const Globals& g) {
             if (i && o.load.empty()) std::this_thread::sleep_for(*refresh);
             auto r = source->read();
             if (!r) return report(r.error(), g);
-            b.add(std::move(r).value());
+            b.add(*r);
         }
         return dump(*b.latest(), o, g);
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace fabscope::tui {
 namespace {
@@ -115,27 +116,30 @@ std::u32string sparkline(const std::vector<RateSample>& samples, float RateSampl
             continue;
         }
         // Heights to scale; anything at or above `floor` is never flat.
-        int level = std::clamp(static_cast<int>(v / top * 7.0F + 0.5F), 0, 7);
+        int level = std::clamp(static_cast<int>(std::lround(v / top * 7.0F)), 0, 7);
         if (v >= floor && level == 0) level = 1;
         out += kBars[level];
     }
     return out;
 }
 
-void keep_in_view(Cursor& c, int rows, int visible) {
-    c.row = std::clamp(c.row, 0, std::max(0, rows - 1));
+namespace {
+/// `pos` within [0, n), and `first` (the first shown of `visible`) so it is shown.
+void keep_shown(int& pos, int& first, int n, int visible) {
+    pos = std::clamp(pos, 0, std::max(0, n - 1));
     visible = std::max(1, visible);
-    if (c.row < c.top) c.top = c.row;
-    if (c.row >= c.top + visible) c.top = c.row - visible + 1;
-    c.top = std::clamp(c.top, 0, std::max(0, rows - visible));
+    if (pos < first) first = pos;
+    if (pos >= first + visible) first = pos - visible + 1;
+    first = std::clamp(first, 0, std::max(0, n - visible));
+}
+}  // namespace
+
+void keep_in_view(Cursor& c, int rows, int visible) {
+    keep_shown(c.row, c.top, rows, visible);
 }
 
 void keep_in_view_cols(Cursor& c, int cols, int visible) {
-    c.col = std::clamp(c.col, 0, std::max(0, cols - 1));
-    visible = std::max(1, visible);
-    if (c.col < c.left) c.left = c.col;
-    if (c.col >= c.left + visible) c.left = c.col - visible + 1;
-    c.left = std::clamp(c.left, 0, std::max(0, cols - visible));
+    keep_shown(c.col, c.left, cols, visible);
 }
 
 }  // namespace fabscope::tui

@@ -88,7 +88,7 @@ void Poller::run() {
         if (on_reload_) on_reload_(builder_);
         auto r = source_->read();
         if (r) {
-            publish(builder_.add(std::move(*r)));
+            publish(builder_.add(*r));
         } else {
             publish(builder_.failed(r.error().message, unix_millis_now()));
         }

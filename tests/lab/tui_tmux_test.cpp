@@ -40,6 +40,9 @@ class Tmux {
         tmux({"send-keys", "-t", "0", "Enter"});
     }
     void key(const std::string& k) { tmux({"send-keys", "-t", "0", k}); }
+    void resize(int cols, int rows) {
+        tmux({"resize-window", "-t", "0", "-x", std::to_string(cols), "-y", std::to_string(rows)});
+    }
     /// The screen as text, and with the SGR sequences of its colours.
     std::string screen() { return tmux({"capture-pane", "-p", "-t", "0"}).out; }
     std::string screen_with_colours() { return tmux({"capture-pane", "-p", "-e", "-t", "0"}).out; }
@@ -192,6 +195,17 @@ TEST(TuiTmux, ShowsTheTiersTurnsADownLinkRedAndRestoresTheTerminal) {
         5s, &shown))
         << plain(shown);
     t.key("Escape");
+
+    // A resize: the frame follows it (the key line is the new last line).
+    t.resize(80, 24);
+    EXPECT_TRUE(t.wait_for(
+        [](const std::string& s) {
+            const auto lines = lines_of(plain(s));
+            return lines.size() >= 24 && lines[23].rfind("Tab/1-5 views", 0) == 0 &&
+                   plain(s).find("end A") != std::string::npos;
+        },
+        5s, &shown))
+        << plain(shown);
 
     // Quit: the exit code, the main screen back, the tty modes as they were.
     t.key("q");
