@@ -14,6 +14,7 @@
 #include "perf/compare.h"
 #include "perf/report.h"
 #include "perf/session.h"
+#include "reports/severity_tag.h"
 #include "util/exit_status.h"
 #include "util/time_util.h"
 
@@ -231,9 +232,7 @@ int run_run(const RunCommand& o, const Globals& g) {
     if (!g.quiet && !nothing_ran) {
         for (const PerfFinding& f : findings) {
             TextStyle st = g.err_style();
-            std::fprintf(stderr, "%s %s\n",
-                         f.severity == Severity::Error ? st.red("error  ").c_str()
-                                                       : st.yellow("warning").c_str(),
+            std::fprintf(stderr, "%s %s\n", severity_tag(st, f.severity).c_str(),
                          f.summary.c_str());
         }
     }

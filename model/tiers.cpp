@@ -1,5 +1,7 @@
 #include "model/tiers.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
@@ -42,6 +44,35 @@ Tiers classify_tiers(const Fabric& fabric) {
         t.max_tier = std::max(t.max_tier, t.of_node[i]);
     }
     return t;
+}
+
+namespace {
+struct TierWords {
+    const char* one = nullptr;  ///< null: a tier without a name of its own
+    const char* many = nullptr;
+};
+TierWords tier_words(int tier) {
+    switch (tier) {
+        case 0: return {"host", "hosts"};
+        case 1: return {"leaf", "leaves"};
+        case 2: return {"spine", "spines"};
+        case 3: return {"core switch", "core switches"};
+        case kTierUnreachable:
+            return {"switch with no path to a host", "switches with no path to a host"};
+        default: return {};
+    }
+}
+}  // namespace
+
+std::string tier_plural(int tier) {
+    const TierWords w = tier_words(tier);
+    return w.many ? w.many : fmt::format("tier {}", tier);
+}
+
+std::string tier_count(int tier, size_t n) {
+    const TierWords w = tier_words(tier);
+    if (!w.one) return fmt::format("{} in tier {}", n, tier);
+    return fmt::format("{} {}", n, n == 1 ? w.one : w.many);
 }
 
 std::string tier_name(int tier) {

@@ -27,5 +27,10 @@ Tiers classify_tiers(const Fabric& fabric);
 
 /// "host", "leaf", "spine", "core" (tier 3), "tier N" above, "unreachable".
 std::string tier_name(int tier);
+/// The nodes of a tier, for people: "hosts", "leaves", "spines", "core
+/// switches", "switches with no path to a host", "tier N" above.
+std::string tier_plural(int tier);
+/// "1 leaf", "36 leaves", "1 core switch", "4 in tier 5".
+std::string tier_count(int tier, size_t n);
 
 }  // namespace fabscope

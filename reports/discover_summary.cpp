@@ -4,32 +4,13 @@
 
 #include <map>
 
+#include "reports/severity_tag.h"
+
 namespace fabscope {
 namespace {
 
 std::string plural(size_t n, std::string_view one, std::string_view many) {
     return fmt::format("{} {}", n, n == 1 ? one : many);
-}
-
-std::string tier_plural(int tier, size_t n) {
-    switch (tier) {
-        case 0: return plural(n, "host", "hosts");
-        case 1: return plural(n, "leaf", "leaves");
-        case 2: return plural(n, "spine", "spines");
-        case 3: return plural(n, "core switch", "core switches");
-        case kTierUnreachable:
-            return plural(n, "switch with no path to a host", "switches with no path to a host");
-        default: return fmt::format("{} in tier {}", n, tier);
-    }
-}
-
-std::string severity_tag(const TextStyle& st, Severity s) {
-    switch (s) {
-        case Severity::Error: return st.red("error  ");
-        case Severity::Warning: return st.yellow("warning");
-        case Severity::Info: return st.dim("info   ");
-    }
-    return "";
 }
 
 }  // namespace
@@ -62,10 +43,10 @@ std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
     std::string tier_line;
     for (int t = 0; t <= tiers.max_tier; ++t) {
         if (size_t c = tiers.count(t))
-            tier_line += (tier_line.empty() ? "" : ", ") + tier_plural(t, c);
+            tier_line += (tier_line.empty() ? "" : ", ") + tier_count(t, c);
     }
     if (size_t c = tiers.count(kTierUnreachable)) {
-        tier_line += (tier_line.empty() ? "" : ", ") + tier_plural(kTierUnreachable, c);
+        tier_line += (tier_line.empty() ? "" : ", ") + tier_count(kTierUnreachable, c);
     }
     out += fmt::format("  {:<7} {}\n", "Tiers",
                        tier_line.empty() ? "none (no hosts found)" : tier_line);

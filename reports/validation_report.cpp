@@ -2,19 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "reports/severity_tag.h"
+
 namespace fabscope {
-namespace {
-
-std::string tag(const TextStyle& st, Severity s) {
-    switch (s) {
-        case Severity::Error: return st.red("error  ");
-        case Severity::Warning: return st.yellow("warning");
-        case Severity::Info: return st.dim("info   ");
-    }
-    return "";
-}
-
-}  // namespace
 
 std::string render_validation_summary(const Validation& v, const ValidationMeta& m,
                                       const TextStyle& st, size_t max_listed) {
@@ -41,7 +31,7 @@ std::string render_validation_summary(const Validation& v, const ValidationMeta&
     size_t shown = 0;
     for (const Finding& f : v.findings) {
         if (shown == max_listed) break;
-        out += fmt::format("  {} {}\n", tag(st, f.severity), f.summary);
+        out += fmt::format("  {} {}\n", severity_tag(st, f.severity), f.summary);
         ++shown;
     }
     if (v.findings.size() > shown) {

@@ -49,16 +49,6 @@ const BoardLink* worst_link(const Board& b, const std::vector<size_t>& links) {
     return w;
 }
 
-std::string tier_plural(int tier) {
-    if (tier == 1) return "leaves";
-    const std::string n = tier_name(tier);
-    return tier > 3 ? n : n + "s";
-}
-
-std::string tier_count(int tier, size_t n) {
-    return fmt::format("{} {}", n, n == 1 ? tier_name(tier) : tier_plural(tier));
-}
-
 std::string format_rate(double v) {
     if (v <= 0) return "0";
     if (v >= 1e6) return fmt::format("{:.1f}M", v / 1e6);

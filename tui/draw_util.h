@@ -34,11 +34,6 @@ char32_t link_glyph(const BoardLink& l);
 /// The worst of several links (a leaf-spine pair with parallel cables).
 const BoardLink* worst_link(const Board& b, const std::vector<size_t>& links);
 
-/// "hosts", "leaves", "spines", "cores", "tier 4".
-std::string tier_plural(int tier);
-/// "1 leaf", "36 leaves".
-std::string tier_count(int tier, size_t n);
-
 /// "0", "0.25", "12.5", "1.2k", "3.4M".
 std::string format_rate(double v);
 /// "4X HDR", or "-" when down.
