@@ -76,14 +76,15 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     const Fabric& f = r.snapshot.fabric;
     const Tiers tiers = classify_tiers(f);
     // Without a plan or baseline, the first reading is what should be there.
-    std::string expected = cfg_.plan       ? "the plan"
+    const char* expected = cfg_.plan       ? "the plan"
                            : cfg_.baseline ? "the baseline"
                                            : "the first reading";
     if (!cfg_.plan && !baseline_plan_) baseline_plan_ = plan_from_fabric(f, tiers);
 
-    const CounterReadings after = readings_of(f);
-    const CounterReadings before = previous_ ? *previous_ : CounterReadings{};
-    const bool rates = previous_ && !before.empty() && !after.empty();
+    CounterReadings after = readings_of(f);
+    static const CounterReadings kNone;
+    const CounterReadings& before = previous_ ? *previous_ : kNone;
+    const bool rates = !before.empty() && !after.empty();
 
     ValidationInput vin{f, tiers, r.problems};
     if (rates) {
@@ -126,8 +127,8 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     d->meta.readings = (latest_ ? latest_->meta.readings : 0) + 1;
     d->meta.taken_ms = r.taken_ms;
     d->meta.sweep_s = r.snapshot.source.duration_s;
-    d->meta.expected = cfg_.plan ? "the plan" : expected;
-    previous_ = after;
+    d->meta.expected = expected;
+    previous_ = std::move(after);
     latest_ = d;
     return d;
 }
