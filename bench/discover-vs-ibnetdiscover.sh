@@ -6,6 +6,7 @@
 # Also sweeps fabscope's --outstanding-smps to show where the default comes from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lab-sizes.sh
 FABSCOPE=${FABSCOPE:-build/cli/fabscope}
 RUNS=${RUNS:-5}
 SIZES=("${@:-648 2048}")
@@ -32,11 +33,7 @@ measure() {
 }
 
 for size in ${SIZES[@]}; do
-    case $size in
-        648) args=(--spines 18 --leaves 36 --hosts-per-leaf 18);;
-        2048) args=(--spines 32 --leaves 64 --hosts-per-leaf 32);;
-        *) echo "unknown size $size (648 or 2048)" >&2; exit 2;;
-    esac
+    lab_shape "$size"
     "$FABSCOPE" lab up --dir "$lab" -q "${args[@]}"
     echo "== $size hosts ($(grep -c '^Switch' "$lab/net") switches), median of $RUNS runs, peak RSS"
     measure "ibnetdiscover" ibnetdiscover; peer=$(cat "$work/last")

@@ -12,6 +12,7 @@
 # simulator has no latency, so on a real fabric that chain sets the time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lab-sizes.sh
 FABSCOPE=${FABSCOPE:-build/cli/fabscope}
 RUNS=${RUNS:-3}
 SIZES=("${@:-648 2048}")
@@ -66,11 +67,7 @@ row() {
 }
 
 for size in ${SIZES[@]}; do
-    case $size in
-        648) args=(--spines 18 --leaves 36 --hosts-per-leaf 18);;
-        2048) args=(--spines 32 --leaves 64 --hosts-per-leaf 32);;
-        *) echo "unknown size $size (648 or 2048)" >&2; exit 2;;
-    esac
+    lab_shape "$size"
     "$FABSCOPE" lab up --dir "$lab" -q "${args[@]}"
     switches=$(grep -c '^Switch' "$lab/net")
     echo "== $size hosts, $switches switches: median of $RUNS runs"
