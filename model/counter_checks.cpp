@@ -77,16 +77,14 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
         Millis interval(ms);
         double seconds = static_cast<double>(ms) / 1000.0;
         for (const auto& [c, lim] : t.counters) {
-            auto vb = b.get(c);
-            auto va = a.get(c);
-            if (!vb || !va) continue;
+            const auto rise = counter_rise(b, a, c);
+            if (!rise) continue;
             uint64_t max = counter_max(c, false);
-            if (*va == max) {
-                out.push_back(saturated_finding(f, ref, c, max, vb));
+            if (rise->after == max) {
+                out.push_back(saturated_finding(f, ref, c, max, rise->before));
                 continue;
             }
-            bool cleared = *va < *vb;
-            uint64_t delta = cleared ? *va : *va - *vb;
+            const auto [vb, va, delta, cleared] = *rise;
             if (static_cast<double>(delta) <= lim.allowed(interval)) continue;
             Finding x;
             x.kind = "counter_rising";
@@ -98,8 +96,8 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
                                     format_duration(lim.per));
             x.where = ends(f, ref);
             x.evidence = {{"counter", name(c)},
-                          {"before", *vb},
-                          {"after", *va},
+                          {"before", vb},
+                          {"after", va},
                           {"delta", delta},
                           {"interval_s", seconds},
                           {"per_hour", per_hour},
@@ -109,16 +107,15 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
             out.push_back(std::move(x));
         }
         // Time spent waiting to transmit.
-        auto wb = b.get(Counter::PortXmitWait);
-        auto wa = a.get(Counter::PortXmitWait);
+        const auto wait = counter_rise(b, a, Counter::PortXmitWait);
         const Port* port = f.port(ref);
-        if (wb && wa && port && port->speed_active) {
+        if (wait && port && port->speed_active) {
             uint64_t max = counter_max(Counter::PortXmitWait, false);
-            if (*wa == max && *wb < max) {
-                out.push_back(saturated_finding(f, ref, Counter::PortXmitWait, max, wb));
+            if (wait->after == max && wait->before < max) {
+                out.push_back(saturated_finding(f, ref, Counter::PortXmitWait, max, wait->before));
                 continue;
             }
-            uint64_t delta = *wa >= *wb ? *wa - *wb : *wa;
+            const uint64_t delta = wait->delta;
             double fraction =
                 static_cast<double>(delta) *
                 xmit_wait_tick_seconds(*port->speed_active, t.xmit_wait.tick_multiplier) / seconds;

@@ -60,4 +60,13 @@ bool is_error_counter(Counter c) {
     return kInfo[static_cast<size_t>(c)].error;
 }
 
+std::optional<CounterRise> counter_rise(const PortCounters& before, const PortCounters& after,
+                                        Counter c) {
+    const auto b = before.get(c);
+    const auto a = after.get(c);
+    if (!b || !a) return std::nullopt;
+    const bool cleared = *a < *b;
+    return CounterRise{*b, *a, cleared ? *a : *a - *b, cleared};
+}
+
 }  // namespace fabscope

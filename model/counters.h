@@ -55,4 +55,17 @@ struct PortCounters {
     void set(Counter c, uint64_t v) { values[static_cast<size_t>(c)] = v; }
 };
 
+/// How much a counter rose between two readings of a port. A value below the
+/// earlier one means the counter was cleared in between: then the later value
+/// is all that is known (a lower bound).
+struct CounterRise {
+    uint64_t before = 0;
+    uint64_t after = 0;
+    uint64_t delta = 0;
+    bool cleared = false;
+};
+/// Nothing if either reading lacks the counter.
+std::optional<CounterRise> counter_rise(const PortCounters& before, const PortCounters& after,
+                                        Counter c);
+
 }  // namespace fabscope

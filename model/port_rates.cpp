@@ -8,8 +8,7 @@ RateMap port_rates(const Fabric& f, const CounterReadings& before, const Counter
                    int tick_multiplier) {
     RateMap out;
     for (const auto& [ref, reading] : after) {
-        const PortCounters& a =
-            reading;  // a lambda below uses it (no capture of bindings in C++17 tools)
+        const PortCounters& a = reading;  // the lambda below uses it (no capture of bindings)
         auto it = before.find(ref);
         if (it == before.end()) continue;
         const PortCounters& b = it->second;
@@ -19,17 +18,14 @@ RateMap port_rates(const Fabric& f, const CounterReadings& before, const Counter
         r.seconds = static_cast<double>(ms) / 1000.0;
         // The increase of one counter; a counter that went down was cleared in between.
         auto delta = [&](Counter c) -> std::optional<uint64_t> {
-            auto vb = b.get(c);
-            auto va = a.get(c);
-            if (!vb || !va) return std::nullopt;
+            const auto rise = counter_rise(b, a, c);
+            if (!rise) return std::nullopt;
             const bool extended = a.extended && b.extended;
-            if (const uint64_t max = counter_max(c, extended); *va == max && max != ~uint64_t{0})
+            if (const uint64_t max = counter_max(c, extended);
+                rise->after == max && max != ~uint64_t{0})
                 r.saturated = true;
-            if (*va < *vb) {
-                r.cleared = true;
-                return *va;
-            }
-            return *va - *vb;
+            r.cleared = r.cleared || rise->cleared;
+            return rise->delta;
         };
         // Data counters count 4-octet words.
         if (auto d = delta(Counter::PortXmitData))
