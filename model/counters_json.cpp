@@ -17,7 +17,8 @@ PortCounters counters_from_json(const nlohmann::json& j) {
     if (!j.is_object()) json_io::fail(j, "must be an object");
     PortCounters pc;
     pc.extended = json_io::get_bool(j, "extended", false);
-    pc.read_at_ms = static_cast<int64_t>(json_io::get_uint<uint64_t>(j, "read_at_ms", 0));
+    // A time past int64 would come back negative and fail the next read.
+    pc.read_at_ms = json_io::get_uint<int64_t>(j, "read_at_ms", 0);
     for (const auto& [key, value] : j.items()) {
         if (key == "extended" || key == "read_at_ms") continue;
         auto c = parse_counter(key);

@@ -232,6 +232,19 @@ TEST_F(SnapshotFileErrors, BadFieldNamesItsPath) {
     EXPECT_EQ(r.error().message, p + ": /nodes/1/ports/0/num: 300 is out of range (at most 255)");
 }
 
+TEST_F(SnapshotFileErrors, AReadTimePastInt64IsOutOfRange) {
+    // Found by fuzz_snapshot: 2^63 was read as a negative time and the
+    // snapshot written from it could not be read back.
+    auto j = snapshot_to_json(sample());
+    j["nodes"][8]["ports"][1]["counters"]["read_at_ms"] = 9223372036854775808ULL;
+    auto p = write("fs-read-at.json", j.dump());
+    auto r = load_snapshot(p);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message, p + ": /nodes/8/ports/1/counters/read_at_ms: "
+                                     "9223372036854775808 is out of range (at most "
+                                     "9223372036854775807)");
+}
+
 TEST_F(SnapshotFileErrors, InconsistentPeers) {
     auto j = snapshot_to_json(sample());
     j["nodes"][0]["ports"][0]["peer"]["port"] = 9;
