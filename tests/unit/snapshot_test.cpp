@@ -131,6 +131,23 @@ class SnapshotFileErrors : public ::testing::Test {
         paths_.push_back(path);
         return path;
     }
+    // Writes TEXT to the file NAME and loads it: the load must fail with exit
+    // code 2 and a message that starts with the file's path. Returns the rest.
+    std::string load_error(const std::string& name, const std::string& text) {
+        auto path = write(name, text);
+        auto r = load_snapshot(path);
+        if (r) {
+            ADD_FAILURE() << name << " loaded without an error";
+            return {};
+        }
+        EXPECT_EQ(r.error().code, 2) << r.error().message;
+        const std::string prefix = path + ": ";
+        if (r.error().message.rfind(prefix, 0) != 0) {
+            ADD_FAILURE() << "the error does not start with the path: " << r.error().message;
+            return r.error().message;
+        }
+        return r.error().message.substr(prefix.size());
+    }
     void TearDown() override {
         for (auto& p : paths_) fs::remove(p);
     }
@@ -146,90 +163,61 @@ TEST_F(SnapshotFileErrors, MissingFile) {
 }
 
 TEST_F(SnapshotFileErrors, Empty) {
-    auto p = write("fs-empty.json", "  \n");
-    auto r = load_snapshot(p);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().message, p + ": file is empty");
+    EXPECT_EQ(load_error("fs-empty.json", "  \n"), "file is empty");
 }
 
 TEST_F(SnapshotFileErrors, Truncated) {
     std::string full = snapshot_to_json(sample()).dump(1);
-    auto p = write("fs-trunc.json", full.substr(0, full.size() / 2));
-    auto r = load_snapshot(p);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, 2);
-    EXPECT_NE(r.error().message.find(p + ": truncated JSON"), std::string::npos)
-        << r.error().message;
+    auto e = load_error("fs-trunc.json", full.substr(0, full.size() / 2));
+    EXPECT_EQ(e.rfind("truncated JSON", 0), 0u) << e;
 }
 
 TEST_F(SnapshotFileErrors, MalformedNamesLineAndColumn) {
-    auto p =
-        write("fs-bad.json", "{\n  \"format\": \"fabscope-snapshot\",\n  \"version\": 1,,\n}\n");
-    auto r = load_snapshot(p);
-    ASSERT_FALSE(r);
-    EXPECT_NE(r.error().message.find(p + ": invalid JSON at line 3"), std::string::npos)
-        << r.error().message;
+    auto e = load_error("fs-bad.json",
+                        "{\n  \"format\": \"fabscope-snapshot\",\n  \"version\": 1,,\n}\n");
+    EXPECT_EQ(e.rfind("invalid JSON at line 3", 0), 0u) << e;
 }
 
 TEST_F(SnapshotFileErrors, ANumberNoDoubleHolds) {
     // Found by fuzz_snapshot: nlohmann/json throws out_of_range, not parse_error.
-    auto p =
-        write("fs-overflow.json", "{\"format\": \"fabscope-snapshot\", \"version\": 0.0048e1661}");
-    auto r = load_snapshot(p);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, 2);
-    EXPECT_EQ(r.error().message, p + ": invalid JSON: number overflow parsing '0.0048e1661'");
+    EXPECT_EQ(load_error("fs-overflow.json",
+                         "{\"format\": \"fabscope-snapshot\", \"version\": 0.0048e1661}"),
+              "invalid JSON: number overflow parsing '0.0048e1661'");
 }
 
 TEST_F(SnapshotFileErrors, NotASnapshot) {
-    auto p = write("fs-other.json", "{\"hello\": 1}");
-    auto r = load_snapshot(p);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().message,
-              p + ": not a fabscope snapshot (no \"format\": \"fabscope-snapshot\")");
+    EXPECT_EQ(load_error("fs-other.json", "{\"hello\": 1}"),
+              "not a fabscope snapshot (no \"format\": \"fabscope-snapshot\")");
 }
 
 TEST_F(SnapshotFileErrors, WrongVersion) {
     auto j = snapshot_to_json(sample());
     j["version"] = 7;
-    auto p = write("fs-v7.json", j.dump());
-    auto r = load_snapshot(p);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().message, p + ": snapshot version 7 is not supported (this fabscope reads "
-                                     "version 1; it was written by a newer "
-                                     "fabscope)");
+    EXPECT_EQ(load_error("fs-v7.json", j.dump()),
+              "snapshot version 7 is not supported (this fabscope reads version 1; it was "
+              "written by a newer fabscope)");
 }
 
 TEST_F(SnapshotFileErrors, BadFieldNamesItsPath) {
     auto j = snapshot_to_json(sample());
     j["nodes"][6]["ports"][2]["lid"] = "seven";  // nodes 0-5 are hosts, 6 is leaf01
-    auto p = write("fs-field.json", j.dump());
-    auto r = load_snapshot(p);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().message, p + ": /nodes/6/ports/2/lid: must be an unsigned integer");
+    EXPECT_EQ(load_error("fs-field.json", j.dump()),
+              "/nodes/6/ports/2/lid: must be an unsigned integer");
 
     j = snapshot_to_json(sample());
     j["nodes"][0]["ports"][0]["speed"]["active"] = "WARP";
-    p = write("fs-enum.json", j.dump());
-    r = load_snapshot(p);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().message,
-              p + ": /nodes/0/ports/0/speed/active: \"WARP\" is not one of SDR, DDR, QDR, "
-                  "FDR10, FDR, EDR, HDR, NDR, XDR");
+    EXPECT_EQ(load_error("fs-enum.json", j.dump()),
+              "/nodes/0/ports/0/speed/active: \"WARP\" is not one of SDR, DDR, QDR, FDR10, FDR, "
+              "EDR, HDR, NDR, XDR");
 
     j = snapshot_to_json(sample());
     j["nodes"][1].erase("guid");
-    p = write("fs-missing.json", j.dump());
-    r = load_snapshot(p);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().message, p + ": /nodes/1: missing required key \"guid\"");
+    EXPECT_EQ(load_error("fs-missing.json", j.dump()), "/nodes/1: missing required key \"guid\"");
 
     j = snapshot_to_json(sample());
     j["nodes"][1]["ports"][0]["num"] = 300;
-    p = write("fs-range.json", j.dump());
-    r = load_snapshot(p);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().message, p + ": /nodes/1/ports/0/num: 300 is out of range (at most 255)");
+    EXPECT_EQ(load_error("fs-range.json", j.dump()),
+              "/nodes/1/ports/0/num: 300 is out of range (at most 255)");
 }
 
 TEST_F(SnapshotFileErrors, AReadTimePastInt64IsOutOfRange) {
@@ -237,22 +225,16 @@ TEST_F(SnapshotFileErrors, AReadTimePastInt64IsOutOfRange) {
     // snapshot written from it could not be read back.
     auto j = snapshot_to_json(sample());
     j["nodes"][8]["ports"][1]["counters"]["read_at_ms"] = 9223372036854775808ULL;
-    auto p = write("fs-read-at.json", j.dump());
-    auto r = load_snapshot(p);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().message, p + ": /nodes/8/ports/1/counters/read_at_ms: "
-                                     "9223372036854775808 is out of range (at most "
-                                     "9223372036854775807)");
+    EXPECT_EQ(load_error("fs-read-at.json", j.dump()),
+              "/nodes/8/ports/1/counters/read_at_ms: 9223372036854775808 is out of range (at "
+              "most 9223372036854775807)");
 }
 
 TEST_F(SnapshotFileErrors, InconsistentPeers) {
     auto j = snapshot_to_json(sample());
     j["nodes"][0]["ports"][0]["peer"]["port"] = 9;
-    auto p = write("fs-peer.json", j.dump());
-    auto r = load_snapshot(p);
-    ASSERT_FALSE(r);
-    EXPECT_NE(r.error().message.find(p + ": "), std::string::npos);
-    EXPECT_NE(r.error().message.find("peer"), std::string::npos) << r.error().message;
+    auto e = load_error("fs-peer.json", j.dump());
+    EXPECT_NE(e.find("peer"), std::string::npos) << e;
 }
 
 }  // namespace
