@@ -134,6 +134,10 @@ Result<json> read_json_file(const std::string& path) {
     return parse_json_text(text, path == "-" ? "<stdin>" : path);
 }
 
+Error in_file(const std::string& path, const Error& e) {
+    return make_error(fmt::format("{}: {}", path, e.message), kExitUsage);
+}
+
 Status write_json_file(const json& j, const std::string& path) {
     return write_file_atomically(path, [&](std::ostream& out) {
         out << j.dump(1, ' ', false, json::error_handler_t::replace) << '\n';

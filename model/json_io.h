@@ -22,8 +22,12 @@ namespace fabscope::json_io {
 using nlohmann::json;
 
 /// Reads and parses a JSON file. Errors: cannot open, empty, truncated, or
-/// invalid JSON with line and column. `what` names the document ("snapshot").
+/// invalid JSON with line and column, each naming the file.
 Result<json> read_json_file(const std::string& path);
+/// Reads the JSON file `path` and converts it with `convert`; an error from
+/// the conversion comes back as "path: message" with code 2, as a read error does.
+template <class T>
+Result<T> load_file(const std::string& path, Result<T> (*convert)(const json&));
 Result<json> parse_json_text(const std::string& text, const std::string& origin);
 /// Writes pretty JSON atomically (temporary file, then rename); "-" = stdout.
 Status write_json_file(const json& j, const std::string& path);
@@ -45,6 +49,17 @@ auto guarded(Fn&& fn) -> decltype(fn()) {
     } catch (const json::exception& e) {
         return make_error(strip_exception_prefix(e.what()));
     }
+}
+
+Error in_file(const std::string& path, const Error& e);
+
+template <class T>
+Result<T> load_file(const std::string& path, Result<T> (*convert)(const json&)) {
+    auto doc = read_json_file(path);
+    if (!doc) return doc.error();
+    auto r = convert(*doc);
+    if (!r) return in_file(path, r.error());
+    return r;
 }
 
 const json& get(const json& j, const char* key);

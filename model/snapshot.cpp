@@ -7,7 +7,6 @@
 #include "model/counters_json.h"
 #include "model/json_io.h"
 #include "model/tiers.h"
-#include "util/exit_status.h"
 
 namespace fabscope {
 
@@ -260,11 +259,7 @@ Result<Snapshot> snapshot_from_json(const json& j) {
 }
 
 Result<Snapshot> load_snapshot(const std::string& path) {
-    auto doc = json_io::read_json_file(path);
-    if (!doc) return doc.error();
-    auto s = snapshot_from_json(*doc);
-    if (!s) return make_error(fmt::format("{}: {}", path, s.error().message), kExitUsage);
-    return s;
+    return json_io::load_file(path, snapshot_from_json);
 }
 
 Status save_snapshot(const Snapshot& s, const std::string& path, const json& extra) {

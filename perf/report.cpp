@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "model/json_io.h"
-#include "util/exit_status.h"
 
 namespace fabscope::perf {
 
@@ -30,11 +29,7 @@ Result<PerfReport> perf_report_from_json(const nlohmann::json& j) {
 }
 
 Result<PerfReport> load_perf_report(const std::string& path) {
-    auto doc = json_io::read_json_file(path);
-    if (!doc) return doc.error();
-    auto r = perf_report_from_json(*doc);
-    if (!r) return make_error(fmt::format("{}: {}", path, r.error().message), kExitUsage);
-    return r;
+    return json_io::load_file(path, perf_report_from_json);
 }
 
 nlohmann::json perf_report_to_json(const PerfRunMeta& meta, const std::vector<TestResult>& results,
