@@ -40,7 +40,7 @@ class LiveSession {
   private:
     LocalPort local_;
     std::unique_ptr<UmadTransport> transport_;
-    SteadyClock clock_;
+    SystemClock clock_;
     SweepOptions options_;
 };
 

@@ -21,7 +21,7 @@ CounterRead read_counters(MadTransport& transport, const Clock& clock, const Fab
             if (target == 0) continue;
             mad::Request base{mad::kClassPerf, mad::kAttrPortCounters, 0, mad::Address{{}, target},
                               p.num};
-            engine.submit(base, [&out, &base_ok, ref](const MadResult& r) {
+            engine.submit(base, [&out, &base_ok, &clock, ref](const MadResult& r) {
                 if (!r.ok()) {
                     out.failed.push_back(ref);
                     return;
@@ -31,7 +31,7 @@ CounterRead read_counters(MadTransport& transport, const Clock& clock, const Fab
                 bool had_ext = have.extended;
                 PortCounters ext = have;
                 have = pc;
-                have.read_at_ms = unix_millis_now();
+                have.read_at_ms = clock.unix_ms();
                 if (had_ext) {
                     for (Counter c :
                          {Counter::PortXmitData, Counter::PortRcvData, Counter::PortXmitPkts,

@@ -69,6 +69,7 @@ class MadEngine {
 
     const EngineStats& stats() const { return stats_; }
     const EngineOptions& options() const { return options_; }
+    const Clock& clock() const { return clock_; }
 
     /// The failure key of a path: "dr:1,5,3" or "lid:17".
     static std::string key_of(const mad::Address& a);

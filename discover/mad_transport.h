@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "discover/mad_format.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 namespace fabscope {
@@ -29,19 +30,6 @@ class MadTransport {
                         std::chrono::milliseconds timeout) = 0;
     /// Waits at most `timeout` for one incoming MAD.
     virtual std::optional<ReceivedMad> receive(std::chrono::milliseconds timeout) = 0;
-};
-
-/// Time, behind an interface so the engine's deadlines can be tested without waiting.
-class Clock {
-  public:
-    using time_point = std::chrono::steady_clock::time_point;
-    virtual ~Clock() = default;
-    virtual time_point now() const = 0;
-};
-
-class SteadyClock final : public Clock {
-  public:
-    time_point now() const override { return std::chrono::steady_clock::now(); }
 };
 
 }  // namespace fabscope

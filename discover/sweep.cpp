@@ -321,7 +321,7 @@ class Sweeper {
                 }
                 PortCounters pc = decode_port_counters(mad::pma_data(res.reply));
                 PortCounters& have = st.counters[port];
-                pc.read_at_ms = unix_millis_now();
+                pc.read_at_ms = engine_.clock().unix_ms();
                 if (have.extended) {  // the extended answer came first: keep its 64-bit values
                     for (Counter c :
                          {Counter::PortXmitData, Counter::PortRcvData, Counter::PortXmitPkts,

@@ -3,7 +3,7 @@
 // and the sweep without a simulator: it answers SMPs by walking directed
 // routes over an in-memory Fabric, LID-routed SMPs and PMA Gets by LID, and
 // can be told to misbehave per node: silent, dropping, late, duplicating,
-// answering garbage. Time is a FakeClock that moves only when the engine
+// answering garbage. Time is a ManualClock that moves only when the engine
 // waits, so timeouts are tested exactly and instantly.
 
 #include <deque>
@@ -15,14 +15,7 @@
 
 namespace fabscope::testing {
 
-class FakeClock final : public Clock {
-  public:
-    time_point now() const override { return now_; }
-    void advance(std::chrono::milliseconds d) { now_ += d; }
-
-  private:
-    time_point now_{};
-};
+using FakeClock = ManualClock;
 
 struct NodeBehaviour {
     bool silent = false;   ///< never answers, and DR SMPs through it are lost
