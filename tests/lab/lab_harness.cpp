@@ -42,10 +42,16 @@ std::string fabscope() {
     return FABSCOPE_BIN;
 }
 
-CmdResult run(const std::vector<std::string>& argv, std::chrono::seconds timeout) {
+std::string scratch_path(const char* what) {
+    return scratch_base() + "/" + unique_name(what);
+}
+
+CmdResult run(const std::vector<std::string>& argv, std::chrono::seconds timeout,
+              const std::map<std::string, std::string>& env) {
     std::string base = scratch_base() + "/" + unique_name("run");
     SpawnOptions o;
     o.argv = argv;
+    o.env = env;
     o.stdout_path = base + ".out";
     o.stderr_path = base + ".err";
     CmdResult r;
