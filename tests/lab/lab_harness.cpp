@@ -83,6 +83,9 @@ Lab::Lab(std::vector<std::string> up_args) : dir_(scratch_base() + "/" + unique_
 Lab::~Lab() {
     CmdResult r = run({fabscope(), "lab", "down", "--dir", dir_});
     EXPECT_EQ(r.exit_code, 0) << "lab down failed:\n" << r.err;
+    // lab down leaves what a test wrote into the directory: the scratch is the harness's.
+    std::error_code ec;
+    if (r.exit_code == 0) fs::remove_all(dir_, ec);
 }
 
 CmdResult Lab::exec(const std::vector<std::string>& argv, std::chrono::seconds timeout) const {
