@@ -22,7 +22,14 @@ namespace {
 struct LabWhich {
     std::string name = "default";
     std::string dir;
-    std::string resolve() const { return lab_dir(name, dir); }
+    Result<std::string> resolve() const { return resolve_lab_dir(name, dir); }
+    /// For hints: the flags that choose this lab again.
+    std::string flags() const { return which_flags(name, dir); }
+    Result<LabState> load() const {
+        auto d = resolve();
+        if (!d) return d.error();
+        return load_lab_state(*d, flags());
+    }
 };
 
 void add_which(CLI::App* cmd, LabWhich& w) {
@@ -42,7 +49,9 @@ struct UpOptions {
 
 int run_up(const UpOptions& o, const Globals& g) {
     LabUpOptions opts;
-    opts.dir = o.which.resolve();
+    auto dir = o.which.resolve();
+    if (!dir) return report(dir.error(), g);
+    opts.dir = *dir;
     opts.subnet_up_timeout = std::chrono::seconds(o.timeout_s);
     if (!o.net_file.empty()) {
         opts.net_file = o.net_file;
@@ -65,9 +74,7 @@ int run_up(const UpOptions& o, const Globals& g) {
     auto lab = lab_up(opts);
     if (!lab) return report(lab.error(), g);
     if (!g.quiet) {
-        std::string which = !o.which.dir.empty()        ? " --dir " + o.which.dir
-                            : o.which.name != "default" ? " --name " + o.which.name
-                                                        : "";
+        std::string which = o.which.flags();
         std::fprintf(stderr,
                      "Lab up: %d switches, %d CAs; SUBNET UP after %.2f s.\n"
                      "Run tools against it with `fabscope lab exec%s -- CMD`, stop it with "
@@ -96,7 +103,7 @@ struct ExecOptions {
 };
 
 int run_exec(const ExecOptions& o, const Globals& g) {
-    auto lab = load_lab_state(o.which.resolve());
+    auto lab = o.which.load();
     if (!lab) return report(lab.error(), g);
     if (o.argv.empty())
         return report(make_error("lab exec: no command given (fabscope lab exec -- CMD ARGS)"), g);
@@ -116,19 +123,44 @@ struct FaultOptions {
 };
 
 int run_fault(const FaultOptions& o, const Globals& g) {
-    auto lab = load_lab_state(o.which.resolve());
-    if (!lab) return report(lab.error(), g);
     auto fault = parse_fault(o.words);
     if (!fault) return report(fault.error(), g);
+    auto lab = o.which.load();
+    if (!lab) return report(lab.error(), g);
     auto done = apply_fault(*lab, *fault);
     if (!done) return report(done.error(), g);
-    // A raw console command's answer is the output; a fault's description is for people.
-    if (fault->kind == Fault::Kind::Console) {
-        if (!done->empty()) std::printf("%s\n", done->c_str());
-    } else if (!g.quiet) {
-        std::fprintf(stderr, "%s\n", done->c_str());
+    if (g.json) {
+        std::printf("%s\n", fault_json(*fault, *done).dump().c_str());
+        return kExitClean;
+    }
+    // A raw console command's answer is its output; what a fault did is for people.
+    if (!done->answer.empty()) std::printf("%s\n", done->answer.c_str());
+    if (!g.quiet && !done->message.empty()) std::fprintf(stderr, "%s\n", done->message.c_str());
+    return kExitClean;
+}
+
+int run_down(const LabWhich& w, bool keep, const Globals& g) {
+    auto dir = w.resolve();
+    if (!dir) return report(dir.error(), g);
+    auto left = lab_down(*dir, keep, w.flags());
+    if (!left) return report(left.error(), g);
+    if (!left->empty() && !g.quiet) {
+        std::string names;
+        for (const auto& n : *left) names += (names.empty() ? "" : ", ") + n;
+        std::fprintf(stderr, "Lab stopped; %s kept: it holds what is not the lab's (%s).\n",
+                     dir->c_str(), names.c_str());
     }
     return kExitClean;
+}
+
+int run_status(const LabWhich& w, const Globals& g) {
+    auto s = w.load();
+    if (!s) return report(s.error(), g);
+    if (g.json) std::printf("%s\n", lab_status_json(*s).dump().c_str());
+    if (!g.quiet) std::fputs(lab_status(*s).c_str(), stderr);
+    return is_running(s->ibsim) && is_running(s->opensm) && is_running(s->supervisor)
+               ? kExitClean
+               : kExitCannotRun;
 }
 
 }  // namespace
@@ -179,25 +211,15 @@ void add_lab(CLI::App& app, Context& ctx) {
         add_which(down, *w);
         down->add_flag("--keep", *keep, "Keep the lab directory (logs, net file)");
         down->callback([&ctx, w, keep] {
-            ctx.action = [&ctx, w, keep] {
-                auto r = lab_down(w->resolve(), *keep);
-                return r ? int{kExitClean} : report(r.error(), ctx.globals);
-            };
+            ctx.action = [&ctx, w, keep] { return run_down(*w, *keep, ctx.globals); };
         });
     }
     {
         auto w = std::make_shared<LabWhich>();
         CLI::App* status = lab->add_subcommand("status", "Show the lab's processes");
         add_which(status, *w);
-        status->callback([&ctx, w] {
-            ctx.action = [&ctx, w] {
-                auto s = load_lab_state(w->resolve());
-                if (!s) return report(s.error(), ctx.globals);
-                std::fputs(lab_status(*s).c_str(), stdout);
-                return int{is_running(s->ibsim) && is_running(s->opensm) ? kExitClean
-                                                                         : kExitCannotRun};
-            };
-        });
+        status->callback(
+            [&ctx, w] { ctx.action = [&ctx, w] { return run_status(*w, ctx.globals); }; });
     }
     {
         auto o = std::make_shared<ExecOptions>();

@@ -166,6 +166,10 @@ Result<std::string> set_silent(const LabState& lab, const Fault& f) {
 
 }  // namespace
 
+std::string to_string(const PortTarget& t) {
+    return fmt::format("{}[{}]", t.node, t.port);
+}
+
 Result<PortTarget> parse_port_target(const std::string& s) {
     PortTarget t;
     std::string port;
@@ -188,6 +192,7 @@ Result<Fault> parse_fault(const std::vector<std::string>& w) {
     if (w.empty()) return make_error("lab fault: say which fault\n" + fault_usage());
     Fault f;
     const std::string& kind = w[0];
+    f.word = kind;
     auto need = [&](size_t n, const char* usage) -> Status {
         if (w.size() < n)
             return make_error(fmt::format("lab fault {}: usage: lab fault {}", kind, usage));
@@ -212,6 +217,11 @@ Result<Fault> parse_fault(const std::vector<std::string>& w) {
         if (f.target.node.empty() || f.target.node.find_first_of("[]:") != std::string::npos) {
             return make_error(fmt::format("lab fault {}: give a node name, e.g. spine02", kind));
         }
+        return f;
+    }
+    if (kind == "restore-cabling") {
+        if (w.size() != 1) return make_error("lab fault restore-cabling: takes no arguments");
+        f.kind = Fault::Kind::RestoreCabling;
         return f;
     }
     if (kind == "swap") {
@@ -305,100 +315,238 @@ std::vector<std::string> console_commands(const Fault& f) {
         case Fault::Kind::Width:
         case Fault::Kind::Speed:
         case Fault::Kind::Silent:
+        case Fault::Kind::RestoreCabling:
         case Fault::Kind::Answer: return {};
     }
     return {};
 }
 
-Result<std::string> apply_fault(const LabState& lab, const Fault& f) {
-    if (!is_running(lab.ibsim)) {
-        return make_error(fmt::format("the lab in {} is not running", lab.dir), kExitCannotRun);
+Status check_swap(const std::vector<CableSwap>& in_force, const PortTarget& a,
+                  const PortTarget& peer_a, const PortTarget& b, const PortTarget& peer_b) {
+    auto same = [](const PortTarget& x, const PortTarget& y) {
+        return x.node == y.node && x.port == y.port;
+    };
+    if (same(peer_a, b) || same(peer_b, a)) {
+        return make_error(fmt::format("lab fault swap: {} and {} are the two ends of one cable: "
+                                      "swapping them changes nothing",
+                                      to_string(a), to_string(b)),
+                          kExitUsage);
     }
-    if (f.kind != Fault::Kind::Console) {
-        std::ifstream in(lab.net_file);
-        std::string net((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        auto names = net_file_node_names(net);
-        if (std::find(names.begin(), names.end(), f.target.node) == names.end()) {
-            return make_error(fmt::format("lab fault: no node \"{}\" in this lab's net file {}",
-                                          f.target.node, lab.net_file));
+    for (const CableSwap& c : in_force) {
+        for (const PortTarget* p : {&a, &b, &peer_a, &peer_b}) {
+            if (to_string(*p) == c.a || to_string(*p) == c.b) {
+                return make_error(
+                    fmt::format("lab fault swap: {} is on a cable already swapped ({} <-> {}); "
+                                "undo it first with `lab fault restore-cabling`",
+                                to_string(*p), c.a, c.b),
+                    kExitUsage);
+            }
         }
     }
-    std::string where = fmt::format("{}[{}]", f.target.node, f.target.port);
-    if (f.kind == Fault::Kind::Width || f.kind == Fault::Kind::Speed) {
-        std::vector<std::string> argv{self_exe(),
-                                      "lab",
-                                      "_set-port",
-                                      f.target.node,
-                                      std::to_string(f.target.port),
-                                      f.kind == Fault::Kind::Width ? "width" : "speed",
-                                      f.value};
-        wait_for_sm_quiet(lab);
-        auto rc = lab_exec(lab, argv, {.deadline = std::chrono::milliseconds(120000)});
-        if (!rc) return rc.error();
-        wait_for_sm_quiet(lab);  // the sweep our change set off: done before the next fault
-        if (*rc != 0)
-            return make_error(fmt::format("lab fault: setting {} on {} failed", f.value, where),
-                              *rc);
-        return fmt::format("{}: {} {} on both ends of the link", where,
-                           f.kind == Fault::Kind::Width ? "width" : "speed", f.value);
-    }
-    if (f.kind == Fault::Kind::Silent || f.kind == Fault::Kind::Answer) return set_silent(lab, f);
-    std::vector<std::string> commands = console_commands(f);
-    std::string swapped;
-    if (f.kind == Fault::Kind::Swap) {
-        std::ifstream in(lab.net_file);
-        std::string net((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        auto pa = net_file_peer(net, f.target.node, f.target.port);
-        auto pb = net_file_peer(net, f.other.node, f.other.port);
-        if (!pa || !pb) {
-            return make_error(
-                fmt::format("lab fault swap: {} and {}[{}] must both be cabled in the net file",
-                            where, f.other.node, f.other.port));
-        }
-        auto port = [](const std::string& n, int p) {
-            return fmt::format("{}[{}]", console_quote(n), p);
-        };
-        commands = {
-            "Unlink " + port(f.target.node, f.target.port),
-            "Unlink " + port(f.other.node, f.other.port),
-            fmt::format("Link {} {}", port(f.target.node, f.target.port), port(pb->node, pb->port)),
-            fmt::format("Link {} {}", port(f.other.node, f.other.port), port(pa->node, pa->port))};
-        swapped = fmt::format("{} now goes to {}[{}], {}[{}] to {}[{}]", where, pb->node, pb->port,
-                              f.other.node, f.other.port, pa->node, pa->port);
-    }
-    bool recabled = f.kind == Fault::Kind::LinkDown || f.kind == Fault::Kind::LinkUp ||
-                    f.kind == Fault::Kind::Swap;
-    size_t sweeps_before = recabled ? subnet_ups(lab) : 0;
+    return Ok{};
+}
+
+namespace {
+
+std::string read_net(const LabState& lab) {
+    std::ifstream in(lab.net_file);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string console_port(const PortTarget& t) {
+    return fmt::format("{}[{}]", console_quote(t.node), t.port);
+}
+
+/// Runs console commands, failing on the first the simulator refuses.
+Result<std::string> run_console(const LabState& lab, const std::vector<std::string>& commands,
+                                bool check) {
     SimConsole console(lab.dir);
     std::string answers;
     for (const std::string& cmd : commands) {
         auto a = console.command(cmd);
         if (!a) return a.error();
-        if (f.kind != Fault::Kind::Console && refused(*a)) {
+        if (check && refused(*a)) {
             return make_error(fmt::format("lab fault: the simulator refused `{}`: {}", cmd, *a));
         }
         answers += a->empty() ? "" : "\n" + *a;
     }
+    return answers.empty() ? answers : answers.substr(1);
+}
+
+/// Console commands that cable a to b's peer and b to a's peer.
+std::vector<std::string> recable(const PortTarget& a, const PortTarget& a_to, const PortTarget& b,
+                                 const PortTarget& b_to) {
+    return {"Unlink " + console_port(a), "Unlink " + console_port(b),
+            fmt::format("Link {} {}", console_port(a), console_port(a_to)),
+            fmt::format("Link {} {}", console_port(b), console_port(b_to))};
+}
+
+Result<PortTarget> net_peer(const std::string& net, const PortTarget& p) {
+    auto peer = net_file_peer(net, p.node, p.port);
+    if (!peer) {
+        return make_error(
+            fmt::format("lab fault swap: {} is not cabled in the net file", to_string(p)),
+            kExitUsage);
+    }
+    return PortTarget{peer->node, peer->port};
+}
+
+Result<FaultOutcome> swap_cables(LabState lab, const Fault& f) {
+    const std::string net = read_net(lab);
+    auto pa = net_peer(net, f.target);
+    if (!pa) return pa.error();
+    auto pb = net_peer(net, f.other);
+    if (!pb) return pb.error();
+    if (auto ok = check_swap(lab.swaps, f.target, *pa, f.other, *pb); !ok) return ok.error();
+    size_t before = subnet_ups(lab);
+    if (auto r = run_console(lab, recable(f.target, *pb, f.other, *pa), true); !r) return r.error();
+    lab.swaps.push_back({to_string(f.target), to_string(f.other)});
+    if (auto w = save_lab_state(lab); !w) return w.error();
+    wait_for_subnet_up(lab, before);
+    return FaultOutcome{.message =
+                            fmt::format("{} now goes to {}, {} to {} (undo: `fabscope lab fault{} "
+                                        "restore-cabling`)",
+                                        to_string(f.target), to_string(*pb), to_string(f.other),
+                                        to_string(*pa), lab.which_flags)};
+}
+
+Result<FaultOutcome> restore_cabling(LabState lab) {
+    if (lab.swaps.empty()) return FaultOutcome{.message = "cabling as the net file has it"};
+    const std::string net = read_net(lab);
+    size_t before = subnet_ups(lab);
+    size_t undone = 0;
+    while (!lab.swaps.empty()) {
+        auto a = parse_port_target(lab.swaps.back().a);
+        auto b = parse_port_target(lab.swaps.back().b);
+        if (!a || !b) return make_error("lab state: a recorded swap is not two ports", kExitUsage);
+        auto pa = net_peer(net, *a);
+        auto pb = net_peer(net, *b);
+        if (!pa || !pb) return make_error("lab state: a swapped port is not in the net file");
+        if (auto r = run_console(lab, recable(*a, *pa, *b, *pb), true); !r) return r.error();
+        lab.swaps.pop_back();
+        ++undone;
+        if (auto w = save_lab_state(lab); !w) return w.error();
+    }
+    wait_for_subnet_up(lab, before);
+    return FaultOutcome{
+        .message = fmt::format("{} swap(s) undone: cabling as the net file has it", undone)};
+}
+
+Result<FaultOutcome> set_port(const LabState& lab, const Fault& f) {
+    const std::string where = to_string(f.target);
+    const std::string out = lab.dir + "/set-port.out";
+    std::vector<std::string> argv{self_exe(),
+                                  "lab",
+                                  "_set-port",
+                                  f.target.node,
+                                  std::to_string(f.target.port),
+                                  f.kind == Fault::Kind::Width ? "width" : "speed",
+                                  f.value};
+    wait_for_sm_quiet(lab);
+    auto rc =
+        lab_exec(lab, argv, {.deadline = std::chrono::milliseconds(120000), .stdout_path = out});
+    if (!rc) return rc.error();
+    wait_for_sm_quiet(lab);  // the sweep our change set off: done before the next fault
+    if (*rc != 0)
+        return make_error(
+            fmt::format("lab fault: setting {} {} on {} failed", f.word, f.value, where), *rc);
+    auto now = json_io::read_json_file(out);
+    if (!now || !now->is_object())
+        return make_error(fmt::format("lab fault: {}: no read-back of {}", out, where),
+                          kExitCannotRun);
+    FaultOutcome o;
+    o.width = now->value("width", "");
+    o.speed = now->value("speed", "");
+    o.message = fmt::format("{} <-> {}: now {} {} (read back from both ports)", where,
+                            now->value("peer", "?"), o.width, o.speed);
+    return o;
+}
+
+}  // namespace
+
+Result<FaultOutcome> apply_fault(const LabState& lab, const Fault& f) {
+    if (!is_running(lab.ibsim)) {
+        return make_error(fmt::format("the lab in {} is not running (`fabscope lab down{}` then "
+                                      "`fabscope lab up{}`)",
+                                      lab.dir, lab.which_flags, lab.which_flags),
+                          kExitCannotRun);
+    }
+    if (f.kind != Fault::Kind::Console && f.kind != Fault::Kind::RestoreCabling) {
+        auto names = net_file_node_names(read_net(lab));
+        for (const PortTarget* t : {&f.target, &f.other}) {
+            if (t == &f.other && f.kind != Fault::Kind::Swap) continue;
+            if (std::find(names.begin(), names.end(), t->node) == names.end()) {
+                return make_error(fmt::format("lab fault: no node \"{}\" in this lab's net file {}",
+                                              t->node, lab.net_file));
+            }
+        }
+    }
+    const std::string where = to_string(f.target);
+    switch (f.kind) {
+        case Fault::Kind::Width:
+        case Fault::Kind::Speed: return set_port(lab, f);
+        case Fault::Kind::Swap: return swap_cables(lab, f);
+        case Fault::Kind::RestoreCabling: return restore_cabling(lab);
+        case Fault::Kind::Silent:
+        case Fault::Kind::Answer: {
+            auto m = set_silent(lab, f);
+            if (!m) return m.error();
+            return FaultOutcome{.message = *m};
+        }
+        default: break;
+    }
+    bool recabled = f.kind == Fault::Kind::LinkDown || f.kind == Fault::Kind::LinkUp;
+    size_t sweeps_before = recabled ? subnet_ups(lab) : 0;
+    auto answers = run_console(lab, console_commands(f), f.kind != Fault::Kind::Console);
+    if (!answers) return answers.error();
     // The SM re-sweeps after a cabling change; the fault is in place when it is done.
     if (recabled) wait_for_subnet_up(lab, sweeps_before);
     switch (f.kind) {
-        case Fault::Kind::Swap: return swapped;
-        case Fault::Kind::LinkDown: return where + ": link down (both ends Polling)";
-        case Fault::Kind::LinkUp: return where + ": link restored";
-        case Fault::Kind::Counter: return where + ": counters set";
+        case Fault::Kind::LinkDown:
+            return FaultOutcome{.message = where + ": link down (both ends Polling)"};
+        case Fault::Kind::LinkUp: return FaultOutcome{.message = where + ": link restored"};
+        case Fault::Kind::Counter: return FaultOutcome{.message = where + ": counters set"};
         case Fault::Kind::MadDrop:
-            return fmt::format("{}: dropping {}% of MADs arriving there", where, f.percent);
-        default: return answers.empty() ? answers : answers.substr(1);
+            return FaultOutcome{.message = fmt::format("{}: dropping {}% of MADs arriving there",
+                                                       where, f.percent)};
+        default: return FaultOutcome{.answer = *answers};
     }
+}
+
+nlohmann::json fault_json(const Fault& f, const FaultOutcome& done) {
+    nlohmann::json j{{"format", "fabscope-lab-fault"},
+                     {"version", 1},
+                     {"fault", f.word},
+                     {"applied", true},
+                     {"message", done.message}};
+    switch (f.kind) {
+        case Fault::Kind::Console: j["answer"] = done.answer; break;
+        case Fault::Kind::RestoreCabling: break;
+        case Fault::Kind::Silent:
+        case Fault::Kind::Answer: j["node"] = f.target.node; break;
+        case Fault::Kind::Swap:
+            j["port"] = to_string(f.target);
+            j["other"] = to_string(f.other);
+            break;
+        case Fault::Kind::Width:
+        case Fault::Kind::Speed:
+            j["port"] = to_string(f.target);
+            j["now"] = {{"width", done.width}, {"speed", done.speed}};
+            break;
+        default: j["port"] = to_string(f.target); break;
+    }
+    return j;
 }
 
 std::string fault_usage() {
     return R"(Faults (NODE is a name from the lab's net file: h0001, leaf01, spine01):
   link-down NODE[PORT]                 unplug the cable at that port (both ends go Polling)
   link-up NODE[PORT]                   plug it back in
-  swap NODE[PORT] NODE[PORT]           swap two cables (as the net file has them) between the ports
-  width NODE[PORT] 1x|2x|4x|8x|12x     degrade the link's width (set on both ends)
-  speed NODE[PORT] sdr|ddr|qdr|fdr|edr|hdr   degrade the link's speed (both ends)
+  swap NODE[PORT] NODE[PORT]           swap two cables (as the net file has them) between the ports;
+                                       not both ends of one cable, not a port already swapped
+  restore-cabling                      undo every swap: cabling as the net file has it
+  width NODE[PORT] 1x|2x|4x|8x|12x     set the link's width (both ends; read back, exit 3 if not so)
+  speed NODE[PORT] sdr|ddr|qdr|fdr|edr|hdr   set the link's speed (both ends; read back)
   counter NODE[PORT] NAME=VALUE ...    set port counters, e.g. SymbolErrorCounter=500,
                                        PortXmitWait=4000000, PortCountersExtended.PortXmitData=9000
   mad-drop NODE[PORT] PERCENT [ATTR]   drop MADs arriving at the port (0 clears); ATTR: NodeInfo,

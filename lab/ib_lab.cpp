@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -50,15 +52,21 @@ std::string tail(const std::string& text, size_t lines) {
 }
 
 json process_json(const ProcessId& p) {
-    return {{"pid", p.pid}, {"start_time", p.start_time}};
+    return {{"pid", p.pid}, {"start_time", p.start_time}, {"cmdline", p.cmdline}};
 }
 ProcessId process_from(const json& j) {
-    return ProcessId{static_cast<pid_t>(j.value("pid", 0)), j.value("start_time", 0ULL)};
+    return ProcessId{static_cast<pid_t>(j.value("pid", 0)), j.value("start_time", 0ULL),
+                     j.value("cmdline", std::string())};
 }
 
-Status write_state(const LabState& s) {
+}  // namespace
+
+Status save_lab_state(const LabState& s) {
+    json swaps = json::array();
+    for (const CableSwap& c : s.swaps) swaps.push_back({{"a", c.a}, {"b", c.b}});
     json j{{"format", "fabscope-lab"},
            {"dir", s.dir},
+           {"created_dir", s.created_dir},
            {"sockname", s.sockname},
            {"net_file", s.net_file},
            {"created", s.created},
@@ -71,9 +79,12 @@ Status write_state(const LabState& s) {
            {"processes",
             {{"ibsim", process_json(s.ibsim)},
              {"opensm", process_json(s.opensm)},
-             {"supervisor", process_json(s.supervisor)}}}};
+             {"supervisor", process_json(s.supervisor)}}},
+           {"swaps", swaps}};
     return json_io::write_json_file(j, s.dir + "/state.json");
 }
+
+namespace {
 
 std::string sockname_for(const std::string& dir) {
     return fmt::format("fabscope-{:016x}", std::hash<std::string>{}(dir));
@@ -141,31 +152,37 @@ class SignalForwarder {
 
 }  // namespace
 
-std::string lab_base_dir() {
-    if (const char* b = std::getenv("FABSCOPE_LAB_BASE"); b && *b) return b;
-    if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x)
-        return std::string(x) + "/fabscope-lab";
-    return fmt::format("/tmp/fabscope-lab-{}", ::getuid());
-}
-
-std::string lab_dir(const std::string& name, const std::string& dir) {
-    if (!dir.empty()) return fs::absolute(dir).lexically_normal().string();
-    return lab_base_dir() + "/" + (name.empty() ? "default" : name);
+std::string which_flags(const std::string& name, const std::string& dir) {
+    auto quote = [](const std::string& v) {
+        bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) ||
+                   std::string_view("/._-+:,=@").find(c) != std::string_view::npos;
+        });
+        if (plain) return v;
+        std::string q = "'";
+        for (char c : v) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        return q + "'";
+    };
+    if (!dir.empty()) return " --dir " + quote(dir);
+    if (!name.empty() && name != "default") return " --name " + quote(name);
+    return "";
 }
 
 Result<LabState> lab_up(const LabUpOptions& opts) {
     LabState s;
     s.dir = opts.dir;
-    std::error_code ec;
-    fs::create_directories(s.dir, ec);
-    if (ec)
-        return make_error(fmt::format("lab {}: cannot create directory: {}", s.dir, ec.message()),
-                          kExitCannotRun);
-    if (auto old = load_lab_state(s.dir); old && is_running(old->ibsim)) {
-        return make_error(
-            fmt::format("a lab is already up in {} (stop it with `fabscope lab down --dir {}`)",
-                        s.dir, s.dir),
-            kExitCannotRun);
+    auto use = check_lab_dir_for_up(s.dir);
+    if (!use) return use.error();
+    if (*use == LabDirUse::ReuseLab) {
+        auto old = load_lab_state(s.dir);
+        if (old &&
+            (is_running(old->ibsim) || is_running(old->opensm) || is_running(old->supervisor))) {
+            return make_error(
+                fmt::format("a lab is already up in {} (stop it with `fabscope lab down --dir {}`)",
+                            s.dir, s.dir),
+                kExitCannotRun);
+        }
+        s.created_dir = old && old->created_dir;
     }
     if (::access(kUmad2simPath, R_OK) != 0) {
         return make_error(
@@ -174,8 +191,18 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
                         kUmad2simPath),
             kExitCannotRun);
     }
-    // A stale lab (processes gone) leaves files behind: start clean.
-    for (const auto& entry : fs::directory_iterator(s.dir, ec)) fs::remove_all(entry.path(), ec);
+    std::error_code ec;
+    if (*use == LabDirUse::Create) {
+        fs::create_directories(fs::path(s.dir).parent_path(), ec);
+        if (::mkdir(s.dir.c_str(), 0700) != 0)
+            return make_error(
+                fmt::format("lab {}: cannot create directory: {}", s.dir, std::strerror(errno)),
+                kExitCannotRun);
+        s.created_dir = true;
+    } else if (*use == LabDirUse::ReuseLab) {
+        // A stopped lab's files are replaced; nothing else in the directory is touched.
+        if (auto r = remove_lab_files(s.dir, false); !r) return r.error();
+    }
 
     std::string net;
     if (opts.spec) {
@@ -203,6 +230,9 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
     }
     s.sockname = sockname_for(s.dir);
     s.created = iso8601_now();
+    // The state is written before anything starts, so a lab that fails half
+    // way is still this lab's to clean up with `lab down`.
+    if (auto w = save_lab_state(s); !w) return w.error();
     fs::create_directories(s.dir + "/osm", ec);
 
     SimConsole console(s.dir);
@@ -219,6 +249,7 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
                       .new_session = true});
     if (!sup) return sup.error();
     s.supervisor = *sup;
+    (void)save_lab_state(s);
     if (auto w = wait_for([&] { return fs::exists(s.dir + "/supervisor.ready"); },
                           [&] { return is_running(s.supervisor); }, std::chrono::seconds(10),
                           "the lab supervisor died at start: see " + s.dir + "/supervisor.log",
@@ -254,6 +285,7 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
                           kExitCannotRun);
     }
     s.ibsim = *sim;
+    (void)save_lab_state(s);
     Stopwatch sw;
     if (auto w = wait_for(
             [&] { return file_contains(console.output_path(), "Network simulator ready"); },
@@ -292,6 +324,7 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
             kExitCannotRun);
     }
     s.opensm = *sm;
+    (void)save_lab_state(s);
     const std::string log = s.dir + "/osm/opensm.log";
     if (auto w =
             wait_for([&] { return file_contains(log, "SUBNET UP"); },
@@ -304,18 +337,24 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
         return w.error();
     }
     s.subnet_up_s = sw.seconds();
-    if (auto w = write_state(s); !w) {
+    if (auto w = save_lab_state(s); !w) {
         stop_all(s);
         return w.error();
     }
     return s;
 }
 
-Result<LabState> load_lab_state(const std::string& dir) {
+Result<LabState> load_lab_state(const std::string& dir, const std::string& which) {
     const std::string path = dir + "/state.json";
     if (!fs::exists(path)) {
-        return make_error(fmt::format("no lab in {} (start one with `fabscope lab up`)", dir),
-                          kExitCannotRun);
+        return make_error(
+            fmt::format("no lab in {} (start one with `fabscope lab up{}`)", dir, which),
+            kExitCannotRun);
+    }
+    if (!holds_lab_state(dir)) {
+        return make_error(
+            fmt::format("{}: not the state of a fabscope lab in {}: refused", path, dir),
+            kExitUsage);
     }
     auto doc = json_io::read_json_file(path);
     if (!doc) return doc.error();
@@ -323,6 +362,8 @@ Result<LabState> load_lab_state(const std::string& dir) {
     return json_io::guarded([&]() -> Result<LabState> {
         LabState s;
         s.dir = json_io::get_string(j, "dir");
+        s.which_flags = which;
+        s.created_dir = j.value("created_dir", false);
         s.sockname = json_io::get_string(j, "sockname");
         s.net_file = json_io::get_string(j, "net_file");
         s.created = json_io::get_string(j, "created", "");
@@ -336,27 +377,28 @@ Result<LabState> load_lab_state(const std::string& dir) {
         s.ibsim = process_from(json_io::get_object(p, "ibsim"));
         s.opensm = process_from(json_io::get_object(p, "opensm"));
         s.supervisor = process_from(json_io::get_object(p, "supervisor"));
+        if (auto sw = j.find("swaps"); sw != j.end() && sw->is_array()) {
+            for (const json& c : *sw)
+                s.swaps.push_back({c.value("a", std::string()), c.value("b", std::string())});
+        }
         return s;
     });
 }
 
-Status lab_down(const std::string& dir, bool keep) {
-    auto s = load_lab_state(dir);
-    if (!s) {
-        // A lab that failed half-way has no state file; its supervisor exits
-        // by itself once the directory is gone.
-        if (!fs::exists(dir)) return s.error();
-    } else {
-        stop_all(*s);
+Result<std::vector<std::string>> lab_down(const std::string& dir, bool keep,
+                                          const std::string& which) {
+    std::error_code ec;
+    if (fs::exists(dir, ec) && !fs::exists(dir + "/state.json", ec)) {
+        return make_error(fmt::format("lab down: {} holds no fabscope lab: nothing stopped, "
+                                      "nothing removed",
+                                      dir),
+                          kExitUsage);
     }
-    if (!keep) {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-        if (ec)
-            return make_error(
-                fmt::format("lab {}: stopped, but cannot remove it: {}", dir, ec.message()));
-    }
-    return Ok{};
+    auto s = load_lab_state(dir, which);
+    if (!s) return s.error();
+    stop_all(*s);
+    if (keep) return std::vector<std::string>{};
+    return remove_lab_files(dir, s->created_dir);
 }
 
 std::string lab_status(const LabState& s) {
@@ -369,7 +411,35 @@ std::string lab_status(const LabState& s) {
     line("ibsim", s.ibsim);
     line("opensm", s.opensm);
     line("supervisor", s.supervisor);
+    for (const CableSwap& c : s.swaps)
+        out +=
+            fmt::format("  swapped    {} <-> {} (undo: `fabscope lab fault{} restore-cabling`)\n",
+                        c.a, c.b, s.which_flags);
     return out;
+}
+
+json lab_status_json(const LabState& s) {
+    json processes = json::array();
+    bool all = true;
+    for (const auto& [role, p] : {std::pair<const char*, const ProcessId*>{"ibsim", &s.ibsim},
+                                  {"opensm", &s.opensm},
+                                  {"supervisor", &s.supervisor}}) {
+        bool up = is_running(*p);
+        all = all && up;
+        processes.push_back({{"role", role}, {"pid", p->pid}, {"running", up}});
+    }
+    json swaps = json::array();
+    for (const CableSwap& c : s.swaps) swaps.push_back({{"a", c.a}, {"b", c.b}});
+    return {{"format", "fabscope-lab-status"},
+            {"version", 1},
+            {"dir", s.dir},
+            {"net_file", s.net_file},
+            {"created", s.created},
+            {"switches", s.stats.switches},
+            {"cas", s.stats.cas},
+            {"running", all},
+            {"processes", processes},
+            {"swaps", swaps}};
 }
 
 std::map<std::string, std::string> lab_client_env(const LabState& s, bool direct) {
@@ -400,9 +470,9 @@ Result<int> lab_exec(const LabState& s, const std::vector<std::string>& argv,
                      const ExecSettings& how) {
     if (!is_running(s.ibsim)) {
         return make_error(
-            fmt::format("the lab in {} is not running (its simulator is gone); `fabscope lab down` "
-                        "then `fabscope lab up`",
-                        s.dir),
+            fmt::format("the lab in {} is not running (its simulator is gone); `fabscope lab "
+                        "down{}` then `fabscope lab up{}`",
+                        s.dir, s.which_flags, s.which_flags),
             kExitCannotRun);
     }
     if (::access(".", W_OK) != 0) {

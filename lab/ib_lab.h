@@ -2,14 +2,18 @@
 // The built-in InfiniBand lab: ibsim simulating a fabric from a net file,
 // OpenSM programming it, and a small supervisor of ours that keeps the
 // simulator's console open and frees the slots of clients that died.
-// Everything lives in one directory, and every process is recorded there by
-// PID and start time, so `lab down` stops exactly the lab's own processes.
+// Everything lives in one directory (see lab/lab_dir.h), and every process is
+// recorded there by PID, start time and command line, so `lab down` stops
+// exactly the lab's own processes.
 
 #include <chrono>
+#include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "lab/lab_dir.h"
 #include "lab/topology.h"
 #include "util/process.h"
 #include "util/result.h"
@@ -19,14 +23,21 @@ namespace fabscope {
 inline constexpr const char* kUmad2simPath = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so";
 
 struct LabUpOptions {
-    std::string dir;                    ///< lab directory (see lab_dir())
+    std::string dir;                    ///< lab directory (see resolve_lab_dir())
     std::optional<LeafSpineSpec> spec;  ///< generate this topology...
     std::string net_file;               ///< ...or use this ibsim net file
     std::chrono::seconds subnet_up_timeout{300};
 };
 
+/// A cable swap `lab fault swap` made, as the two ports given.
+struct CableSwap {
+    std::string a;  ///< "leaf01[5]"
+    std::string b;
+};
+
 struct LabState {
     std::string dir;
+    bool created_dir = false;  ///< `lab up` created dir, so `lab down` removes it
     std::string
         sockname;  ///< the simulator's IBSIM_SOCKNAME: unique per lab, so labs run side by side
     /// What clients use: the supervisor's relay in front of the simulator (lab/sim_proxy.h).
@@ -38,23 +49,33 @@ struct LabState {
     ProcessId ibsim;
     ProcessId opensm;
     ProcessId supervisor;
+    std::vector<CableSwap> swaps;  ///< in force, oldest first (undone by restore-cabling)
+    /// Not saved: the --name/--dir flags that chose this lab, for hints.
+    std::string which_flags;
 };
 
-/// Where labs live: $FABSCOPE_LAB_BASE, else $XDG_RUNTIME_DIR/fabscope-lab,
-/// else /tmp/fabscope-lab-UID.
-std::string lab_base_dir();
-/// The directory of lab `name`, or `dir` itself when given.
-std::string lab_dir(const std::string& name, const std::string& dir);
+/// " --name b" or " --dir 'x y'" (shell-quoted), "" for the default lab: for
+/// hints that name a command to run.
+std::string which_flags(const std::string& name, const std::string& dir);
 
 /// Starts ibsim and OpenSM, waits for SUBNET UP, starts the supervisor and
 /// records it all in dir/state.json. On failure everything started is stopped.
 Result<LabState> lab_up(const LabUpOptions& opts);
-/// Stops the lab's processes (by recorded PID and start time) and removes
-/// its directory unless `keep`.
-Status lab_down(const std::string& dir, bool keep);
-Result<LabState> load_lab_state(const std::string& dir);
+/// Stops the lab's processes (by recorded PID, start time and command line)
+/// and removes the lab's files unless `keep`, and its directory if `lab up`
+/// created it. Refuses a directory without this lab's state. Returns the
+/// entries left in place because they are not the lab's.
+Result<std::vector<std::string>> lab_down(const std::string& dir, bool keep,
+                                          const std::string& which = "");
+/// Loads dir/state.json, which must be a fabscope lab state recorded for dir.
+/// `which`: see which_flags(), used in the "no lab" hint.
+Result<LabState> load_lab_state(const std::string& dir, const std::string& which = "");
+/// Writes dir/state.json.
+Status save_lab_state(const LabState& s);
 /// One line per process: role, pid, running or not.
 std::string lab_status(const LabState& s);
+/// `lab status --json` (docs/lab-status.schema.json).
+nlohmann::json lab_status_json(const LabState& s);
 
 /// Environment a libibumad program needs to talk to this lab: through the
 /// supervisor's relay (silent nodes apply), or `direct` to the simulator.

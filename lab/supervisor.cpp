@@ -45,8 +45,8 @@ int run_supervisor(const std::string& dir, const std::string& sockname) {
         since_check = Stopwatch();
         if (!fs::exists(dir)) return kExitClean;  // lab removed
         auto s = load_lab_state(dir);
-        if (!s) {
-            // Not up yet; a lab up that failed never writes its state.
+        if (!s || s->ibsim.pid == 0) {
+            // Not up yet (the state is written before the simulator starts).
             if (since_start.seconds() > 900) return kExitCannotRun;
             continue;
         }

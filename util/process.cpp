@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <climits>
@@ -115,7 +116,9 @@ Result<ProcessId> spawn(const SpawnOptions& opts) {
         return make_error(
             fmt::format("cannot run {}: {}", opts.argv[0], std::strerror(child_errno)), 3);
     }
-    ProcessId id{pid, process_start_time(pid).value_or(0)};
+    // The exec has happened (the error pipe closed on it), so /proc shows the
+    // new program's command line.
+    ProcessId id{pid, process_start_time(pid).value_or(0), process_cmdline(pid).value_or("")};
     return id;
 }
 
@@ -141,10 +144,21 @@ std::optional<unsigned long long> process_start_time(pid_t pid) {
     return start;
 }
 
+std::optional<std::string> process_cmdline(pid_t pid) {
+    std::ifstream in(fmt::format("/proc/{}/cmdline", pid), std::ios::binary);
+    if (!in) return std::nullopt;
+    std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    while (!raw.empty() && raw.back() == '\0') raw.pop_back();
+    std::replace(raw.begin(), raw.end(), '\0', ' ');
+    return raw;
+}
+
 bool is_running(const ProcessId& id) {
-    if (id.pid <= 0) return false;
+    if (id.pid <= 0 || id.start_time == 0 || id.cmdline.empty()) return false;
     auto st = process_start_time(id.pid);
-    return st && (id.start_time == 0 || *st == id.start_time);
+    if (!st || *st != id.start_time) return false;
+    auto cmd = process_cmdline(id.pid);
+    return cmd && *cmd == id.cmdline;
 }
 
 void stop_process(const ProcessId& id, std::chrono::milliseconds grace) {
@@ -181,7 +195,17 @@ RunResult wait_child(pid_t pid, std::chrono::milliseconds timeout) {
         if (w < 0 && errno != EINTR) return r;
         if (timeout.count() > 0 && std::chrono::steady_clock::now() >= deadline) {
             r.timed_out = true;
-            stop_process(ProcessId{pid, 0}, std::chrono::milliseconds(2000));
+            // Our own unreaped child: its PID cannot have been reused.
+            ::kill(pid, SIGTERM);
+            auto grace = std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);
+            while (::waitpid(pid, nullptr, WNOHANG) == 0) {
+                if (std::chrono::steady_clock::now() >= grace) {
+                    ::kill(pid, SIGKILL);
+                    ::waitpid(pid, nullptr, 0);
+                    break;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
             return r;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -26,20 +26,27 @@ struct SpawnOptions {
     bool inherit_stdin = false;              ///< keep the caller's stdin (interactive commands)
 };
 
-/// A process we started, identified by PID and kernel start time.
+/// A process we started, identified by PID, kernel start time and command
+/// line. All three must match for a live process to count as this one: a
+/// record missing any of them matches nothing.
 struct ProcessId {
     pid_t pid = 0;
     unsigned long long start_time = 0;  ///< /proc/PID/stat field 22
+    std::string cmdline;                ///< /proc/PID/cmdline, arguments joined by spaces
 };
 
 Result<ProcessId> spawn(const SpawnOptions& opts);
 
 /// Start time of a live PID, or nullopt if there is no such process.
 std::optional<unsigned long long> process_start_time(pid_t pid);
-/// True if `id` still names the process we started (same PID, same start time).
+/// The command line of a live PID, arguments joined by spaces, or nullopt.
+std::optional<std::string> process_cmdline(pid_t pid);
+/// True if `id` still names the process we started: same PID, same start time
+/// and same command line. A zero PID or start time, or an empty command line,
+/// never matches.
 bool is_running(const ProcessId& id);
 /// SIGTERM, then SIGKILL after `grace`; returns when it is gone. Reaps it
-/// if it is our child. A process that is no longer ours is left alone.
+/// if it is our child. A process that is not `id` (see is_running) is left alone.
 void stop_process(const ProcessId& id, std::chrono::milliseconds grace);
 
 struct RunResult {

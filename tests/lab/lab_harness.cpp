@@ -42,10 +42,16 @@ std::string fabscope() {
     return FABSCOPE_BIN;
 }
 
-CmdResult run(const std::vector<std::string>& argv, std::chrono::seconds timeout) {
+std::string scratch_path(const char* what) {
+    return scratch_base() + "/" + unique_name(what);
+}
+
+CmdResult run(const std::vector<std::string>& argv, std::chrono::seconds timeout,
+              const std::map<std::string, std::string>& env) {
     std::string base = scratch_base() + "/" + unique_name("run");
     SpawnOptions o;
     o.argv = argv;
+    o.env = env;
     o.stdout_path = base + ".out";
     o.stderr_path = base + ".err";
     CmdResult r;
@@ -77,6 +83,9 @@ Lab::Lab(std::vector<std::string> up_args) : dir_(scratch_base() + "/" + unique_
 Lab::~Lab() {
     CmdResult r = run({fabscope(), "lab", "down", "--dir", dir_});
     EXPECT_EQ(r.exit_code, 0) << "lab down failed:\n" << r.err;
+    // lab down leaves what a test wrote into the directory: the scratch is the harness's.
+    std::error_code ec;
+    if (r.exit_code == 0) fs::remove_all(dir_, ec);
 }
 
 CmdResult Lab::exec(const std::vector<std::string>& argv, std::chrono::seconds timeout) const {

@@ -19,8 +19,12 @@ struct CmdResult {
 };
 
 /// Runs a command, capturing stdout and stderr; fails the test on timeout.
+/// `env` is added to (or overrides) the environment.
 CmdResult run(const std::vector<std::string>& argv,
-              std::chrono::seconds timeout = std::chrono::seconds(300));
+              std::chrono::seconds timeout = std::chrono::seconds(300),
+              const std::map<std::string, std::string>& env = {});
+/// A fresh path under the tests' scratch folder (not created).
+std::string scratch_path(const char* what);
 /// The fabscope binary under test.
 std::string fabscope();
 

@@ -61,5 +61,26 @@ TEST(Faults, BadWordsGiveUsage) {
     }
 }
 
+TEST(Faults, SwapRefusesOneCablesEndsAndPortsAlreadySwapped) {
+    PortTarget a{"leaf01", 5}, pa{"spine01", 1}, b{"leaf02", 5}, pb{"spine01", 2};
+    EXPECT_TRUE(check_swap({}, a, pa, b, pb));
+    // Both ends of one cable.
+    auto r = check_swap({}, a, pa, pa, a);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, 2);
+    EXPECT_NE(r.error().message.find("two ends of one cable"), std::string::npos);
+    // The same swap again, or one touching a cable an earlier swap moved.
+    std::vector<CableSwap> done{{"leaf01[5]", "leaf02[5]"}};
+    EXPECT_FALSE(check_swap(done, a, pa, b, pb));
+    EXPECT_FALSE(check_swap(done, b, pb, a, pa));
+    EXPECT_FALSE(check_swap(done, PortTarget{"leaf03", 5}, PortTarget{"spine02", 3}, pa, a));
+    EXPECT_TRUE(check_swap(done, PortTarget{"leaf03", 5}, PortTarget{"spine02", 3},
+                           PortTarget{"leaf04", 5}, PortTarget{"spine02", 4}));
+    auto f = parse_fault({"restore-cabling"});
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->kind, Fault::Kind::RestoreCabling);
+    EXPECT_FALSE(parse_fault({"restore-cabling", "leaf01[5]"}));
+}
+
 }  // namespace
 }  // namespace fabscope
