@@ -162,20 +162,17 @@ TEST(PerfServe, AGoodClientIsServed) {
 
 TEST(PerfServe, MalformedLinesEndOnlyTheirSession) {
     TestServer srv;
+    const std::string nl = "\n";
     const std::vector<std::string> bad = {
-        R"({"type":5})"
-        "\n",  // a type of the wrong type
-        R"({"type":"hello","protocol":"2"})"
-        "\n",  // a protocol of the wrong type
-        R"(["hello"])"
-        "\n",  // not an object
-        R"({"type":"hello","protocol":2,"spec":[1]})"
-        "\n",  // a spec of the wrong type
-        R"({"type":"hello","protocol":2,"spec":{"op":"write","measure":"bandwidth","size":"big"}})"
-        "\n",
-        "not json at all\n",
-        std::string(100000, '[') + std::string(100000, ']') + "\n",  // nested 100,000 deep
-        std::string(3 << 20, 'x'),                                   // a 3 MB line
+        R"({"type":5})" + nl,                                // a type of the wrong type
+        R"({"type":"hello","protocol":"2"})" + nl,           // a protocol of the wrong type
+        R"(["hello"])" + nl,                                 // not an object
+        R"({"type":"hello","protocol":2,"spec":[1]})" + nl,  // a spec of the wrong type
+        R"({"type":"hello","protocol":2,"spec":{"op":"write","measure":"bandwidth","size":"big"}})" +
+            nl,
+        "not json at all" + nl,
+        std::string(100000, '[') + std::string(100000, ']') + nl,  // nested 100,000 deep
+        std::string(3 << 20, 'x'),                                 // a 3 MB line
     };
     for (const std::string& payload : bad) {
         RawClient c(srv.port());
