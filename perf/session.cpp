@@ -87,7 +87,7 @@ std::string serve_steps(const VerbsDevice& dev, Channel& ch, const PeerOptions& 
                     caps.empty() ? "" : fmt::format(" ({})", fmt::join(caps, "; "))));
 
     // Our part, until the client says done (or goes away, or time runs out).
-    Millis run_limit = std::min(run_deadline(s), lim.caps.max_duration * 2 + Millis(30000));
+    Millis run_limit = std::min(run_deadline(s), lim.caps.max_duration * 2 + lim.run_slack);
     const auto run_end = SteadyClock::now() + run_limit;
     Deadline end{run_end + lim.step_timeout, lim.step_timeout};  // the whole session
     bool done = false;

@@ -52,6 +52,8 @@ struct SessionLimits {
     ServeCaps caps;
     Millis handshake_timeout{10000};  ///< from being served to "ready"
     Millis step_timeout{15000};
+    /// The test may run twice caps.max_duration plus this; then the session ends.
+    Millis run_slack{30000};
 };
 
 using Log = std::function<void(std::string_view)>;

@@ -266,6 +266,31 @@ TEST(PerfServe, HandshakeHasADeadlineWhateverTheClientTrickles) {
     EXPECT_TRUE(r.ok) << r.error;
 }
 
+TEST(PerfServe, AClientThatNeverFinishesCannotHoldTheServer) {
+    ServeOptions o;
+    o.limits.caps.max_duration = 100ms;
+    o.limits.run_slack = 200ms;
+    o.limits.step_timeout = 300ms;
+    TestServer srv(o);
+    // A full handshake for a month-long test, then silence: no "done", ever.
+    TestSpec month = quick_spec();
+    month.duration = std::chrono::hours(24 * 30);
+    RawClient hog(srv.port());
+    ASSERT_NE(hog.line().find("welcome"), std::string::npos);
+    hog.write(
+        json{{"type", "hello"}, {"protocol", kProtocol}, {"spec", spec_to_json(month)}}.dump() +
+        "\n");
+    ASSERT_NE(hog.line().find("endpoint"), std::string::npos);
+    hog.write(json{{"type", "endpoint"}, {"info", info_to_json(EndpointInfo{})}}.dump() + "\n");
+    ASSERT_NE(hog.line().find("ready"), std::string::npos);
+    auto t0 = std::chrono::steady_clock::now();
+    // Meanwhile another client waits its turn; it is served once the hog's time is up.
+    TestResult next = run_client(srv.dev(), srv.where(), quick_spec(), quick_peer());
+    EXPECT_TRUE(next.ok) << next.error;
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 3000ms);
+    EXPECT_EQ(srv.log_count("ran past its deadline"), 1u);
+}
+
 TEST(PerfServe, AClientOutsideTheAllowListIsRefused) {
     ServeOptions o;
     o.allow = AllowList();
