@@ -1,11 +1,11 @@
 #!/bin/bash
 # bench/perf-vs-perftest.sh [ROUNDS]: fabscope's pairwise tests against perftest
 # in the Soft-RoCE VM, in the same run, between the same two hosts:
-#   WRITE bandwidth (64K)       fabscope perf run -t write -D 5s vs ib_write_bw -D 5
+#   WRITE bandwidth (64K)       fabscope perf run --test write -D 5s vs ib_write_bw -D 5
 #     (perftest measures the middle second of its 5, after a 2 s margin;
 #      fabscope measures 5 s after a 1 s warm-up: both a steady state)
-#   WRITE latency (2 B, 2000)   fabscope perf run --latency -t write  vs ib_write_lat -n 2000
-#   SEND latency (2 B, 2000)    fabscope perf run --latency -t send   vs ib_send_lat -n 2000
+#   WRITE latency (2 B, 2000)   fabscope perf run --latency --test write  vs ib_write_lat -n 2000
+#   SEND latency (2 B, 2000)    fabscope perf run --latency --test send   vs ib_send_lat -n 2000
 # Each pair of measurements alternates which tool goes first, ROUNDS times
 # (default 3); the medians are compared. The VM is CPU-bound (software
 # emulation): only ratios inside one run mean anything.
@@ -24,7 +24,7 @@ EOF
 cat >> "$work/guest.sh" <<'EOF'
 rxe_init
 rxe_bridge 2
-in_host h2 $F perf serve -q --port 18600 &   # perftest uses 18515
+in_host h2 $F perf serve -q --allow 10.0.0.0/24 --port 18600 &   # perftest uses 18515
 sleep 1
 # perftest: server on h2, client on h1; -x 1 is the RoCE v2 IPv4 GID on rxe, as fabscope picks.
 perftest() {
@@ -38,8 +38,8 @@ perftest() {
 # perftest reports MiB/s (2^20 bytes), fabscope MB/s (10^6): compare in MB/s.
 bw_perftest() { perftest ib_write_bw -D 5 -s 65536; awk '/^ 65536/ {printf "%.2f\n", $4 * 1.048576}' pt.out; }
 lat_perftest() { perftest "$1" -n 2000 -s 2; awk '/^ 2 / {print $5}' pt.out; }               # t_typical (median) us
-bw_fabscope() { in_host h1 $F perf run 10.0.0.2:18600 -t write -D 5s -q --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["bandwidth"]["avg_MBps"])'; }
-lat_fabscope() { in_host h1 $F perf run 10.0.0.2:18600 --latency -t "$1" -n 2000 -q --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["latency_us"]["median"])'; }
+bw_fabscope() { in_host h1 $F perf run 10.0.0.2:18600 --test write -D 5s -q --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["bandwidth"]["avg_MBps"])'; }
+lat_fabscope() { in_host h1 $F perf run 10.0.0.2:18600 --latency --test "$1" -n 2000 -q --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["latency_us"]["median"])'; }
 for r in $(seq 1 $ROUNDS); do
     if [ $((r % 2)) = 1 ]; then
         echo "bw perftest $(bw_perftest)"; echo "bw fabscope $(bw_fabscope)"

@@ -5,18 +5,17 @@
 
 #include <cstdio>
 #include <memory>
-#include <optional>
-#include <set>
 
 #include "cli/cli.h"
 #include "model/json_io.h"
-#include "perf/channel.h"
-#include "perf/compare.h"
-#include "perf/report.h"
-#include "perf/session.h"
+#include "perf/auth.h"
+#include "perf/ibv_device.h"
+#include "perf/run.h"
+#include "perf/run_table.h"
+#include "perf/server.h"
 #include "reports/severity_tag.h"
 #include "util/exit_status.h"
-#include "util/time_util.h"
+#include "util/interrupt.h"
 
 namespace fabscope::cli {
 namespace {
@@ -58,21 +57,59 @@ struct ServeCommand {
     uint16_t port = kDefaultPort;
     bool once = false;
     std::string idle = "0";
+    std::string max_size = "8M";
+    std::string max_duration = "1m";
+    size_t max_queue = 4;
+    std::vector<std::string> allow;
+    std::string secret_file;
 };
 
-int run_serve(const ServeCommand& o, const Globals& g) {
-    auto dev = Device::open(o.dev.device, o.dev.port);
-    if (!dev) return report(dev.error(), g);
-    auto idle = parse_duration(o.idle);
-    if (!idle)
-        return report(make_error(fmt::format("--idle-timeout {}: not a duration", o.idle)), g);
+// Every flag is checked before the device is opened: a typo is exit 2, not 3.
+Result<ServeOptions> serve_options(const ServeCommand& o) {
     ServeOptions so;
+    if (auto c = check_listen_address(o.listen); !c) return c.error();
     so.listen_addr = o.listen;
     so.port = o.port;
     so.peer = peer_options(o.dev);
     so.once = o.once;
+    auto idle = parse_duration(o.idle);
+    if (!idle || idle->count() < 0)
+        return make_error(fmt::format("--idle-timeout {}: not a duration (e.g. 10m)", o.idle));
     so.idle_timeout = *idle;
-    return serve(*dev, so, g.quiet);
+    auto size = parse_size(o.max_size);
+    if (!size) return make_error(fmt::format("--max-size {}: use e.g. 8M", o.max_size));
+    so.limits.caps.max_size = *size;
+    auto dur = parse_duration(o.max_duration);
+    if (!dur || dur->count() <= 0)
+        return make_error(fmt::format("--max-duration {}: use e.g. 1m", o.max_duration));
+    so.limits.caps.max_duration = *dur;
+    so.max_queue = o.max_queue;
+    if (!o.allow.empty()) {
+        so.allow = AllowList();
+        for (const std::string& a : o.allow) {
+            if (auto s = so.allow.add(a); !s) return s.error();
+        }
+    }
+    if (!o.secret_file.empty()) {
+        auto secret = read_secret_file(o.secret_file);
+        if (!secret) return secret.error();
+        so.peer.secret = *secret;
+    }
+    return so;
+}
+
+int run_serve(const ServeCommand& o, const Globals& g) {
+    auto so = serve_options(o);
+    if (!so) return report(so.error(), g);
+    auto server = Server::open(*so);
+    if (!server) return report(server.error(), g);
+    auto dev = IbvDevice::open(o.dev.device, o.dev.port);
+    if (!dev) return report(dev.error(), g);
+    install_interrupt_handlers();
+    bool quiet = g.quiet;
+    return (*server)->run(*dev, interrupt_token(), [quiet](std::string_view line) {
+        if (!quiet) std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
+    });
 }
 
 struct RunCommand {
@@ -95,6 +132,7 @@ struct RunCommand {
     std::string warmup = "1s";
     double degraded_at = 0.7;
     std::string output;
+    std::string secret_file;
 };
 
 Result<std::vector<TestSpec>> specs_of(const RunCommand& o) {
@@ -160,95 +198,58 @@ Result<std::vector<TestSpec>> specs_of(const RunCommand& o) {
     return out;
 }
 
-std::string render_row(const TestResult& r) {
-    std::string peer = r.peer_host.empty() || r.peer_host == r.peer
-                           ? r.peer
-                           : fmt::format("{} ({})", r.peer, r.peer_host);
-    std::string head =
-        fmt::format("  {:<28} {:<16} {:>6}", peer, r.spec.name(), format_size(r.spec.size));
-    if (!r.ok) return head + "  FAILED: " + r.error;
-    if (r.spec.measure == Measure::Bandwidth) {
-        return head + fmt::format("  {:>9.3f} {:>9.3f} {:>9.3f} {:>9.1f} {:>8.4f}", r.avg_gbps,
-                                  r.min_window_gbps, r.peak_gbps, r.avg_gbps * 1e3 / 8,
-                                  r.msg_rate_mpps);
-    }
-    const LatencyStats& l = r.latency;
-    return head + fmt::format("  {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}", l.min_us,
-                              l.median_us, l.p99_us, l.p999_us, l.max_us);
-}
-
 int run_run(const RunCommand& o, const Globals& g) {
+    for (const std::string& p : o.peers) {
+        if (auto c = check_peer_name(p); !c) return report(c.error(), g);
+    }
     auto specs = specs_of(o);
     if (!specs) return report(specs.error(), g);
     if (!(o.degraded_at > 0 && o.degraded_at <= 1)) {
         return report(make_error("--degraded-at: a share between 0 and 1, e.g. 0.7"), g);
     }
-    auto dev = Device::open(o.dev.device, o.dev.port);
-    if (!dev) return report(dev.error(), g);
-    PeerOptions po = peer_options(o.dev);
-    std::vector<TestResult> results;
-    size_t unreachable = 0;
-    bool progress = !g.quiet;
-    std::string started = iso8601_now();
-    // Test by test, every peer in turn: each comparison is measured close in time.
-    std::set<std::string> down;
-    std::optional<Measure> shown;
-    for (const TestSpec& s : *specs) {
-        for (const std::string& peer : o.peers) {
-            if (down.count(peer)) {
-                TestResult skipped;
-                skipped.spec = s;
-                skipped.peer = peer;
-                skipped.error = "not run: the server could not be reached";
-                results.push_back(skipped);
-                continue;
-            }
-            bool reachable = false;
-            TestResult r = run_client(*dev, peer, s, po, &reachable);
-            if (!reachable) {
-                down.insert(peer);
-                ++unreachable;
-            }
-            if (progress && reachable) {
-                if (shown != s.measure) {
-                    if (s.measure == Measure::Bandwidth) {
-                        std::fprintf(stderr, "  %-28s %-16s %6s  %9s %9s %9s %9s %8s\n", "peer",
-                                     "test", "size", "avg Gb/s", "min win", "peak", "avg MB/s",
-                                     "Mmsg/s");
-                    } else {
-                        std::fprintf(stderr, "  %-28s %-16s %6s  %9s %9s %9s %9s %9s  (us)\n",
-                                     "peer", "test", "size", "min", "median", "p99", "p99.9",
-                                     "max");
-                    }
-                    shown = s.measure;
-                }
-                std::fprintf(stderr, "%s\n", render_row(r).c_str());
-            }
-            results.push_back(std::move(r));
-        }
+    RunPlan plan;
+    plan.peers = o.peers;
+    plan.specs = *specs;
+    plan.peer = peer_options(o.dev);
+    plan.degraded_at = o.degraded_at;
+    if (!o.secret_file.empty()) {
+        auto secret = read_secret_file(o.secret_file);
+        if (!secret) return report(secret.error(), g);
+        plan.peer.secret = *secret;
     }
-    bool nothing_ran = unreachable == o.peers.size();
-    auto findings = compare_peers(results, o.degraded_at);
-    if (!g.quiet && !nothing_ran) {
-        for (const PerfFinding& f : findings) {
+    auto dev = IbvDevice::open(o.dev.device, o.dev.port);
+    if (!dev) return report(dev.error(), g);
+    install_interrupt_handlers();
+    RunTable table;
+    bool progress = !g.quiet;
+    RunOutcome out =
+        run_tests(*dev, plan, interrupt_token(), [&](const TestResult& r, bool reachable) {
+            if (progress && reachable) std::fputs(table.lines(r).c_str(), stderr);
+        });
+    if (!g.quiet && !out.nothing_ran) {
+        for (const PerfFinding& f : out.findings) {
             TextStyle st = g.err_style();
             std::fprintf(stderr, "%s %s\n", severity_tag(st, f.severity).c_str(),
                          f.summary.c_str());
         }
+        if (!out.meta.complete) {
+            std::fprintf(stderr,
+                         "perf run: interrupted; %zu results kept, report marked incomplete\n",
+                         out.results.size());
+        }
     }
-    nlohmann::json doc = perf_report_to_json(
-        {started, hostname(), dev->name(), dev->port(), o.degraded_at}, results, findings);
+    nlohmann::json doc = perf_report_to_json(out.meta, out.results, out.findings);
     if (!o.output.empty()) {
         if (auto w = json_io::write_json_file(doc, o.output); !w) return report(w.error(), g);
     }
     if (g.json) {
         if (auto w = json_io::write_json_file(doc, "-"); !w) return report(w.error(), g);
     }
-    if (nothing_ran) {
+    if (out.nothing_ran) {
         // Nothing ran: say why once, as the one line that matters.
-        return report(make_error(results.front().error, kExitCannotRun), g);
+        return report(make_error(out.results.front().error, kExitCannotRun), g);
     }
-    return findings.empty() ? kExitClean : kExitFindings;
+    return exit_code(out);
 }
 
 }  // namespace
@@ -263,14 +264,31 @@ void add_perf(CLI::App& app, Context& ctx) {
             perf->add_subcommand("serve", "Answer tests from `fabscope perf run` on other hosts");
         add_device_options(cmd, o->dev);
         cmd->add_option("--listen", o->listen, "Address to listen on (default: all)");
+        cmd->add_option("--allow", o->allow,
+                        "Answer clients from ADDR or ADDR/CIDR only (repeatable; default: "
+                        "loopback only, so say which networks to serve)");
+        cmd->add_option("--secret-file", o->secret_file,
+                        "Answer only clients that prove they know the secret in FILE (mode 600)");
+        cmd->add_option("--max-size", o->max_size,
+                        "Largest message a client may ask for (default 8M)");
+        cmd->add_option("--max-duration", o->max_duration,
+                        "Longest test (and warm-up) a client may ask for (default 1m)");
+        cmd->add_option("--max-queue", o->max_queue,
+                        "Clients that may wait while one is served; more are refused (default 4)");
         cmd->add_option("-p,--port", o->port,
                         "TCP port for the rendezvous (default 18515, as perftest)");
         cmd->add_flag("--once", o->once, "Exit after one test");
         cmd->add_option("--idle-timeout", o->idle,
                         "Exit when no client comes for this long (default: never)");
-        cmd->footer(R"(Examples:
-  fabscope perf serve                       # on the far host
-  fabscope perf serve -d mlx5_0 -x 3 --port 18600)");
+        cmd->footer(
+            R"(A server answers loopback only until told which networks to serve with --allow.
+A client it answers can make it allocate and pin up to twice --max-size, run a
+test for up to --max-duration, and read its RDMA device's counters.
+
+Examples:
+  fabscope perf serve --allow 10.0.0.0/24        # on the far host
+  fabscope perf serve --allow 10.1.0.0/16 --secret-file /etc/fabscope/perf.secret
+  fabscope perf serve -d mlx5_0 -x 3 --port 18600 --allow 10.0.0.5)");
         cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_serve(*o, ctx.globals); }; });
     }
     {
@@ -280,7 +298,7 @@ void add_perf(CLI::App& app, Context& ctx) {
         cmd->add_option("peers", o->peers, "Servers: HOST or HOST:PORT; several are compared")
             ->required();
         add_device_options(cmd, o->dev);
-        cmd->add_option("-t,--test", o->tests, "write, read or send (repeatable; default write)");
+        cmd->add_option("--test", o->tests, "write, read or send (repeatable; default write)");
         cmd->add_flag("--latency", o->latency,
                       "Latency (ping-pong; READ: round trip) instead of bandwidth");
         cmd->add_flag("--bandwidth", o->bandwidth, "Bandwidth too, with --latency");
@@ -294,9 +312,10 @@ void add_perf(CLI::App& app, Context& ctx) {
                         "Bandwidth: measure for this long (default 5s)");
         cmd->add_option("-n,--iters", o->iterations,
                         "Messages to measure instead (latency default 1000)");
-        cmd->add_option("--tx-depth", o->tx_depth,
-                        "Bandwidth: work requests in flight (default 128)")
-            ->check(CLI::Range(1U, 8192U));
+        cmd->add_option("-t,--tx-depth", o->tx_depth,
+                        "Bandwidth: work requests in flight (default 128; lowered to what the "
+                        "device and the server allow, and said so)")
+            ->check(CLI::PositiveNumber);
         cmd->add_option("--cq-mod", o->cq_mod,
                         "Bandwidth: one signalled completion per N (default 100, as perftest)")
             ->check(CLI::Range(1U, 8192U));
@@ -310,19 +329,26 @@ void add_perf(CLI::App& app, Context& ctx) {
             "--degraded-at", o->degraded_at,
             "A peer below this share of the best peer's result is degraded (default 0.7)");
         cmd->add_option("-o,--output", o->output, "Write the results (JSON) to FILE");
+        cmd->add_option("--secret-file", o->secret_file,
+                        "The shared secret of servers started with --secret-file");
         cmd->footer(
             R"(Results: average, peak and minimum-window bandwidth (a flapping link hides in an
 average), message rate; latency min, median, p99, p99.9, max. With several peers,
 each test is compared across them and peers below --degraded-at of the best are
 reported, with the hardware counters that moved during their tests.
+Flags as perftest spells them: -t tx depth, -s size, -n iterations, -D duration;
+the test is --test (perftest picks it by program name). A peer that is a bare
+number is refused (`-q 4` is --quiet and a peer "4" otherwise).
+Ctrl-C stops between tests: the results so far are written, marked
+"complete": false, and the exit code is 130.
 Exit codes: 0 clean, 1 a peer degraded or a test failed, 2 bad flags,
-3 no device, or no peer reachable.
+3 no device, or no peer reachable, 130 interrupted.
 
 Examples:
   fabscope perf run host2                                  # WRITE bandwidth, 64K, 5 s
-  fabscope perf run host2 --latency -t write -t send       # ping-pong latency
+  fabscope perf run host2 --latency --test write --test send   # ping-pong latency
   fabscope perf run host2 --all -D 2s --json > results.json
-  fabscope perf run host2 -t write --sweep --max-size 1M
+  fabscope perf run host2 --test write --sweep --max-size 1M -t 256
   fabscope perf run host2 host3 host4 --latency --bandwidth   # compare three paths)");
         cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_run(*o, ctx.globals); }; });
     }

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "perf/data_path.h"
+#include "perf/pacer.h"
 
 namespace fabscope::perf {
 namespace {
@@ -75,8 +76,7 @@ BandwidthOutcome run_bandwidth(Endpoint& ep, const TestSpec& spec, const KeepGoi
     const Clock::time_point started = t0;
     uint64_t measured_from = 0;  // messages completed when measuring began
     std::array<ibv_wc, 32> wcs{};
-    uint64_t polls = 0;
-    auto last_check = Clock::now();
+    Pacer pacer;
 
     for (;;) {
         // Keep `depth` in flight; signal one completion per `moderation`, and
@@ -125,9 +125,8 @@ BandwidthOutcome run_bandwidth(Endpoint& ep, const TestSpec& spec, const KeepGoi
         }
         if (stop_posting && completed >= posted) break;
         if (total && completed >= total) break;
-        // Between polls, not on every one: is the peer still there, is there time left?
-        if (++polls % 256 == 0 && Clock::now() - last_check > std::chrono::milliseconds(20)) {
-            last_check = Clock::now();
+        // Every iteration asks; every 10 ms the peer and the deadline are checked.
+        if (pacer.due()) {
             if (std::string why = keep_going(); !why.empty()) {
                 out.error = why;
                 return out;
@@ -142,9 +141,13 @@ BandwidthOutcome run_bandwidth(Endpoint& ep, const TestSpec& spec, const KeepGoi
 BandwidthOutcome receive_sends(Endpoint& ep, const TestSpec& spec, const KeepGoing& keep_going) {
     BandwidthOutcome out;
     std::array<ibv_wc, 32> wcs{};
-    uint64_t polls = 0;
+    Pacer pacer;
     for (;;) {
         int n = ibv_poll_cq(ep.cq(), static_cast<int>(wcs.size()), wcs.data());
+        if (n < 0) {
+            out.error = "polling the completion queue failed";
+            return out;
+        }
         for (int i = 0; i < n; ++i) {
             const ibv_wc& wc = wcs[static_cast<size_t>(i)];
             if (wc.status != IBV_WC_SUCCESS) {
@@ -157,7 +160,9 @@ BandwidthOutcome receive_sends(Endpoint& ep, const TestSpec& spec, const KeepGoi
                 post_receives(ep, 1, spec.size);
             }
         }
-        if (n == 0 && ++polls % 1024 == 0) {
+        // Whether or not the poll was empty: a peer that keeps sending must
+        // not keep this loop past its deadline.
+        if (pacer.due()) {
             if (std::string why = keep_going(); !why.empty()) {
                 out.error = why;  // "done" from the peer arrives this way too
                 return out;

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <tuple>
 
 #include "util/exit_status.h"
 
@@ -20,8 +21,6 @@ namespace fabscope::perf {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-constexpr size_t kMaxMessage = 1 << 20;
 
 int remaining_ms(Clock::time_point end) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
@@ -49,25 +48,55 @@ void set_nonblocking(int fd) {
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
-std::string address_of(const sockaddr* sa) {
+// "host:port" (or "[v6]:port") and the host alone.
+std::pair<std::string, std::string> address_of(const sockaddr* sa) {
     char host[NI_MAXHOST] = {};
     char serv[NI_MAXSERV] = {};
     socklen_t len = sa->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
     if (::getnameinfo(sa, len, host, sizeof host, serv, sizeof serv,
                       NI_NUMERICHOST | NI_NUMERICSERV) != 0)
-        return "?";
-    return sa->sa_family == AF_INET6 ? fmt::format("[{}]:{}", host, serv)
-                                     : fmt::format("{}:{}", host, serv);
+        return {"?", "?"};
+    std::string h = host;
+    // A client over IPv4 on our dual-stack socket: show it as IPv4.
+    if (h.rfind("::ffff:", 0) == 0 && h.find('.') != std::string::npos) h = h.substr(7);
+    bool v6 = h.find(':') != std::string::npos;
+    return {v6 ? fmt::format("[{}]:{}", h, serv) : fmt::format("{}:{}", h, serv), h};
 }
 
+struct TooDeep {};
+
 }  // namespace
+
+Result<nlohmann::json> parse_message(const std::string& line) {
+    // The parser keeps its own stack (no recursion), and the callback stops it
+    // at the first value deeper than the limit, before it is built.
+    auto depth_check = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (depth >= kMaxDepth) throw TooDeep{};  // the outermost value is at depth 0
+        return true;
+    };
+    try {
+        return nlohmann::json::parse(line, depth_check);
+    } catch (const TooDeep&) {
+        return make_error(fmt::format("a message nested deeper than {} levels", kMaxDepth),
+                          kExitCannotRun);
+    } catch (const nlohmann::json::exception&) {
+        return make_error("something that is not JSON", kExitCannotRun);
+    }
+}
+
+namespace {}  // namespace
 
 Channel::~Channel() {
     if (fd_ >= 0) ::close(fd_);
 }
 
 Channel::Channel(Channel&& o) noexcept
-    : fd_(o.fd_), peer_(std::move(o.peer_)), buffer_(std::move(o.buffer_)), closed_(o.closed_) {
+    : fd_(o.fd_),
+      peer_(std::move(o.peer_)),
+      peer_ip_(std::move(o.peer_ip_)),
+      buffer_(std::move(o.buffer_)),
+      stop_(o.stop_),
+      closed_(o.closed_) {
     o.fd_ = -1;
 }
 
@@ -76,7 +105,9 @@ Channel& Channel::operator=(Channel&& o) noexcept {
         if (fd_ >= 0) ::close(fd_);
         fd_ = o.fd_;
         peer_ = std::move(o.peer_);
+        peer_ip_ = std::move(o.peer_ip_);
         buffer_ = std::move(o.buffer_);
+        stop_ = o.stop_;
         closed_ = o.closed_;
         o.fd_ = -1;
     }
@@ -114,7 +145,7 @@ Result<Channel> Channel::connect(const std::string& where, Millis timeout) {
             ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             Channel c;
             c.fd_ = fd;
-            c.peer_ = address_of(ai->ai_addr);
+            std::tie(c.peer_, c.peer_ip_) = address_of(ai->ai_addr);
             ::freeaddrinfo(res);
             return c;
         }
@@ -194,7 +225,7 @@ Result<Channel> Channel::accept(int listen_fd, Millis timeout) {
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     Channel c;
     c.fd_ = fd;
-    c.peer_ = address_of(reinterpret_cast<sockaddr*>(&ss));
+    std::tie(c.peer_, c.peer_ip_) = address_of(reinterpret_cast<sockaddr*>(&ss));
     return c;
 }
 
@@ -227,9 +258,9 @@ Status Channel::send(const nlohmann::json& msg, Millis timeout) {
 }
 
 bool Channel::fill(Millis timeout, std::string* why) {
-    pollfd p{fd_, POLLIN, 0};
-    int rc = ::poll(&p, 1, static_cast<int>(timeout.count()));
-    if (rc == 0) return false;
+    pollfd p[2] = {{fd_, POLLIN, 0}, {stop_ ? stop_->fd() : -1, POLLIN, 0}};
+    int rc = ::poll(p, 2, static_cast<int>(timeout.count()));
+    if (rc == 0 || (p[0].revents == 0 && rc > 0)) return false;
     char buf[65536];
     ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
     if (n > 0) {
@@ -247,22 +278,23 @@ Result<nlohmann::json> Channel::receive(Millis timeout) {
     for (;;) {
         auto nl = buffer_.find('\n');
         if (nl != std::string::npos) {
+            if (nl > kMaxMessage) break;
             std::string line = buffer_.substr(0, nl);
             buffer_.erase(0, nl + 1);
-            try {
-                return nlohmann::json::parse(line);
-            } catch (const nlohmann::json::exception&) {
+            auto msg = parse_message(line);
+            if (!msg) {
                 return make_error(
-                    fmt::format(
-                        "the peer at {} sent something that is not a fabscope message: is it "
-                        "a fabscope perf server of the same version?",
-                        peer_),
+                    fmt::format("the peer at {} sent {}: is it a fabscope perf peer of the same "
+                                "version?",
+                                peer_, msg.error().message),
                     kExitCannotRun);
             }
+            return msg;
         }
-        if (buffer_.size() > kMaxMessage) {
-            return make_error(fmt::format("the peer at {} sent an oversized message", peer_),
-                              kExitCannotRun);
+        if (buffer_.size() > kMaxMessage) break;
+        if (stop_ && stop_->stop_requested()) {
+            return make_error(fmt::format("interrupted while waiting for {}", peer_),
+                              kExitInterrupted);
         }
         if (closed_) {
             return make_error(
@@ -278,6 +310,12 @@ Result<nlohmann::json> Channel::receive(Millis timeout) {
         std::string why;
         fill(Millis(left), &why);
     }
+    // Nothing more is read from a peer that sent an oversized line.
+    closed_ = true;
+    buffer_.clear();
+    return make_error(
+        fmt::format("the peer at {} sent a message longer than {} bytes", peer_, kMaxMessage),
+        kExitCannotRun);
 }
 
 Channel::Peek Channel::wait(Millis timeout) {

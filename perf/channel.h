@@ -1,17 +1,26 @@
 #pragma once
 // The out-of-band channel of a two-host test: one TCP connection carrying
 // JSON messages, one per line. Every call has a deadline, so a peer that
-// dies or never answers is an error, never a hang.
+// dies or never answers is an error, never a hang. What comes off the wire
+// is bounded: a line of at most kMaxMessage bytes, nested at most
+// kMaxDepth deep; anything else is an error for this channel only.
 
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "model/duration.h"
+#include "util/interrupt.h"
 #include "util/result.h"
 
 namespace fabscope::perf {
 
 inline constexpr uint16_t kDefaultPort = 18515;
+inline constexpr size_t kMaxMessage = size_t{1} << 20;
+inline constexpr int kMaxDepth = 64;
+
+/// Parses one message: an error (never an exception) for invalid JSON or
+/// JSON nested deeper than kMaxDepth.
+Result<nlohmann::json> parse_message(const std::string& line);
 
 class Channel {
   public:
@@ -40,12 +49,18 @@ class Channel {
     Peek wait(Millis timeout);
 
     const std::string& peer() const { return peer_; }
+    /// The peer's numeric address without the port ("10.0.0.1", "::1").
+    const std::string& peer_ip() const { return peer_ip_; }
+    /// Waits end early (an error with kExitInterrupted) once `stop` is requested.
+    void set_stop(const StopToken* stop) { stop_ = stop; }
 
   private:
     bool fill(Millis timeout, std::string* why);
     int fd_ = -1;
     std::string peer_;
+    std::string peer_ip_;
     std::string buffer_;
+    const StopToken* stop_ = nullptr;
     bool closed_ = false;
 };
 

@@ -12,18 +12,9 @@
 #include "perf/endpoint.h"
 #include "perf/stats.h"
 #include "perf/test_spec.h"
+#include "perf/verbs_device.h"
 
 namespace fabscope::perf {
-
-/// Returns "" to go on, or why to stop ("the peer closed the connection").
-using KeepGoing = std::function<std::string()>;
-
-struct BandwidthOutcome {
-    BandwidthMeter meter{100000000};
-    uint64_t messages = 0;
-    uint64_t received_bytes = 0;  ///< SEND: what arrived here (bidirectional, or the passive side)
-    std::string error;
-};
 
 /// The active side of a bandwidth test: WRITE or READ to/from the peer's
 /// buffer, or SEND (receives the caller posted are reposted as they complete,
@@ -37,12 +28,6 @@ BandwidthOutcome run_bandwidth(Endpoint& ep, const TestSpec& spec, const KeepGoi
 BandwidthOutcome receive_sends(Endpoint& ep, const TestSpec& spec, const KeepGoing& keep_going);
 /// Posts `n` receives of `size` bytes (before the peer starts sending).
 bool post_receives(Endpoint& ep, uint32_t n, uint32_t size);
-
-struct LatencyOutcome {
-    std::vector<double>
-        samples_us;  ///< one-way (WRITE, SEND: half the round trip), round trip for READ
-    std::string error;
-};
 
 /// The initiating side: WRITE or SEND ping-pong, or READs.
 LatencyOutcome run_latency(Endpoint& ep, const TestSpec& spec, const KeepGoing& keep_going);

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <random>
 
-#include "model/json_io.h"
+#include "perf/caps.h"
 #include "util/exit_status.h"
 
 namespace fabscope::perf {
@@ -29,35 +29,6 @@ Error verbs_error(const std::string& what, const Device& d, int err) {
 
 }  // namespace
 
-nlohmann::json info_to_json(const EndpointInfo& e) {
-    return {{"qpn", e.qpn},   {"psn", e.psn},   {"lid", e.lid},   {"gid", format_gid(e.gid)},
-            {"addr", e.addr}, {"rkey", e.rkey}, {"size", e.size}, {"mtu", e.mtu},
-            {"roce", e.roce}};
-}
-
-EndpointInfo info_from_json(const nlohmann::json& j) {
-    EndpointInfo e;
-    e.qpn = json_io::get_uint<uint32_t>(j, "qpn");
-    e.psn = json_io::get_uint<uint32_t>(j, "psn");
-    e.lid = json_io::get_uint<uint16_t>(j, "lid");
-    std::string g = json_io::get_string(j, "gid");
-    if (g.size() != 39) json_io::fail(j.at("gid"), "must be a GID such as fe80:0000:...");
-    for (size_t i = 0, k = 0; i < g.size() && k < 16; i += 5, k += 2) {
-        unsigned hi = 0;
-        unsigned lo = 0;
-        if (std::sscanf(g.c_str() + i, "%2x%2x", &hi, &lo) != 2)
-            json_io::fail(j.at("gid"), "is not a GID");
-        e.gid[k] = static_cast<uint8_t>(hi);
-        e.gid[k + 1] = static_cast<uint8_t>(lo);
-    }
-    e.addr = json_io::get_uint<uint64_t>(j, "addr");
-    e.rkey = json_io::get_uint<uint32_t>(j, "rkey");
-    e.size = json_io::get_uint<uint32_t>(j, "size");
-    e.mtu = json_io::get_uint<int>(j, "mtu");
-    e.roce = json_io::get_bool(j, "roce", true);
-    return e;
-}
-
 Result<Endpoint> Endpoint::create(const Device& dev, const EndpointConfig& cfg) {
     Endpoint e;
     e.dev_ = &dev;
@@ -67,8 +38,9 @@ Result<Endpoint> Endpoint::create(const Device& dev, const EndpointConfig& cfg) 
     e.gid_ = *gid;
     e.pd_.reset(ibv_alloc_pd(dev.context()));
     if (!e.pd_) return verbs_error("allocating a protection domain", dev, errno);
-    int cqe = static_cast<int>(std::min<uint32_t>(cfg.send_depth + cfg.recv_depth + 16,
-                                                  static_cast<uint32_t>(dev.attr().max_cqe)));
+    // In 64 bits: depths near 2^32 must not wrap into a small CQ.
+    int cqe = static_cast<int>(std::min<uint64_t>(
+        cq_entries(cfg), static_cast<uint64_t>(std::max(1, dev.attr().max_cqe))));
     e.cq_.reset(ibv_create_cq(dev.context(), cqe, nullptr, nullptr, 0));
     if (!e.cq_) return verbs_error("creating a completion queue", dev, errno);
     // Both halves: one the peer reaches, one we send from.

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "perf/data_path.h"
+#include "perf/pacer.h"
 
 namespace fabscope::perf {
 namespace {
@@ -45,17 +46,14 @@ class Poller {
         return "";
     }
     /// Every so often between spins: is the peer there, is there time left?
-    std::string check() {
-        if (++spins_ % 4096 != 0) return "";
-        return keep_going_();
-    }
+    std::string check() { return pacer_.due() ? keep_going_() : ""; }
     uint64_t received_ = 0;
     uint64_t sent_ = 0;
 
   private:
     Endpoint& ep_;
     const KeepGoing& keep_going_;
-    uint64_t spins_ = 0;
+    Pacer pacer_;
 };
 
 bool post_one(Endpoint& ep, const TestSpec& spec, ibv_wr_opcode op, bool use_inline,

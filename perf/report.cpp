@@ -22,6 +22,7 @@ Result<PerfReport> perf_report_from_json(const nlohmann::json& j) {
         r.meta.device = json_io::get_string(j, "device", "");
         r.meta.port = json_io::get_uint<int>(j, "port", 1);
         r.meta.degraded_at = json_io::get_double(j, "degraded_at", 0.7);
+        r.meta.complete = json_io::get_bool(j, "complete", true);
         for (const nlohmann::json& x : json_io::get_array(j, "results"))
             r.results.push_back(result_from_json(x));
         return r;
@@ -41,6 +42,7 @@ nlohmann::json perf_report_to_json(const PerfRunMeta& meta, const std::vector<Te
                        {"device", meta.device},
                        {"port", meta.port},
                        {"degraded_at", meta.degraded_at},
+                       {"complete", meta.complete},
                        {"results", nlohmann::json::array()},
                        {"findings", nlohmann::json::array()}};
     for (const TestResult& r : results) doc["results"].push_back(result_to_json(r));

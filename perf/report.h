@@ -18,6 +18,7 @@ struct PerfRunMeta {
     std::string device;   ///< the local RDMA device
     int port = 1;
     double degraded_at = 0.7;
+    bool complete = true;  ///< false: interrupted, the results are those measured so far
 };
 
 struct PerfReport {

@@ -1,22 +1,31 @@
 #pragma once
 // One test between two hosts, end to end: the rendezvous over TCP, the QPs,
 // the measured run, and both sides' counters. The client drives; the server
-// answers one session after another. Every step has a deadline.
+// answers one session after another (perf/server.h). Every step has a
+// deadline, and the server's whole session has one too.
 //
 //   client                       server
-//   hello {spec}            ->
-//                           <-   endpoint {qpn, gid, rkey, ...}   (or error)
+//                           <-   welcome {protocol, nonce?, waiting}  (or error: refused)
+//   hello {spec, auth?}     ->
+//                           <-   endpoint {info, applied spec, caps}  (or error)
 //   endpoint {...}          ->
 //                           <-   ready
 //   ... the test runs over the QPs ...
 //   done {ok}               ->
 //                           <-   result {counters, received}
+//
+// auth is HMAC-SHA256(secret, nonce) when the server has a --secret-file.
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "perf/caps.h"
+#include "perf/channel.h"
 #include "perf/test_spec.h"
-#include "perf/verbs.h"
+#include "perf/verbs_device.h"
+#include "util/interrupt.h"
 
 namespace fabscope::perf {
 
@@ -25,27 +34,46 @@ struct PeerOptions {
     uint8_t traffic_class = 0;
     int mtu_cap = 0;  ///< bytes; 0: the port's active MTU
     Millis connect_timeout{10000};
-    Millis step_timeout{15000};  ///< each handshake message
+    Millis step_timeout{15000};       ///< each handshake message
+    Millis queue_timeout{600000};     ///< client: waiting behind other clients at most this long
+    std::string secret;               ///< the shared secret ("" = none)
+    const StopToken* stop = nullptr;  ///< client: Ctrl-C ends waits and the test early
 };
 
 /// Runs `spec` against the server at `where` ("host[:port]"). Never throws and
-/// never hangs: a server that cannot be reached or dies gives a result with
-/// ok = false and the reason; `reachable` tells the two apart.
-TestResult run_client(const Device& dev, const std::string& where, const TestSpec& spec,
+/// never hangs: a server that cannot be reached, refuses, dies or answers
+/// nonsense gives a result with ok = false and the reason; `reachable` tells
+/// the first apart.
+TestResult run_client(const VerbsDevice& dev, const std::string& where, const TestSpec& spec,
                       const PeerOptions& opts, bool* reachable = nullptr);
 
-struct ServeOptions {
-    std::string listen_addr;
-    uint16_t port = 18515;
-    PeerOptions peer;
-    bool once = false;       ///< exit after one session
-    Millis idle_timeout{0};  ///< exit when no client comes for this long (0: never)
+/// What the server side of one session needs.
+struct SessionLimits {
+    ServeCaps caps;
+    Millis handshake_timeout{10000};  ///< from being served to "ready"
+    Millis step_timeout{15000};
+    /// The test may run twice caps.max_duration plus this; then the session ends.
+    Millis run_slack{30000};
 };
+
+using Log = std::function<void(std::string_view)>;
+
+/// Answers one session on `ch` (the welcome already sent with `nonce`; ""
+/// when no secret is needed). Whatever the client sends, this returns: a
+/// bad message, a deadline or an exception end this session with a log
+/// line, and the server goes on.
+void serve_session(const VerbsDevice& dev, Channel& ch, const PeerOptions& peer,
+                   const SessionLimits& limits, const std::string& nonce, const Log& log);
+
+/// What this side asks of its device for `s`.
+EndpointConfig endpoint_config(const TestSpec& s, const PeerOptions& o);
+/// The counters that moved, as a JSON object.
+nlohmann::json counters_json(const CounterMap& m);
 
 /// This host's name, as servers report it and reports record it.
 std::string hostname();
 
-/// Serves sessions until interrupted (or after one with `once`). Returns an exit code.
-int serve(const Device& dev, const ServeOptions& opts, bool quiet);
+/// How long the measured part may take before it counts as hung.
+Millis run_deadline(const TestSpec& s);
 
 }  // namespace fabscope::perf

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/duration.h"
 #include "perf/stats.h"
@@ -48,6 +49,8 @@ struct TestResult {
     std::string peer_host;  ///< the server's own host name ("" if it did not say)
     bool ok = false;
     std::string error;  ///< why it failed (a peer gone, a deadline passed)
+    /// Values lowered from what was asked ("server: size 1G capped to 8M (--max-size)").
+    std::vector<std::string> caps;
     double seconds = 0;
     uint64_t iterations = 0;
     uint64_t bytes = 0;

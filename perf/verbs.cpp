@@ -48,13 +48,6 @@ int mtu_bytes(ibv_mtu m) {
     return 128 << static_cast<int>(m);
 }
 
-std::string format_gid(const Gid& g) {
-    std::string s;
-    for (size_t i = 0; i < g.size(); i += 2)
-        s += fmt::format("{}{:02x}{:02x}", i ? ":" : "", g[i], g[i + 1]);
-    return s;
-}
-
 Result<Device> Device::open(const std::string& name, int port) {
     DeviceList list;
     if (!list.list || list.n == 0) return make_error(kNoDevice, kExitCannotRun);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "perf/endpoint_info.h"
 #include "util/result.h"
 
 namespace fabscope::perf {
@@ -34,8 +35,6 @@ using PdPtr = std::unique_ptr<ibv_pd, PdDeleter>;
 using CqPtr = std::unique_ptr<ibv_cq, CqDeleter>;
 using QpPtr = std::unique_ptr<ibv_qp, QpDeleter>;
 using MrPtr = std::unique_ptr<ibv_mr, MrDeleter>;
-
-using Gid = std::array<uint8_t, 16>;
 
 struct GidChoice {
     int index = 0;
@@ -74,6 +73,5 @@ class Device {
 
 /// "1024" for IBV_MTU_1024.
 int mtu_bytes(ibv_mtu m);
-std::string format_gid(const Gid& g);
 
 }  // namespace fabscope::perf

@@ -47,7 +47,7 @@ EOF
 cat >> "$work/guest.sh" <<'EOF'
 rxe_init
 rxe_bridge 4
-for h in h1 h2 h3 h4; do in_host $h $F perf serve -q & done
+for h in h1 h2 h3 h4; do in_host $h $F perf serve -q --allow 10.0.0.0/24 & done
 impair h4 tbf rate 100mbit burst 32kbit latency 400ms
 sleep 1
 for i in 1 2 3 4; do

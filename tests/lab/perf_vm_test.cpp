@@ -68,11 +68,11 @@ TEST(PerfVm, EveryTestBetweenTwoHostsAndEveryWayToFail) {
 rxe_init
 rxe_bridge 2
 echo "h1_devices=$(in_host h1 ibv_devices | awk 'NR>2 {print $1}' | xargs)"
-in_host h2 $F perf serve -q > serve.log 2>&1 &
+in_host h2 $F perf serve -q --allow 10.0.0.0/24 > serve.log 2>&1 &
 sleep 1
 in_host h1 $F perf run 10.0.0.2 --all -D 2s -n 300 -q -o all.json; echo "all_rc=$?"
-in_host h1 $F perf run 10.0.0.2 -t write -t read -t send --bidirectional -D 1s -q -o bidir.json; echo "bidir_rc=$?"
-in_host h1 $F perf run 10.0.0.2 -t write --sweep --max-size 4K -D 1s --warmup 200ms -q -o sweep.json; echo "sweep_rc=$?"
+in_host h1 $F perf run 10.0.0.2 --test write --test read --test send --bidirectional -D 1s -q -o bidir.json; echo "bidir_rc=$?"
+in_host h1 $F perf run 10.0.0.2 --test write --sweep --max-size 4K -D 1s --warmup 200ms -q -o sweep.json; echo "sweep_rc=$?"
 # The server dies 3 s into a 20 s test: the client must say so, not wait.
 in_host h1 $F perf run 10.0.0.2 -D 20s -q -o killed.json &
 client=$!
@@ -87,7 +87,7 @@ in_host h1 $F perf run 10.0.0.2 --size 0 2>/dev/null; echo "badsize_rc=$?"
 in_host h1 $F perf run 10.0.0.2 --test atomic 2>/dev/null; echo "badtest_rc=$?"
 # Across the routed leaf-spine fabric, through a spine (ECMP).
 rxe_leaf_spine
-in_host b1 $F perf serve -q --once &
+in_host b1 $F perf serve -q --once --allow 10.1.0.0/16 &
 sleep 1
 in_host a1 $F perf run 10.2.0.1 -D 1s -q -o leafspine.json; echo "leafspine_rc=$?"
 echo "spine_packets=$(( $(ip netns exec s1 cat /sys/class/net/down1/statistics/rx_packets) + $(ip netns exec s2 cat /sys/class/net/down1/statistics/rx_packets) ))"
@@ -158,11 +158,79 @@ echo "spine_packets=$(( $(ip netns exec s1 cat /sys/class/net/down1/statistics/r
     fs::remove_all(vm.dir);
 }
 
+// perf serve as a network service and perf run's Ctrl-C, in one boot: caps
+// applied and reported, malformed clients that end only their own session,
+// the allow list, the shared secret, and a report kept on Ctrl-C.
+TEST(PerfVm, ServerIsANetworkServiceAndCtrlCKeepsTheResults) {
+    VmRun vm = run_in_vm("service", R"SH(
+rxe_init
+rxe_bridge 3
+umask 077; echo 'lab secret' > /run/perf.secret; umask 022
+# Small caps: a tx depth at rxe's limit of 4K messages drains in a second at rxe's speed.
+in_host h2 $F perf serve --allow 10.0.0.0/24 --max-size 4K --max-duration 2s > serve.log 2>&1 &
+in_host h2 $F perf serve --allow 10.0.0.0/24 --secret-file /run/perf.secret -p 18600 > secret.log 2>&1 &
+in_host h3 $F perf serve > loopback.log 2>&1 &
+sleep 1
+in_host h1 $F perf run 10.0.0.2 -s 1M -D 30s --warmup 200ms -t 100000 -q -o caps.json; echo "caps_rc=$?"
+in_host h1 bash -c 'exec 3<>/dev/tcp/10.0.0.2/18515; read -r w <&3; echo "{\"type\":5}" >&3; read -r r <&3; echo "malformed_reply=$r"'
+in_host h1 bash -c 'exec 3<>/dev/tcp/10.0.0.2/18515; read -r w <&3; { printf "%*s" 100000 "" | tr " " "["; echo; } >&3; cat <&3 >/dev/null'
+in_host h1 bash -c 'exec 3<>/dev/tcp/10.0.0.2/18515; read -r w <&3; head -c 3000000 /dev/zero | tr "\0" x >&3 2>/dev/null; cat <&3 >/dev/null'
+in_host h1 $F perf run 10.0.0.2 -D 1s --warmup 200ms -q -o after.json; echo "after_rc=$?"
+echo "ended_lines=$(grep -c 'ended' serve.log)"
+in_host h1 $F perf run 10.0.0.3 -D 1s 2> refused.err; echo "refused_rc=$?"
+echo "refused_err=$(grep -o 'does not answer [0-9.]*' refused.err)"
+in_host h1 $F perf run 10.0.0.2:18600 -D 1s --warmup 200ms -q --secret-file /run/perf.secret -o secret.json; echo "secret_rc=$?"
+in_host h1 $F perf run 10.0.0.2:18600 -D 1s --warmup 200ms -q -o nosecret.json; echo "nosecret_rc=$?"
+in_host h1 $F perf run 10.0.0.2 --test write --test read --test send -D 2s --warmup 200ms -q -o partial.json &
+client=$!
+sleep 5
+kill -INT $(pgrep -f 'perf run 10.0.0.2 --test write --test read')
+t0=$(date +%s.%N)
+wait $client; echo "partial_rc=$?"
+echo "partial_after=$(echo "$(date +%s.%N) - $t0" | bc)"
+)SH");
+    EXPECT_EQ(vm.value("caps_rc"), "0");
+    json caps = vm.file("caps.json");
+    ASSERT_EQ(caps["results"].size(), 1u);
+    const json& c = caps["results"][0];
+    EXPECT_TRUE(c["ok"].get<bool>()) << c.dump();
+    EXPECT_EQ(c["spec"]["size"], 4096);
+    EXPECT_EQ(c["spec"]["duration_ms"], 2000);
+    std::string notes = c["caps"].dump();
+    EXPECT_NE(notes.find("size 1M capped to 4K (--max-size)"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("duration 30s capped to 2s (--max-duration)"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("tx depth 100000 capped"), std::string::npos) << notes;
+
+    EXPECT_NE(vm.value("malformed_reply").find("\"error\""), std::string::npos);
+    EXPECT_EQ(vm.value("after_rc"), "0");
+    EXPECT_TRUE(vm.file("after.json")["results"][0]["ok"].get<bool>());
+    EXPECT_EQ(vm.value("ended_lines"), "3");
+
+    EXPECT_EQ(vm.value("refused_rc"), "1");
+    EXPECT_EQ(vm.value("refused_err"), "does not answer 10.0.0.1");
+
+    EXPECT_EQ(vm.value("secret_rc"), "0");
+    EXPECT_TRUE(vm.file("secret.json")["results"][0]["ok"].get<bool>());
+    EXPECT_EQ(vm.value("nosecret_rc"), "1");
+    EXPECT_NE(vm.file("nosecret.json")["results"][0]["error"].get<std::string>().find(
+                  "needs a shared secret"),
+              std::string::npos);
+
+    EXPECT_EQ(vm.value("partial_rc"), "130");
+    json partial = vm.file("partial.json");
+    EXPECT_EQ(partial["complete"], false);
+    EXPECT_GE(partial["results"].size(), 1u);
+    EXPECT_LT(partial["results"].size(), 3u);
+    for (const json& r : partial["results"]) EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+    EXPECT_LT(std::stod(vm.value("partial_after")), 3.0);
+    fs::remove_all(vm.dir);
+}
+
 TEST(PerfVm, DegradedPathsAreNamedNextToACleanOne) {
     VmRun vm = run_in_vm("degraded", R"SH(
 rxe_init
 rxe_bridge 5
-for h in h2 h3 h4 h5; do in_host $h $F perf serve -q & done
+for h in h2 h3 h4 h5; do in_host $h $F perf serve -q --allow 10.0.0.0/24 & done
 impair h3 netem loss 1%
 impair h4 netem delay 2ms
 impair h5 tbf rate 50mbit burst 32kbit latency 400ms

@@ -93,6 +93,7 @@ TEST(Schema, DescribesThePerfResults) {
     dead.peer = "10.0.3.2";
     dead.ok = false;
     dead.error = "the server closed the connection";
+    dead.caps = {"server: size 1024M capped to 8M (--max-size)"};
     std::vector<perf::TestResult> results{bw, slow, lat, dead};
     auto findings = perf::compare_peers(results, 0.7);
     ASSERT_EQ(findings.size(), 2u);  // the slow pair and the dead one
