@@ -81,6 +81,7 @@ std::vector<CableVerdict> cables_of(const Localization& l) {
         ((lane & 1U) == 0 ? v.a_to_b : v.b_to_a) = true;
     }
     std::vector<CableVerdict> out;
+    out.reserve(by_link.size());
     for (auto& [_, v] : by_link) out.push_back(v);
     return out;
 }
