@@ -28,7 +28,7 @@ long peak_rss_mb() {
 }
 
 struct Size {
-    const char* name;
+    const char* name = "";
     testing::LeafSpineShape shape;
 };
 
