@@ -48,5 +48,6 @@ void add_plan(CLI::App& app, Context& ctx);
 void add_diff(CLI::App& app, Context& ctx);
 void add_perf(CLI::App& app, Context& ctx);
 void add_tui(CLI::App& app, Context& ctx);
+void add_mesh(CLI::App& app, Context& ctx);
 
 }  // namespace fabscope::cli

@@ -78,6 +78,7 @@ Manual: man fabscope (docs/fabscope.1).)");
     cli::add_plan(app, ctx);
     cli::add_diff(app, ctx);
     cli::add_perf(app, ctx);
+    cli::add_mesh(app, ctx);
     cli::add_tui(app, ctx);
     cli::add_lab(app, ctx);
 

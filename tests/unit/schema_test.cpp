@@ -14,6 +14,7 @@
 #include "model/validation.h"
 #include "perf/compare.h"
 #include "perf/report.h"
+#include "perf/schedule_json.h"
 #include "perf/stats.h"
 #include "reports/validation_report.h"
 #include "schema_checker.h"
@@ -103,6 +104,28 @@ TEST(Schema, DescribesThePerfResults) {
     for (const auto& e : checker.check(doc)) ADD_FAILURE() << e;
     EXPECT_TRUE(doc["results"][0].contains("bandwidth"));
     EXPECT_TRUE(doc["results"][2].contains("latency_us"));
+}
+
+TEST(Schema, DescribesTheMeshPlan) {
+    // LMC 1 so flows name their variant; one table entry removed so a flow
+    // carries an error instead of hops.
+    auto nodes = testing::leaf_spine_nodes(testing::LeafSpineShape{2, 3, 2, 1});
+    testing::add_dmodk_routes(nodes, 1);
+    testing::node_named(nodes, "leaf01")
+        .lft.at(testing::node_named(nodes, "h0006 HCA-1").ports[0].lid) = 0xFF;
+    auto f = Fabric::build(std::move(nodes));
+    ASSERT_TRUE(f);
+    auto eps = endpoints_from_fabric(*f);
+    IbPathOracle oracle(*f);
+    SchemaChecker checker(load_schema("mesh-plan.schema.json"));
+    for (const Schedule& s :
+         {cover(eps, oracle, fabric_lanes(*f)), all_pairs(eps.size()), *incast(eps, 0, 3)}) {
+        json doc = schedule_json(s, eps, *f, &oracle);
+        for (const auto& e : checker.check(doc)) ADD_FAILURE() << name(s.pattern) << ": " << e;
+    }
+    json doc = schedule_json(all_pairs(eps.size()), eps, *f, &oracle);
+    EXPECT_NE(doc.dump().find("\"error\""), std::string::npos);
+    EXPECT_NE(doc.dump().find("\"hops\""), std::string::npos);
 }
 
 TEST(Schema, CheckerCatchesDrift) {

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace fabscope::testing {
 namespace {
@@ -65,7 +67,8 @@ std::vector<Node> leaf_spine_nodes(const LeafSpineShape& s) {
         for (int h = 1; h <= H; ++h) {
             int i = (l - 1) * H + h;
             Node n;
-            n.guid = 0x1000 + i;
+            // Past 4,095 hosts the 0x1000 block would run into the leaves'.
+            n.guid = i < 0x1000 ? Guid(0x1000 + i) : Guid(0x10000000 + i);
             n.type = NodeType::CA;
             n.description = fmt::format("h{:04d} HCA-1", i);
             n.num_ports = 1;
@@ -89,6 +92,95 @@ std::vector<Node> leaf_spine_nodes(const LeafSpineShape& s) {
 
 Fabric leaf_spine(const LeafSpineShape& shape) {
     auto f = Fabric::build(leaf_spine_nodes(shape));
+    if (!f) throw std::runtime_error(f.error().message);
+    return std::move(f).value();
+}
+
+void add_dmodk_routes(std::vector<Node>& nodes, uint8_t lmc) {
+    std::unordered_map<Guid, Node*> by_guid;
+    for (Node& n : nodes) by_guid[n.guid] = &n;
+    if (lmc > 0) {
+        // Hosts take 2^lmc LIDs each, aligned, after the switches'.
+        Lid next = 1;
+        for (Node& n : nodes) {
+            if (n.type == NodeType::Switch) next = std::max<Lid>(next, n.lid() + 1);
+        }
+        Lid step = static_cast<Lid>(1U << lmc);
+        next = static_cast<Lid>((next + step - 1) / step * step);
+        for (Node& n : nodes) {
+            if (n.type != NodeType::CA) continue;
+            for (Port& p : n.ports) {
+                p.lid = next;
+                p.lmc = lmc;
+                next = static_cast<Lid>(next + step);
+            }
+        }
+    }
+    Lid top = 0;
+    for (const Node& n : nodes) {
+        for (const Port& p : n.ports)
+            top = std::max<Lid>(top, static_cast<Lid>(p.lid + (1U << p.lmc) - 1));
+    }
+    // The LIDs reached through each switch port (a host's, or everything
+    // under a leaf for a spine's down port).
+    auto lids_behind = [&](const Node& sw, const Port& p) {
+        std::vector<Lid> out;
+        const Node* peer = by_guid.at(p.peer->node);
+        if (peer->type == NodeType::CA) {
+            const Port* hp = peer->port(p.peer->port);
+            for (unsigned k = 0; k < (1U << hp->lmc); ++k)
+                out.push_back(static_cast<Lid>(hp->lid + k));
+            return out;
+        }
+        (void)sw;
+        out.push_back(peer->lid());
+        for (const Port& q : peer->ports) {
+            if (q.num == 0 || !q.peer) continue;
+            const Node* h = by_guid.at(q.peer->node);
+            if (h->type != NodeType::CA) continue;
+            const Port* hp = h->port(q.peer->port);
+            for (unsigned k = 0; k < (1U << hp->lmc); ++k)
+                out.push_back(static_cast<Lid>(hp->lid + k));
+        }
+        return out;
+    };
+    for (Node& sw : nodes) {
+        if (sw.type != NodeType::Switch) continue;
+        sw.lft.assign(top + 1U, 0xFF);
+        sw.lft[sw.lid()] = 0;
+        bool leaf = false;
+        std::vector<uint8_t> up;
+        for (const Port& p : sw.ports) {
+            if (p.num == 0 || !p.peer) continue;
+            const Node* peer = by_guid.at(p.peer->node);
+            if (peer->type == NodeType::CA) leaf = true;
+        }
+        for (const Port& p : sw.ports) {
+            if (p.num == 0 || !p.peer) continue;
+            const Node* peer = by_guid.at(p.peer->node);
+            if (leaf && peer->type == NodeType::Switch) {
+                up.push_back(p.num);
+                sw.lft[peer->lid()] = p.num;
+                continue;
+            }
+            // Down: several cables to one leaf share its LIDs by LID.
+            for (Lid l : lids_behind(sw, p)) {
+                if (sw.lft[l] == 0xFF || (l % 2 == p.num % 2)) sw.lft[l] = p.num;
+            }
+        }
+        if (!leaf) continue;
+        // D-mod-K: the uplink by destination LID, so each LID of a host
+        // (LMC) and each host takes its own spine.
+        for (Lid l = 1; l <= top; ++l) {
+            if (sw.lft[l] == 0xFF && !up.empty()) sw.lft[l] = up[l % up.size()];
+        }
+    }
+}
+
+Fabric routed_leaf_spine(const LeafSpineShape& shape, uint8_t lmc) {
+    auto nodes = leaf_spine_nodes(shape);
+    add_dmodk_routes(nodes, lmc);
+    auto f = Fabric::build(std::move(nodes));
     if (!f) throw std::runtime_error(f.error().message);
     return std::move(f).value();
 }

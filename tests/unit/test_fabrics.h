@@ -20,6 +20,13 @@ struct LeafSpineShape {
 std::vector<Node> leaf_spine_nodes(const LeafSpineShape& shape);
 Fabric leaf_spine(const LeafSpineShape& shape);
 
+/// Forwarding tables as a D-mod-K subnet manager would write them: a leaf
+/// sends a LID that is not below it up port (LID mod uplinks), a spine down
+/// to the LID's leaf. With `lmc` > 0 hosts get 2^lmc aligned LIDs first, so
+/// each of a host's LIDs is reached over another spine.
+void add_dmodk_routes(std::vector<Node>& nodes, uint8_t lmc = 0);
+Fabric routed_leaf_spine(const LeafSpineShape& shape, uint8_t lmc = 0);
+
 /// Finds a node by description in a node list (for editing before build).
 Node& node_named(std::vector<Node>& nodes, const std::string& name);
 /// Disconnects a cable: both ends Down/Polling, no peers.

@@ -1,0 +1,257 @@
+#include "perf/localize.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace fabscope {
+
+Localization localize(const std::vector<FlowObservation>& flows, const LocalizeOptions& o) {
+    Localization out;
+    // Per lane: every flow through it, and its slow ones.
+    std::unordered_map<Lane, size_t> total;
+    std::unordered_map<Lane, std::vector<size_t>> slow_through;
+    for (size_t i = 0; i < flows.size(); ++i) {
+        for (Lane l : flows[i].lanes) {
+            ++total[l];
+            if (flows[i].slow) slow_through[l].push_back(i);
+        }
+    }
+    std::vector<char> explained(flows.size(), 0);
+    std::set<Lane> taken;
+    for (;;) {
+        // The lane explaining the most slow flows not yet explained.
+        Lane best = 0;
+        size_t best_count = 0;
+        for (const auto& [lane, slow] : slow_through) {
+            if (taken.count(lane)) continue;
+            if (slow.size() < o.min_slow) continue;
+            if (static_cast<double>(slow.size()) < o.min_share * static_cast<double>(total[lane]))
+                continue;
+            size_t fresh = 0;
+            for (size_t f : slow) fresh += explained[f] ? 0 : 1;
+            if (fresh > best_count || (fresh == best_count && fresh > 0 && lane < best)) {
+                best = lane;
+                best_count = fresh;
+            }
+        }
+        if (best_count == 0) break;
+        Suspect s;
+        const auto& mine = slow_through[best];
+        s.slow_flows = mine.size();
+        s.total_flows = total[best];
+        s.evidence = mine;
+        // Lanes with exactly the same slow flows and the same flows in all
+        // are indistinguishable from this one.
+        for (const auto& [lane, slow] : slow_through) {
+            if (lane == best || taken.count(lane)) continue;
+            if (slow == mine && total[lane] == total[best]) s.lanes.push_back(lane);
+        }
+        s.lanes.push_back(best);
+        std::sort(s.lanes.begin(), s.lanes.end());
+        for (Lane l : s.lanes) taken.insert(l);
+        for (size_t f : mine) explained[f] = 1;
+        out.suspects.push_back(std::move(s));
+    }
+    for (size_t i = 0; i < flows.size(); ++i) {
+        if (flows[i].slow && !explained[i]) out.unexplained.push_back(i);
+    }
+    // Lanes of unexplained slow flows that too few flows crossed to judge.
+    std::set<Lane> under;
+    for (size_t i : out.unexplained) {
+        for (Lane l : flows[i].lanes) {
+            if (!taken.count(l) && slow_through[l].size() < o.min_slow) under.insert(l);
+        }
+    }
+    out.undersampled.assign(under.begin(), under.end());
+    std::sort(out.suspects.begin(), out.suspects.end(), [](const Suspect& a, const Suspect& b) {
+        return a.slow_flows != b.slow_flows ? a.slow_flows > b.slow_flows : a.lanes < b.lanes;
+    });
+    return out;
+}
+
+std::vector<CableVerdict> cables_of(const Localization& l) {
+    std::map<size_t, CableVerdict> by_link;
+    for (const Suspect& s : l.suspects) {
+        if (!s.localized()) continue;
+        Lane lane = s.lanes.front();
+        CableVerdict& v = by_link[link_of_lane(lane)];
+        v.link = link_of_lane(lane);
+        ((lane & 1U) == 0 ? v.a_to_b : v.b_to_a) = true;
+    }
+    std::vector<CableVerdict> out;
+    out.reserve(by_link.size());
+    for (auto& [_, v] : by_link) out.push_back(v);
+    return out;
+}
+
+namespace {
+
+/// Endpoints whose flows can start (or end) at node `at`: itself if it is
+/// an endpoint's node, the endpoints cabled to it if it is a leaf, else all.
+std::vector<size_t> endpoints_near(const std::vector<MeshEndpoint>& endpoints, Guid at) {
+    std::vector<size_t> own;
+    std::vector<size_t> under;
+    for (size_t i = 0; i < endpoints.size(); ++i) {
+        if (endpoints[i].node == at) own.push_back(i);
+        if (endpoints[i].leaf == at) under.push_back(i);
+    }
+    if (!own.empty()) return own;
+    if (!under.empty()) return under;
+    std::vector<size_t> all(endpoints.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return all;
+}
+
+struct Wanted {
+    Lane lane;
+    std::set<Lane> avoid;
+};
+
+}  // namespace
+
+std::vector<Round> separating_rounds(const Localization& l,
+                                     const std::vector<MeshEndpoint>& endpoints,
+                                     const PathOracle& oracle, const Fabric& f, size_t per_lane,
+                                     size_t max_rounds) {
+    std::set<Lane> every_suspect;
+    for (const Suspect& s : l.suspects) every_suspect.insert(s.lanes.begin(), s.lanes.end());
+    std::vector<Wanted> wants;
+    for (const Suspect& s : l.suspects) {
+        if (s.localized()) continue;
+        for (Lane lane : s.lanes) {
+            Wanted w{lane, every_suspect};
+            w.avoid.erase(lane);
+            wants.push_back(std::move(w));
+        }
+    }
+    for (Lane lane : l.undersampled) {
+        Wanted w{lane, every_suspect};
+        w.avoid.erase(lane);
+        wants.push_back(std::move(w));
+    }
+
+    // Candidate one-way tests for each wanted lane.
+    struct Candidate {
+        PairTest test;
+        std::vector<Lane> lanes;
+    };
+    std::vector<std::vector<Candidate>> options(wants.size());
+    constexpr size_t kSample = 4096;
+    for (size_t w = 0; w < wants.size(); ++w) {
+        const Link& link = f.links().at(link_of_lane(wants[w].lane));
+        bool forward = (wants[w].lane & 1U) == 0;
+        Guid from = forward ? link.a.node : link.b.node;
+        Guid to = forward ? link.b.node : link.a.node;
+        auto srcs = endpoints_near(endpoints, from);
+        auto dsts = endpoints_near(endpoints, to);
+        size_t tried = 0;
+        for (size_t si = 0; si < srcs.size() && tried < kSample; ++si) {
+            for (size_t di = 0; di < dsts.size() && tried < kSample; ++di) {
+                size_t a = srcs[si];
+                size_t b = dsts[(di + si) % dsts.size()];
+                if (a == b) continue;
+                ++tried;
+                for (int v = 0; v < oracle.variants(endpoints[b]); ++v) {
+                    FlowPath p = oracle.path(endpoints[a], endpoints[b], v);
+                    if (!p.ok()) continue;
+                    bool through =
+                        std::find(p.lanes.begin(), p.lanes.end(), wants[w].lane) != p.lanes.end();
+                    bool clean = std::none_of(p.lanes.begin(), p.lanes.end(),
+                                              [&](Lane x) { return wants[w].avoid.count(x) > 0; });
+                    if (through && clean) {
+                        PairTest t{a, b, v, 0, false};
+                        options[w].push_back(Candidate{t, std::move(p.lanes)});
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    // Pack: each round takes, for each wanted lane still short, the
+    // candidates that fit beside what the round already holds.
+    std::vector<Round> rounds;
+    std::vector<size_t> got(wants.size(), 0);
+    std::vector<std::vector<char>> spent(wants.size());
+    for (size_t w = 0; w < wants.size(); ++w) spent[w].assign(options[w].size(), 0);
+    for (size_t r = 0; r < max_rounds; ++r) {
+        Round round;
+        round.adaptive = true;
+        std::set<size_t> busy_ep;
+        std::set<Lane> busy_lane;
+        for (size_t w = 0; w < wants.size(); ++w) {
+            for (size_t k = 0; k < options[w].size() && got[w] < per_lane; ++k) {
+                if (spent[w][k]) continue;
+                const Candidate& c = options[w][k];
+                bool fits = !busy_ep.count(c.test.a) && !busy_ep.count(c.test.b) &&
+                            std::none_of(c.lanes.begin(), c.lanes.end(),
+                                         [&](Lane x) { return busy_lane.count(x) > 0; });
+                if (!fits) continue;
+                spent[w][k] = 1;
+                ++got[w];
+                busy_ep.insert(c.test.a);
+                busy_ep.insert(c.test.b);
+                busy_lane.insert(c.lanes.begin(), c.lanes.end());
+                round.tests.push_back(c.test);
+            }
+        }
+        if (round.tests.empty()) break;
+        rounds.push_back(std::move(round));
+    }
+    return rounds;
+}
+
+}  // namespace fabscope
+
+namespace fabscope {
+
+MeshOutcome run_and_localize(const Schedule& plan, const std::vector<MeshEndpoint>& endpoints,
+                             const PathOracle& oracle, const Fabric& f, const MeasureRound& measure,
+                             const AdaptiveOptions& o) {
+    MeshOutcome out;
+    size_t next_test = 0;
+    auto run = [&](const Round& r) {
+        std::vector<FlowObservation> flows;
+        for (const PairTest& t : r.tests) {
+            TestFlows paths = flows_of(t, endpoints, oracle);
+            FlowObservation ab{next_test, t.a, t.b, std::move(paths.ab.lanes)};
+            flows.push_back(std::move(ab));
+            if (t.both_ways)
+                flows.push_back(FlowObservation{next_test, t.b, t.a, std::move(paths.ba.lanes)});
+            ++next_test;
+        }
+        bool go_on = measure(r, flows);
+        out.rounds.push_back(r);
+        out.flows.insert(out.flows.end(), std::make_move_iterator(flows.begin()),
+                         std::make_move_iterator(flows.end()));
+        return go_on;
+    };
+    for (const Round& r : plan.rounds) {
+        if (!run(r)) {
+            out.complete = false;
+            out.localization = localize(out.flows, o.localize);
+            return out;
+        }
+    }
+    out.localization = localize(out.flows, o.localize);
+    size_t adaptive = 0;
+    while (adaptive < o.max_adaptive_rounds) {
+        auto extra = separating_rounds(out.localization, endpoints, oracle, f, o.per_lane,
+                                       o.max_adaptive_rounds - adaptive);
+        if (extra.empty()) break;
+        for (const Round& r : extra) {
+            ++adaptive;
+            if (!run(r)) {
+                out.complete = false;
+                break;
+            }
+        }
+        out.localization = localize(out.flows, o.localize);
+        if (!out.complete) break;
+    }
+    return out;
+}
+
+}  // namespace fabscope
