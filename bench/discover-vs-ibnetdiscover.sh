@@ -3,7 +3,7 @@
 # Topology discovery, fabscope against ibnetdiscover, on the same simulated lab
 # in the same run: wall time (median of RUNS) and peak RSS, side by side.
 # SIZES: 648 (18 spines x 36 leaves x 18 hosts) and/or 2048 (32 x 64 x 32).
-# Also sweeps fabscope's --outstanding-smps to show where the default comes from.
+# Also sweeps fabscope's --window (alias --outstanding-smps; default 64) over 1..128.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lab-sizes.sh

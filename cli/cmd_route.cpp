@@ -44,6 +44,13 @@ std::string render(const Fabric& f, const Node& src, const Node& dst, const Rout
     return out;
 }
 
+bool has_forwarding_tables(const Fabric& f) {
+    for (const Node& n : f.nodes()) {
+        if (n.type == NodeType::Switch && !n.lft.empty()) return true;
+    }
+    return false;
+}
+
 int run_route(const RouteCommand& o, const Globals& g) {
     Result<Snapshot> snap = make_error("");
     if (!o.load.empty()) {
@@ -51,12 +58,30 @@ int run_route(const RouteCommand& o, const Globals& g) {
     } else {
         LiveSweepOptions live = o.live;
         live.no_counters = true;
-        auto swept = run_live_sweep(live, g);
+        auto session = open_live_session(live, g);
+        if (!session) return report(session.error(), g);
+        auto swept = session->sweep();
         if (!swept) return report(swept.error(), g);
         snap = std::move(swept->snapshot);
     }
     if (!snap) return report(snap.error(), g);
     const Fabric& f = snap->fabric;
+    if (!has_forwarding_tables(f)) {
+        // Not a broken route: there is nothing to follow. An input problem
+        // with a file (2), a fabric without an SM live (3).
+        if (!o.load.empty()) {
+            return report(make_error(fmt::format("route: {} has no forwarding tables (a "
+                                                 "`discover` snapshot holds the topology only); "
+                                                 "write one with `fabscope sweep -o FILE`",
+                                                 o.load),
+                                     kExitUsage),
+                          g);
+        }
+        return report(make_error("route: no switch has a forwarding table: is a subnet manager "
+                                 "running?",
+                                 kExitCannotRun),
+                      g);
+    }
     auto src = resolve_node(f, o.src);
     if (!src) return report(make_error("route: source: " + src.error().message, kExitUsage), g);
     auto dst = resolve_node(f, o.dst);
@@ -118,7 +143,8 @@ void add_route(CLI::App& app, Context& ctx) {
         ->check(CLI::ExistingFile);
     add_live_sweep_options(cmd, o->live, false);
     cmd->footer(R"(Without --load it sweeps the topology and forwarding tables first (no counters).
-Exit code 1 when the route is broken (no table entry, a link down, a loop).
+Exit code 1 when the route is broken (no table entry, a link down, a loop); 2 when
+the snapshot has no forwarding tables at all (one from `discover`: use `sweep`).
 
 Examples:
   fabscope route h0005 h0013

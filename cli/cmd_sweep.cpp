@@ -3,15 +3,11 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <memory>
 
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
-#include "model/link_checks.h"
-#include "model/snapshot.h"
-#include "reports/discover_summary.h"
-#include "util/exit_status.h"
+#include "util/interrupt.h"
 
 namespace fabscope::cli {
 namespace {
@@ -22,27 +18,12 @@ struct SweepCommand {
 };
 
 int run_sweep(const SweepCommand& o, const Globals& g) {
-    auto out = run_live_sweep(o.live, g);
+    auto session = open_live_session(o.live, g);
+    if (!session) return report(session.error(), g);
+    install_interrupt_handlers();
+    auto out = session->sweep(&interrupt_token());
     if (!out) return report(out.error(), g);
-    Tiers tiers = classify_tiers(out->snapshot.fabric);
-    std::vector<Finding> findings = out->problems;
-    auto checks = check_links(out->snapshot.fabric, tiers);
-    findings.insert(findings.end(), checks.begin(), checks.end());
-
-    nlohmann::json extra{{"findings", findings_to_json(out->snapshot.fabric, findings)}};
-    if (!o.output.empty()) {
-        if (auto w = save_snapshot(out->snapshot, o.output, extra); !w) return report(w.error(), g);
-    }
-    if (!g.quiet) {
-        std::string text =
-            render_discover_summary(out->snapshot, tiers, findings, SummaryOptions{g.err_style()});
-        std::fputs(text.c_str(), stderr);
-        if (!o.output.empty()) std::fprintf(stderr, "Snapshot written to %s\n", o.output.c_str());
-    }
-    if (g.json) {
-        if (auto w = save_snapshot(out->snapshot, "-", extra); !w) return report(w.error(), g);
-    }
-    return kExitClean;
+    return write_discovery(out->snapshot, std::move(out->problems), o.output, g, out->interrupted);
 }
 
 }  // namespace
@@ -58,6 +39,8 @@ void add_sweep(CLI::App& app, Context& ctx) {
 MAD, retries with backoff, and a failure budget per path, so an unresponsive node
 costs one timeout and never stalls the rest. What it could not reach is reported
 as a finding; everything else in the snapshot is complete. Only Gets are sent.
+Ctrl-C stops sending, lets what is in flight end within its deadline, writes the
+snapshot so far marked incomplete ("complete": false) and exits 130.
 
 Examples:
   fabscope sweep -o fabric.json

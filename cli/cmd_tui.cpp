@@ -278,7 +278,7 @@ int run_tui(const TuiCommand& o, const Globals& g) {
     } else {
         LiveSweepOptions live = o.live;
         live.no_routes = true;  // cabling and counters: what the views show
-        auto session = LiveSession::open(live, g);
+        auto session = open_live_session(live, g);
         if (!session) return report(session.error(), g);
         cfg.live = true;
         cfg.source = fmt::format("{} port {}", session->local().ca, session->local().port);

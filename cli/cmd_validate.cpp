@@ -3,13 +3,11 @@
 // against a plan and/or a baseline; one verdict and an exit code.
 
 #include <fmt/format.h>
-#include <signal.h>
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <thread>
 
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
@@ -20,15 +18,11 @@
 #include "model/validation.h"
 #include "reports/validation_report.h"
 #include "util/exit_status.h"
+#include "util/interrupt.h"
 #include "util/time_util.h"
 
 namespace fabscope::cli {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-void on_interrupt(int) {
-    g_interrupted = true;
-}
 
 struct ValidateCommand {
     LiveSweepOptions live;
@@ -40,32 +34,28 @@ struct ValidateCommand {
     std::string output;
 };
 
-/// Waits `d`, showing a countdown on a terminal; false if interrupted.
-bool wait_interval(Millis d, const Globals& g) {
-    struct sigaction sa {};
-    struct sigaction old_int {};
-    struct sigaction old_term {};
-    sa.sa_handler = on_interrupt;
-    ::sigaction(SIGINT, &sa, &old_int);
-    ::sigaction(SIGTERM, &sa, &old_term);
-    bool progress = !g.quiet && is_terminal(2);
-    auto end = std::chrono::steady_clock::now() + d;
-    while (!g_interrupted && std::chrono::steady_clock::now() < end) {
+/// Waits `d`, showing a countdown on a terminal; false if stopped.
+bool wait_interval(Millis d, const StopToken& stop, const Globals& g) {
+    const bool progress = !g.quiet && is_terminal(2);
+    const auto end = std::chrono::steady_clock::now() + d;
+    bool whole = true;
+    for (;;) {
+        auto left =
+            std::chrono::ceil<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+        if (left.count() <= 0) break;
         if (progress) {
-            auto left = std::chrono::duration_cast<std::chrono::seconds>(
-                            end - std::chrono::steady_clock::now())
-                            .count();
             std::fprintf(
                 stderr,
                 "\rReading the counters again in %3lld s (Ctrl-C stops; what was read is kept) ",
-                static_cast<long long>(left) + 1);
+                static_cast<long long>((left.count() + 999) / 1000));
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (!stop.sleep_for(std::min(left, std::chrono::milliseconds(1000)))) {
+            whole = false;
+            break;
+        }
     }
     if (progress) std::fprintf(stderr, "\r%80s\r", "");
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
-    return !g_interrupted;
+    return whole;
 }
 
 int run_validate(const ValidateCommand& o, const Globals& g) {
@@ -114,17 +104,22 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
     } else {
         LiveSweepOptions live = o.live;
         live.no_routes = true;  // cabling and counters, not routes
-        auto session = LiveSession::open(live, g);
+        auto session = open_live_session(live, g);
         if (!session) return report(session.error(), g);
-        auto swept = session->sweep();
+        // From here on a Ctrl-C keeps the report: whatever was read is checked and written.
+        install_interrupt_handlers();
+        const StopToken& stop = interrupt_token();
+        auto swept = session->sweep(&stop);
         if (!swept) return report(swept.error(), g);
         snap = std::move(swept->snapshot);
         problems = std::move(swept->problems);
+        meta.interrupted = swept->interrupted;
         meta.fabric_from = fmt::format("{} port {}", snap.source.ca, snap.source.ca_port);
-        if (interval->count() > 0) {
-            if (wait_interval(*interval, g)) {
-                CounterRead second = session->read_counters_of(snap.fabric);
+        if (interval->count() > 0 && !meta.interrupted) {
+            if (wait_interval(*interval, stop, g)) {
+                CounterRead second = session->read_counters(snap.fabric, &stop);
                 after = std::move(second.readings);
+                meta.interrupted = second.interrupted;
             } else {
                 meta.interrupted = true;
             }

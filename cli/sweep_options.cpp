@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "discover/local_port.h"
-#include "discover/umad_transport.h"
-#include "util/stderr_capture.h"
+#include <cstdio>
+
+#include "model/link_checks.h"
+#include "model/tiers.h"
+#include "reports/discover_summary.h"
+#include "util/exit_status.h"
 
 namespace fabscope::cli {
 
@@ -17,7 +20,7 @@ void add_live_sweep_options(CLI::App* cmd, LiveSweepOptions& o, bool with_conten
     cmd->add_option("--retries", o.retries,
                     "Attempts after the first, each with twice the deadline (default 2)")
         ->check(CLI::Range(0, 10));
-    cmd->add_option("--window,--outstanding-mads", o.window,
+    cmd->add_option("--window,--outstanding-mads,--outstanding-smps,--outstanding_smps", o.window,
                     "MADs in flight (default 64; at most 256 under ibsim)")
         ->check(CLI::Range(size_t{1}, size_t{4096}));
     cmd->add_option(
@@ -33,44 +36,52 @@ void add_live_sweep_options(CLI::App* cmd, LiveSweepOptions& o, bool with_conten
     }
 }
 
-Result<LiveSession> LiveSession::open(const LiveSweepOptions& o, const Globals& g) {
-    std::string chatter;
-    Result<LocalPort> local = make_error("");
-    Result<std::unique_ptr<UmadTransport>> transport = make_error("");
-    {
-        StderrCapture capture;  // the simulator's preload library chats on stderr
-        local = resolve_local_port(o.ca, o.ca_port);
-        if (local) transport = UmadTransport::open(*local);
-        chatter = capture.finish();
+LiveOptions live_options(const LiveSweepOptions& o, const Globals& g) {
+    LiveOptions l;
+    l.ca = o.ca;
+    l.ca_port = o.ca_port;
+    l.verbose = g.verbose > 0;
+    l.sweep.engine.window = o.window;
+    l.sweep.engine.timeout = std::chrono::milliseconds(o.timeout_ms);
+    l.sweep.engine.retries = o.retries;
+    l.sweep.engine.failure_budget = o.failure_budget;
+    l.sweep.max_hops = o.max_hops;
+    l.sweep.routes = !o.no_routes;
+    l.sweep.counters = !o.no_counters;
+    return l;
+}
+
+Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& g) {
+    return LiveSession::open(live_options(o, g));
+}
+
+int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const std::string& output,
+                    const Globals& g, bool interrupted_now) {
+    Tiers tiers = classify_tiers(snap.fabric);
+    std::vector<Finding> findings = std::move(problems);
+    auto checks = check_links(snap.fabric, tiers);
+    findings.insert(findings.end(), checks.begin(), checks.end());
+
+    nlohmann::json extra{{"findings", findings_to_json(snap.fabric, findings)}};
+    if (!output.empty()) {
+        if (auto w = save_snapshot(snap, output, extra); !w) return report(w.error(), g);
     }
-    if (g.verbose && !chatter.empty()) std::fputs(chatter.c_str(), stderr);
-    if (!local) return local.error();
-    if (!transport) return transport.error();
-    LiveSession s;
-    s.local_ = *local;
-    s.transport_ = std::move(transport).value();
-    s.options_.engine.window = o.window;
-    s.options_.engine.timeout = std::chrono::milliseconds(o.timeout_ms);
-    s.options_.engine.retries = o.retries;
-    s.options_.engine.failure_budget = o.failure_budget;
-    s.options_.max_hops = o.max_hops;
-    s.options_.routes = !o.no_routes;
-    s.options_.counters = !o.no_counters;
-    return s;
-}
-
-Result<SweepOutput> LiveSession::sweep() {
-    return sweep_fabric(*transport_, clock_, local_, options_);
-}
-
-CounterRead LiveSession::read_counters_of(const Fabric& f) {
-    return read_counters(*transport_, clock_, f, options_.engine);
-}
-
-Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, const Globals& g) {
-    auto session = LiveSession::open(o, g);
-    if (!session) return session.error();
-    return session->sweep();
+    if (!g.quiet) {
+        std::string text =
+            render_discover_summary(snap, tiers, findings, SummaryOptions{g.err_style()});
+        std::fputs(text.c_str(), stderr);
+        if (interrupted_now) {
+            std::fputs(
+                "Interrupted: the snapshot holds what was read before the stop, marked "
+                "incomplete (source.complete false)\n",
+                stderr);
+        }
+        if (!output.empty()) std::fprintf(stderr, "Snapshot written to %s\n", output.c_str());
+    }
+    if (g.json) {
+        if (auto w = save_snapshot(snap, "-", extra); !w) return report(w.error(), g);
+    }
+    return interrupted_now ? kExitInterrupted : kExitClean;
 }
 
 }  // namespace fabscope::cli

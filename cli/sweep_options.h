@@ -1,13 +1,14 @@
 #pragma once
-// The options of a live sweep, shared by `sweep` and `route` (which sweeps
-// the routes when it has no snapshot), and running one.
+// The options of a live sweep, shared by `discover`, `sweep`, `route`,
+// `validate` and `tui`. Parsing only: the session itself is
+// discover/live_session.h.
 
 #include <CLI/CLI.hpp>
 
 #include "cli/cli.h"
-#include "discover/counter_reader.h"
-#include "discover/sweep.h"
-#include "discover/umad_transport.h"
+#include "discover/live_session.h"
+#include "model/finding.h"
+#include "model/snapshot.h"
 
 namespace fabscope::cli {
 
@@ -27,24 +28,17 @@ struct LiveSweepOptions {
 /// --no-routes/--no-counters.
 void add_live_sweep_options(CLI::App* cmd, LiveSweepOptions& o, bool with_content = true);
 
-/// The local port and its transport, kept open for a sweep and later reads.
-class LiveSession {
-  public:
-    /// Finds and opens the local port. Errors carry their exit code.
-    static Result<LiveSession> open(const LiveSweepOptions& o, const Globals& g);
-    Result<SweepOutput> sweep();
-    /// Reads again the counters of every port the sweep read them from.
-    CounterRead read_counters_of(const Fabric& f);
-    const LocalPort& local() const { return local_; }
+/// The session's options from the flags.
+LiveOptions live_options(const LiveSweepOptions& o, const Globals& g);
+/// LiveSession::open with the options from the flags.
+Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& g);
 
-  private:
-    LocalPort local_;
-    std::unique_ptr<UmadTransport> transport_;
-    SystemClock clock_;
-    SweepOptions options_;
-};
-
-/// Opens the local port and sweeps once.
-Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, const Globals& g);
+/// What `discover` and `sweep` do with a discovery: the link checks added to
+/// the sweep's `problems`, the snapshot (with the findings) written to
+/// `output` and/or stdout (--json), the summary on stderr. A discovery
+/// interrupted just now is written all the same, marked incomplete (by the
+/// sweep), and returns 130.
+int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const std::string& output,
+                    const Globals& g, bool interrupted_now = false);
 
 }  // namespace fabscope::cli

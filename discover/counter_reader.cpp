@@ -22,6 +22,7 @@ CounterRead read_counters(MadTransport& transport, const Clock& clock, const Fab
             mad::Request base{mad::kClassPerf, mad::kAttrPortCounters, 0, mad::Address{{}, target},
                               p.num};
             engine.submit(base, [&out, &base_ok, &clock, ref](const MadResult& r) {
+                if (r.outcome == MadResult::Outcome::Cancelled) return;
                 if (!r.ok()) {
                     out.failed.push_back(ref);
                     return;
@@ -60,6 +61,7 @@ CounterRead read_counters(MadTransport& transport, const Clock& clock, const Fab
         it = base_ok.count(it->first) ? std::next(it) : out.readings.erase(it);
     }
     out.stats = engine.stats();
+    out.interrupted = engine.cancelled();
     return out;
 }
 

@@ -15,6 +15,7 @@ struct CounterRead {
     CounterReadings readings;
     std::vector<PortRef> failed;
     MadStats stats;
+    bool interrupted = false;  ///< options.stop stopped it: some ports were not read
 };
 
 /// Reads every port of `f` that has counters in `f` (that is, was read by

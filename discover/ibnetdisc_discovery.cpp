@@ -10,7 +10,7 @@
 #include <fstream>
 #include <memory>
 
-#include "discover/local_port.h"
+#include "discover/node_assembly.h"
 #include "discover/smp_decode.h"
 #include "util/exit_status.h"
 #include "util/stderr_capture.h"
@@ -30,40 +30,29 @@ SmpData data_of(const uint8_t (&a)[IB_SMP_DATA_SIZE]) {
 }
 
 Node convert_node(const ibnd_node_t* in) {
-    Node n;
-    auto info = decode_node_info(data_of(in->info));
-    n.guid = in->guid;
-    n.type = static_cast<NodeType>(in->type);
-    n.num_ports = static_cast<uint8_t>(in->numports);
-    if (info) {
-        n.system_guid = info->system_guid;
-        n.vendor_id = info->vendor_id;
-        n.device_id = info->device_id;
-        n.revision = info->revision;
-    }
-    n.description = decode_node_description(
+    SmpReplies r;
+    if (auto info = decode_node_info(data_of(in->info))) r.info = *info;
+    // The library's own fields are what it matched the node by.
+    r.info.node_guid = in->guid;
+    r.info.type = static_cast<NodeType>(in->type);
+    r.info.num_ports = static_cast<uint8_t>(in->numports);
+    r.description = decode_node_description(
         SmpData(reinterpret_cast<const uint8_t*>(in->nodedesc), kSmpDataSize));
-    n.enhanced_port0 = in->type == IB_NODE_SWITCH && in->smaenhsp0 != 0;
-
-    // A switch reports IsExtendedSpeedsSupported in port 0's capability mask only.
-    uint32_t switch_cap = 0;
-    if (in->type == IB_NODE_SWITCH && in->ports[0])
-        switch_cap = decode_port_capability_mask(data_of(in->ports[0]->info));
-
+    r.enhanced_port0 = in->smaenhsp0 != 0;
     for (int i = 0; i <= in->numports; ++i) {
         const ibnd_port_t* p = in->ports[i];
         if (!p) continue;
-        uint32_t ext_mask =
-            in->type == IB_NODE_SWITCH ? switch_cap : decode_port_capability_mask(data_of(p->info));
-        Port port = decode_port_info(data_of(p->info), static_cast<uint8_t>(i), ext_mask);
-        port.guid = p->guid;
-        port.lid = p->base_lid;
-        port.lmc = p->lmc;
+        auto num = static_cast<uint8_t>(i);
+        r.port_info[num] = raw_smp(data_of(p->info));
+        r.port_guids[num] = p->guid;
+    }
+    Node n = assemble_node(r);
+    for (Port& port : n.ports) {
+        const ibnd_port_t* p = in->ports[port.num];
         if (p->remoteport && p->remoteport->node) {
             port.peer =
                 PortRef{p->remoteport->node->guid, static_cast<uint8_t>(p->remoteport->portnum)};
         }
-        n.ports.push_back(port);
     }
     return n;
 }
@@ -82,60 +71,6 @@ std::string last_line(const std::string& text) {
 }
 
 }  // namespace
-
-Result<Snapshot> discover_with_ibnetdisc(const IbnetdiscOptions& opts) {
-    std::string chatter;
-    Result<LocalPort> local = make_error("", kExitCannotRun);
-    {
-        StderrCapture capture;
-        local = resolve_local_port(opts.ca, opts.ca_port);
-        chatter += capture.finish();
-    }
-    if (opts.verbose && !chatter.empty()) std::fputs(chatter.c_str(), stderr);
-    if (!local) return local.error();
-
-    ibnd_config_t cfg{};
-    cfg.max_smps = opts.max_smps;
-    cfg.timeout_ms = opts.timeout_ms;
-    cfg.retries = opts.retries;
-    cfg.max_hops = opts.max_hops;
-    cfg.debug = opts.verbose ? 1 : 0;
-
-    SnapshotSource src;
-    src.method = "ibnetdisc";
-    src.ca = local->ca;
-    src.ca_port = local->port;
-    src.tool_version = version();
-    src.started = iso8601_now();
-
-    Stopwatch sw;
-    FabricPtr fabric;
-    {
-        std::unique_ptr<StderrCapture> capture;
-        if (!opts.verbose) capture = std::make_unique<StderrCapture>();
-        std::string ca = local->ca;
-        fabric.reset(ibnd_discover_fabric(ca.data(), local->port, nullptr, &cfg));
-        if (capture) chatter = capture->finish();
-    }
-    src.duration_s = sw.seconds();
-    if (!fabric) {
-        std::string why = last_line(chatter);
-        return make_error(
-            fmt::format("discovery from {} port {} failed{}{}; run with -v for the library's "
-                        "messages",
-                        local->ca, local->port, why.empty() ? "" : ": ", why),
-            kExitCannotRun);
-    }
-    src.mads_sent = fabric->total_mads_used;
-    auto model = convert_fabric(fabric.get());
-    if (!model) {
-        return make_error(
-            fmt::format("discovery from {} port {} returned an inconsistent fabric: {}", local->ca,
-                        local->port, model.error().message),
-            kExitCannotRun);
-    }
-    return Snapshot{std::move(src), std::move(model).value()};
-}
 
 Result<Snapshot> import_ibnetdiscover_cache(const std::string& path) {
     // Check the header ourselves: libibnetdisc only prints a warning on a bad file.

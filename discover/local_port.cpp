@@ -15,7 +15,8 @@ namespace {
 
 constexpr const char* kNoDeviceHint =
     "is an InfiniBand HCA present and its driver loaded (ls /sys/class/infiniband)? "
-    "To rehearse on the simulated fabric, run the command under `fabscope lab exec`";
+    "To rehearse on the simulated fabric: `fabscope lab up`, then run the command under "
+    "`fabscope lab exec [--name NAME] -- fabscope ...`";
 
 struct CaGuard {
     umad_ca_t ca{};
@@ -25,12 +26,19 @@ struct CaGuard {
     }
 };
 
+// The CAs that are there. With no device at all, libibumad still lists a
+// default name ("mthca0") that nobody has: only names it can read count.
 std::vector<std::string> ca_names() {
     char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN] = {};
     int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
     std::vector<std::string> out;
     out.reserve(n > 0 ? static_cast<size_t>(n) : 0);
-    for (int i = 0; i < n; ++i) out.emplace_back(names[i]);
+    for (int i = 0; i < n; ++i) {
+        umad_ca_t ca{};
+        if (umad_get_ca(names[i], &ca) < 0) continue;
+        umad_release_ca(&ca);
+        out.emplace_back(names[i]);
+    }
     return out;
 }
 
@@ -53,11 +61,6 @@ LocalPort from_umad(const umad_port_t* p) {
 Result<LocalPort> pick_port(const std::string& ca, int port) {
     CaGuard g;
     if (int rc = umad_get_ca(ca.c_str(), &g.ca); rc < 0) {
-        // With no device at all, libibumad still names a default CA ("mthca0").
-        if (rc == -ENOENT || errno == ENOENT) {
-            return make_error(fmt::format("no RDMA device found (no CA {}); {}", ca, kNoDeviceHint),
-                              kExitCannotRun);
-        }
         return make_error(fmt::format("cannot read CA {}: {}", ca, std::strerror(-rc)),
                           kExitCannotRun);
     }
@@ -97,7 +100,10 @@ Result<LocalPort> resolve_local_port(const std::string& ca, int port) {
     }
     std::vector<std::string> names = ca_names();
     if (names.empty()) {
-        return make_error(fmt::format("no RDMA device found; {}", kNoDeviceHint), kExitCannotRun);
+        return make_error(
+            fmt::format("no InfiniBand device found{}; {}",
+                        ca.empty() ? "" : fmt::format(" (-C {} asked for)", ca), kNoDeviceHint),
+            kExitCannotRun);
     }
     Result<LocalPort> chosen = make_error("", kExitCannotRun);
     if (!ca.empty()) {

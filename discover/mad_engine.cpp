@@ -79,6 +79,10 @@ void MadEngine::fill_window() {
         uint64_t id = queue_.front();
         queue_.pop_front();
         Pending& p = pending_.at(id);
+        if (stopping()) {
+            cancel(id);
+            continue;
+        }
         std::string why;
         if (blocked(p, &why)) {
             ++stats_.unreachable;
@@ -106,6 +110,15 @@ void MadEngine::send_attempt(uint64_t id) {
         complete(id,
                  MadResult{MadResult::Outcome::SendFailed, 0, {}, p.attempts, s.error().message});
     }
+}
+
+void MadEngine::cancel(uint64_t id) {
+    ++cancelled_;
+    complete(id, MadResult{MadResult::Outcome::Cancelled,
+                           0,
+                           {},
+                           pending_.at(id).attempts,
+                           "stopped (interrupted) before it was answered"});
 }
 
 void MadEngine::run() {
@@ -139,6 +152,7 @@ void MadEngine::on_receive(const ReceivedMad& r) {
         // Only the newest attempt's loss counts: an older one was already retried.
         ++stats_.dropped;
         if (tid_low(h.tid) == tid_low(p.current_tid)) {
+            p.last_lost = true;
             attempt_failed(
                 id, fmt::format("lost on the way (transport status {})", r.transport_status));
         }
@@ -170,12 +184,20 @@ void MadEngine::expire(Clock::time_point now) {
         if (pending_.at(id).deadline <= now) due.push_back(id);
     }
     for (uint64_t id : due) {
-        if (pending_.count(id)) attempt_failed(id, "no answer");
+        if (pending_.count(id)) {
+            pending_.at(id).last_lost = false;
+            attempt_failed(id, "no answer");
+        }
     }
 }
 
 void MadEngine::attempt_failed(uint64_t id, const std::string& why) {
     Pending& p = pending_.at(id);
+    if (stopping()) {
+        // No retry after a stop: this attempt had its deadline, the answer is "cancelled".
+        cancel(id);
+        return;
+    }
     if (p.attempts <= options_.retries) {
         std::string dead_why;
         if (!blocked(p, &dead_why)) {
@@ -191,7 +213,7 @@ void MadEngine::attempt_failed(uint64_t id, const std::string& why) {
     std::string where = p.request.to.str();
     std::string detail = fmt::format("{} after {} attempt{} ({})", why, p.attempts,
                                      p.attempts == 1 ? "" : "s", where);
-    complete(id, MadResult{MadResult::Outcome::Timeout, 0, {}, p.attempts, detail});
+    complete(id, MadResult{MadResult::Outcome::Timeout, 0, {}, p.attempts, detail, p.last_lost});
     if (++failures_[key] >= options_.failure_budget) {
         mark_dead(key, fmt::format("given up on {}: {}", where, detail));
     }

@@ -21,6 +21,7 @@
 #include "discover/mad_format.h"
 #include "discover/mad_transport.h"
 #include "model/snapshot.h"
+#include "util/interrupt.h"
 
 namespace fabscope {
 
@@ -30,6 +31,10 @@ struct EngineOptions {
     int retries = 2;                         ///< attempts after the first
     double backoff = 2.0;                    ///< deadline multiplier per retry
     int failure_budget = 1;                  ///< requests to a path that may fail before it is dead
+    /// When it is stopped (Ctrl-C), nothing new is sent and no attempt is
+    /// retried; what is in flight finishes or fails within its deadline, and
+    /// everything else ends Cancelled. Not owned; may be null.
+    const StopToken* stop = nullptr;
 };
 
 struct MadResult {
@@ -39,12 +44,16 @@ struct MadResult {
         Timeout,      ///< no usable answer after every attempt
         Unreachable,  ///< not sent: its path, or a node on it, was already dead
         SendFailed,   ///< the transport refused it
+        Cancelled,    ///< not sent, or not retried, because the run was stopped
     };
     Outcome outcome = Outcome::Timeout;
     uint16_t mad_status = 0;
     MadBytes reply{};
     int attempts = 0;
     std::string detail;  ///< for failures: what happened, for people
+    /// Timeout: the last attempt was reported lost on the way (dropped at a
+    /// port), not merely unanswered. The link is there; MADs do not cross it.
+    bool lost = false;
     bool ok() const { return outcome == Outcome::Ok; }
 };
 
@@ -68,6 +77,8 @@ class MadEngine {
     bool is_dead(const std::string& key) const { return dead_.count(key) != 0; }
 
     const EngineStats& stats() const { return stats_; }
+    /// True once the stop token stopped the run and at least one request was cancelled.
+    bool cancelled() const { return cancelled_ != 0; }
     const EngineOptions& options() const { return options_; }
     const Clock& clock() const { return clock_; }
 
@@ -84,6 +95,7 @@ class MadEngine {
         uint64_t current_tid = 0;
         std::vector<uint64_t> tids;
         Clock::time_point deadline{};
+        bool last_lost = false;  // the newest attempt was reported lost, not just unanswered
     };
 
     void fill_window();
@@ -93,6 +105,8 @@ class MadEngine {
     void attempt_failed(uint64_t id, const std::string& why);
     void complete(uint64_t id, const MadResult& result);
     bool blocked(const Pending& p, std::string* why) const;
+    bool stopping() const { return options_.stop != nullptr && options_.stop->stop_requested(); }
+    void cancel(uint64_t id);
     std::chrono::milliseconds attempt_timeout(int attempt) const;
 
     MadTransport& transport_;
@@ -102,6 +116,7 @@ class MadEngine {
     uint64_t next_id_ = 1;
     uint32_t next_tid_ = 1;
     int current_depth_ = 0;
+    uint64_t cancelled_ = 0;
     std::deque<uint64_t> queue_;
     std::unordered_map<uint64_t, Pending> pending_;  // queued and in flight, by id
     std::set<uint64_t> in_flight_;

@@ -2,8 +2,10 @@
 // The full-fabric sweep on fabscope's own MAD engine: topology by
 // directed-route SMPs (NodeInfo, NodeDescription, SwitchInfo, PortInfo),
 // every switch's linear forwarding table by LID-routed SMPs, and the
-// PortCounters / PortCountersExtended of every active port by PMA Gets, all
-// in one pass with many MADs in flight. Read-only: it sends Gets only.
+// PortCounters / PortCountersExtended of every active port by PMA Gets, in
+// named passes (topology_pass, routes_pass, counters_pass, then
+// sweep_assembly) over one MAD engine with many MADs in flight. Read-only:
+// it sends Gets only.
 //
 // What it cannot reach becomes a finding; everything else is complete.
 
@@ -29,9 +31,13 @@ struct SweepOutput {
     /// failed queries ("query_failed"), duplicate GUIDs ("duplicate_guid"),
     /// routes beyond max_hops ("max_hops").
     std::vector<Finding> problems;
+    /// Stopped by options.engine.stop: the snapshot holds what was read
+    /// (source.complete false), and no finding stands for what was not.
+    bool interrupted = false;
 };
 
-/// Sweeps from `local`. Fails only if the local node itself does not answer.
+/// Sweeps from `local`. Fails only if the local node itself does not answer
+/// (kExitCannotRun), or the stop came before it did (kExitInterrupted).
 Result<SweepOutput> sweep_fabric(MadTransport& transport, const Clock& clock,
                                  const LocalPort& local, const SweepOptions& options);
 

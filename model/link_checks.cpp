@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 namespace fabscope {
@@ -133,6 +134,20 @@ void count_asymmetry(const Fabric& f, const Tiers& t, std::vector<Finding>& out)
             if (t.tier(a) > t.tier(b)) std::swap(a, b);
             if (t.tier(a) == k && t.tier(b) == k + 1) ++n[{a, b}];
         }
+        // Switches with a port that is up but whose far end the discovery
+        // could not read (silent, or MADs lost at the port): a link may be
+        // there, so a pair with one of them is never called short of links.
+        std::set<size_t> unseen_ends;
+        for (size_t i : lower) {
+            for (const Port& p : f.nodes()[i].ports) {
+                if (p.num != 0 && p.link_up() && !p.peer) unseen_ends.insert(i);
+            }
+        }
+        for (size_t i : upper) {
+            for (const Port& p : f.nodes()[i].ports) {
+                if (p.num != 0 && p.link_up() && !p.peer) unseen_ends.insert(i);
+            }
+        }
         std::map<size_t, size_t> histogram;  // links per pair -> pairs
         for (size_t a : lower) {
             for (size_t b : upper) ++histogram[n.count({a, b}) ? n[{a, b}] : 0];
@@ -146,6 +161,7 @@ void count_asymmetry(const Fabric& f, const Tiers& t, std::vector<Finding>& out)
             for (size_t b : upper) {
                 size_t have = n.count({a, b}) ? n[{a, b}] : 0;
                 if (have >= mode->first) continue;
+                if (unseen_ends.count(a) || unseen_ends.count(b)) continue;
                 const Node& na = f.nodes()[a];
                 const Node& nb = f.nodes()[b];
                 Finding x;

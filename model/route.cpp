@@ -71,6 +71,15 @@ Result<Route> trace_route(const Fabric& f, const Node& src, Lid dlid, uint8_t sr
                 return make_error(fmt::format("{} routes LID {} to port {}, which it does not have",
                                               node_name(*at), dlid, port));
         }
+        if (out && !out->peer && out->link_up()) {
+            // The port is up, so a cable is there: the node behind it did not
+            // answer the sweep (silent, or MADs to it lost), so it is not in the snapshot.
+            return make_error(fmt::format(
+                "the route to LID {} leaves {}[{}], which is up, but the node behind it did not "
+                "answer the sweep (silent, or MADs to it lost), so the route cannot be followed "
+                "past it",
+                dlid, node_name(*at), out->num));
+        }
         if (!out || !out->peer) {
             return make_error(fmt::format("the route to LID {} leaves {}[{}], which has no link",
                                           dlid, node_name(*at), out ? out->num : 0));

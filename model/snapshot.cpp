@@ -151,6 +151,10 @@ json source_json(const SnapshotSource& src) {
             {"timeouts", m->timeouts}, {"dropped", m->dropped},   {"unreachable", m->unreachable},
             {"garbage", m->garbage},   {"stray", m->stray},       {"max_chain", m->max_chain}};
     }
+    if (!src.complete) {  // written only when stopped, so complete snapshots read as before
+        j["complete"] = false;
+        j["interrupted"] = src.interrupted;
+    }
     return j;
 }
 
@@ -248,6 +252,8 @@ Result<Snapshot> snapshot_from_json(const json& j) {
                 st.max_chain = json_io::get_uint<int>(m, "max_chain", 0);
                 s.source.mad_stats = st;
             }
+            s.source.complete = json_io::get_bool(src, "complete", true);
+            s.source.interrupted = json_io::get_bool(src, "interrupted", false);
         }
         std::vector<Node> nodes;
         for (const json& n : json_io::get_array(j, "nodes")) nodes.push_back(node_from_json(n));

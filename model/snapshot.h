@@ -39,6 +39,10 @@ struct SnapshotSource {
     double duration_s = 0;              ///< wall time of the discovery
     uint64_t mads_sent = 0;             ///< 0 when unknown
     std::optional<MadStats> mad_stats;  ///< sweeps only
+    /// False when the discovery was stopped (Ctrl-C) before it read
+    /// everything it would have: what is here is right, but not all there is.
+    bool complete = true;
+    bool interrupted = false;  ///< stopped by SIGINT/SIGTERM
 };
 
 struct Snapshot {

@@ -227,7 +227,69 @@ TEST(DiscoverLab, ErrorsAreOneLineWithExitCodes) {
     r = run({fabscope(), "discover"});
     EXPECT_EQ(r.exit_code, 3);
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_NE(r.err.find("no RDMA device found"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("no InfiniBand device found"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("mthca0"), std::string::npos) << r.err;  // a CA nobody asked for
+    EXPECT_NE(r.err.find("fabscope lab up"), std::string::npos) << r.err;
+    r = run({fabscope(), "sweep", "-C", "mlx5_0"});
+    EXPECT_EQ(r.exit_code, 3);
+    EXPECT_NE(r.err.find("no InfiniBand device found (-C mlx5_0 asked for)"), std::string::npos)
+        << r.err;
+}
+
+// One discovery path, one set of deadlines: under a silent switch, discover
+// with a short timeout ends in about one deadline chain per wave, and says
+// the switch did not answer rather than that a link is missing.
+TEST(DiscoverLab, ASilentSpineWithAShortTimeoutEndsQuickly) {
+    Lab lab({"--spines", "2", "--leaves", "4", "--hosts-per-leaf", "4"});
+    ASSERT_TRUE(lab.up());
+    ASSERT_EQ(lab.fault({"silent", "spine02"}).exit_code, 0);
+    auto t0 = std::chrono::steady_clock::now();
+    CmdResult r = lab.exec({fabscope(), "discover", "-t", "100", "--retries", "1", "--json"},
+                           std::chrono::seconds(60));
+    auto took = std::chrono::steady_clock::now() - t0;
+    ASSERT_EQ(lab.fault({"answer", "spine02"}).exit_code, 0);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_LT(took, std::chrono::seconds(5));
+    json snap = json::parse(r.out);
+    EXPECT_EQ(snap["source"]["method"], "sweep");
+    EXPECT_EQ(tier_counts(snap),
+              (std::map<std::string, int>{{"host", 16}, {"leaf", 4}, {"spine", 1}}));
+    for (const auto& f : snap["findings"]) {
+        EXPECT_EQ(f["kind"], "unreachable") << f.dump();
+        EXPECT_EQ(f["evidence"]["cause"], "silent") << f.dump();
+    }
+    EXPECT_EQ(snap["findings"].size(), 4u);  // one per leaf's cable to the silent spine
+}
+
+// Ctrl-C (SIGINT to the real process) during a discovery held up by a silent
+// switch and long deadlines: exit 130 within the deadline in flight, the
+// snapshot so far written and marked incomplete.
+TEST(DiscoverLab, CtrlCWritesTheSnapshotSoFarMarkedIncomplete) {
+    Lab lab({"--spines", "2", "--leaves", "4", "--hosts-per-leaf", "4"});
+    ASSERT_TRUE(lab.up());
+    ASSERT_EQ(lab.fault({"silent", "spine02"}).exit_code, 0);
+    for (const char* cmd : {"discover", "sweep"}) {
+        std::string out = lab.dir() + "-int-" + cmd + ".json";
+        SpawnOptions o;
+        o.argv = {fabscope(), "lab",  "exec",      "--dir", lab.dir(), "--", fabscope(), cmd,
+                  "-t",       "3000", "--retries", "5",     "-q",      "-o", out};
+        auto child = spawn(o);
+        ASSERT_TRUE(child);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // waiting on spine02
+        auto t0 = std::chrono::steady_clock::now();
+        ::kill(child->pid, SIGINT);  // to `lab exec`, which passes it on
+        RunResult res = wait_child(child->pid, std::chrono::milliseconds(20000));
+        EXPECT_EQ(res.exit_code, 130) << cmd;
+        // The attempt in flight ends within its 3 s deadline; no retries (3+6+12+... s).
+        EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5)) << cmd;
+        json snap = json::parse(std::ifstream(out));
+        EXPECT_EQ(snap["source"]["complete"], false) << cmd;
+        EXPECT_EQ(snap["source"]["interrupted"], true) << cmd;
+        EXPECT_GE(snap["nodes"].size(), 1u) << cmd;
+        for (const auto& f : snap["findings"]) EXPECT_NE(f["kind"], "query_failed") << f.dump();
+        std::remove(out.c_str());
+    }
+    ASSERT_EQ(lab.fault({"answer", "spine02"}).exit_code, 0);
 }
 
 }  // namespace

@@ -276,10 +276,12 @@ TEST(SweepLab, DroppedMadsOnAPortCostOnlyWhatIsBehindIt) {
         if (f["kind"] == "unreachable") {
             named = named || s.find("leaf02[5]") != std::string::npos ||
                     s.find("spine01[2]") != std::string::npos;
-        } else if (f["kind"] == "link_count_asymmetry") {
-            // The cable the sweep could not see counts as missing.
-            EXPECT_NE(s.find("leaf02 and spine01 are joined by 0 links"), std::string::npos) << s;
+            // Lost on the way, not silent: the link is there, MADs do not cross it.
+            EXPECT_EQ(f["evidence"]["cause"], "lost") << s;
+            EXPECT_NE(s.find("were lost on the way"), std::string::npos) << s;
         } else {
+            // Never "leaf02 and spine01 are joined by 0 links": both ports are up.
+            EXPECT_NE(f["kind"], "link_count_asymmetry") << s;
             // The PMA is LID-routed only: counters of ports whose LID route
             // crosses the lossy port cannot be read, and the finding says why.
             EXPECT_EQ(f["kind"], "query_failed") << s;
@@ -323,6 +325,25 @@ TEST(SweepLab, RouteLiveAgreesWithIbtracertAndBrokenRoutesExitOne) {
     r = lab.exec({fabscope(), "route", "h0005", "nosuchhost"});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("no node \"nosuchhost\""), std::string::npos) << r.err;
+    // A discover snapshot has no forwarding tables: an input problem (2), not a broken route.
+    std::string topo = lab.dir() + "-topology.json";
+    ASSERT_EQ(lab.exec({fabscope(), "discover", "-q", "-o", topo}).exit_code, 0);
+    r = run({fabscope(), "route", "h0005", "h0013", "--load", topo});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("has no forwarding tables"), std::string::npos) << r.err;
+    std::remove(topo.c_str());
+    // Through a silent spine: the route says the spine did not answer, not that a link is missing.
+    std::string spine;
+    for (const auto& [out, in, node] : mine) {
+        if (node.rfind("spine", 0) == 0) spine = node;
+    }
+    ASSERT_FALSE(spine.empty());
+    ASSERT_EQ(lab.fault({"silent", spine}).exit_code, 0);
+    r = lab.exec({fabscope(), "route", "h0005", "h0013", "-t", "100", "--retries", "1"});
+    ASSERT_EQ(lab.fault({"answer", spine}).exit_code, 0);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("did not answer the sweep"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("which has no link"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -179,6 +179,27 @@ TEST_F(ValidateLab, BadInputsAreExitTwoAndInterruptKeepsTheReport) {
     std::remove(out.c_str());
 }
 
+TEST_F(ValidateLab, InterruptDuringTheSweepKeepsTheReport) {
+    // Ctrl-C while the sweep waits on a silent spine (long deadlines): the
+    // report of what was read is written, marked interrupted, exit 130.
+    ASSERT_EQ(lab_->fault({"silent", "spine02"}).exit_code, 0);
+    std::string out = lab_->dir() + "-int-sweep.json";
+    SpawnOptions o;
+    o.argv = {fabscope(), "lab",  "exec",      "--dir", lab_->dir(), "--", fabscope(), "validate",
+              "-t",       "3000", "--retries", "5",     "-q",        "-o", out};
+    auto child = spawn(o);
+    ASSERT_TRUE(child);
+    std::this_thread::sleep_for(1500ms);
+    ::kill(child->pid, SIGINT);
+    RunResult res = wait_child(child->pid, 20000ms);
+    ASSERT_EQ(lab_->fault({"answer", "spine02"}).exit_code, 0);
+    EXPECT_EQ(res.exit_code, 130);
+    json report = json::parse(std::ifstream(out));
+    EXPECT_EQ(report["result"], "interrupted");
+    EXPECT_GE(report["nodes"].get<int>(), 1);
+    std::remove(out.c_str());
+}
+
 TEST(ValidateLab648, TenSecondIntervalOnAClean648HostFabric) {
     Lab lab({"--spines", "18", "--leaves", "36", "--hosts-per-leaf", "18"});
     ASSERT_TRUE(lab.up());

@@ -113,22 +113,79 @@ FakeFabric::FakeFabric(const Fabric& fabric, Guid local, uint8_t local_port, Fak
                        uint32_t seed)
     : fabric_(fabric), local_(local), local_port_(local_port), clock_(clock), rng_(seed) {}
 
-const Node* FakeFabric::walk(const mad::Address& to, uint8_t* arrival, bool* lost,
-                             bool* silent_on_way) const {
-    *lost = false;
-    *silent_on_way = false;
-    if (!to.directed()) {
-        const Node* n = fabric_.find_by_lid(to.lid);
-        if (!n) {
+namespace {
+
+bool owns(const Node& n, Lid lid) {
+    for (const Port& p : n.ports) {
+        if (p.lid && lid >= p.lid && lid < p.lid + (1U << p.lmc)) return true;
+    }
+    return false;
+}
+
+bool tables_programmed(const Fabric& f) {
+    for (const Node& n : f.nodes()) {
+        if (n.type == NodeType::Switch && !n.lft.empty()) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+const Node* FakeFabric::walk_lid(Lid lid, uint8_t* arrival, bool* lost, bool* silent_on_way,
+                                 std::vector<PortRef>* crossed) const {
+    const Node* target = fabric_.find_by_lid(lid);
+    if (!target) {
+        *lost = true;
+        return nullptr;
+    }
+    auto arrival_at = [&](const Node& n) {
+        uint8_t a = 0;
+        for (const Port& p : n.ports) {
+            if (p.lid && lid >= p.lid && lid < p.lid + (1U << p.lmc)) a = p.num;
+        }
+        return a;
+    };
+    if (!tables_programmed(fabric_)) {
+        *arrival = arrival_at(*target);
+        return target;
+    }
+    // Out of the local port, then switch by switch through the tables.
+    const Node* cur = fabric_.node(local_);
+    const Port* out = cur->port(local_port_);
+    for (size_t hop = 0; hop < 64; ++hop) {
+        if (owns(*cur, lid)) {
+            *arrival = arrival_at(*cur);
+            return cur;
+        }
+        if (hop > 0) {
+            auto b = behaviour_.find(cur->guid);
+            if (b != behaviour_.end() && b->second.silent) {
+                *silent_on_way = true;
+                return nullptr;
+            }
+            if (cur->type != NodeType::Switch || lid >= cur->lft.size() || cur->lft[lid] == 0xFF) {
+                *lost = true;
+                return nullptr;
+            }
+            out = cur->port(cur->lft[lid]);
+        }
+        if (!out || !out->peer || !out->link_up()) {
             *lost = true;
             return nullptr;
         }
-        *arrival = 0;
-        for (const Port& p : n->ports) {
-            if (p.lid && to.lid >= p.lid && to.lid < p.lid + (1U << p.lmc)) *arrival = p.num;
-        }
-        return n;
+        crossed->push_back(PortRef{cur->guid, out->num});
+        crossed->push_back(*out->peer);
+        cur = fabric_.node(out->peer->node);
     }
+    *lost = true;  // a loop
+    return nullptr;
+}
+
+const Node* FakeFabric::walk(const mad::Address& to, uint8_t* arrival, bool* lost,
+                             bool* silent_on_way, std::vector<PortRef>* crossed) const {
+    *lost = false;
+    *silent_on_way = false;
+    if (!to.directed()) return walk_lid(to.lid, arrival, lost, silent_on_way, crossed);
     const Node* cur = fabric_.node(local_);
     *arrival = local_port_;
     for (size_t i = 0; i < to.dr_path.size(); ++i) {
@@ -149,6 +206,8 @@ const Node* FakeFabric::walk(const mad::Address& to, uint8_t* arrival, bool* los
             *silent_on_way = !down_port_answers;
             return nullptr;
         }
+        crossed->push_back(PortRef{cur->guid, p->num});
+        crossed->push_back(*p->peer);
         cur = fabric_.node(p->peer->node);
         *arrival = p->peer->port;
     }
@@ -209,12 +268,27 @@ Status FakeFabric::send(const mad::Address& to, const MadBytes& req, std::chrono
     ++outstanding_;
     max_outstanding = std::max(max_outstanding, outstanding_);
     if (req[3] != mad::kMethodGet) ++non_get_methods;
+    ++sent_;
+    if (on_send) on_send(sent_);
     uint8_t arrival = 0;
     bool lost = false;
     bool silent = false;
-    const Node* n = walk(to, &arrival, &lost, &silent);
+    std::vector<PortRef> crossed;
+    const Node* n = walk(to, &arrival, &lost, &silent, &crossed);
+    for (const PortRef& p : crossed) {
+        auto d = port_drop_.find(p);
+        if (d != port_drop_.end() && d->second > 0 &&
+            std::uniform_real_distribution<double>(0, 1)(rng_) < d->second) {
+            lost = true;  // dropped at that port, there or back
+            break;
+        }
+    }
+    if (lost) {
+        deliver(std::chrono::milliseconds(0), ReceivedMad{req, 110});
+        return Ok{};
+    }
     if (silent) return Ok{};
-    if (lost || !n) {
+    if (!n) {
         deliver(std::chrono::milliseconds(0), ReceivedMad{req, 110});
         return Ok{};
     }

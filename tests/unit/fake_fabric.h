@@ -7,6 +7,7 @@
 // waits, so timeouts are tested exactly and instantly.
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <random>
 
@@ -33,6 +34,11 @@ class FakeFabric final : public MadTransport {
                uint32_t seed = 1);
 
     NodeBehaviour& behaviour(Guid node) { return behaviour_[node]; }
+    /// Like ibsim's `Error "node"[port] rate`: that share of the MADs whose
+    /// way (there or back) crosses the port is answered with 110 at once.
+    void set_port_drop_rate(PortRef port, double rate) { port_drop_[port] = rate; }
+    /// Called after every send with the number sent so far (e.g. to press Ctrl-C).
+    std::function<void(size_t)> on_send;
     /// Directed routes into a port that is not up: true = answered with 110
     /// at once (ibsim), false = lost silently (a real switch).
     bool down_port_answers = true;
@@ -41,6 +47,8 @@ class FakeFabric final : public MadTransport {
                 std::chrono::milliseconds timeout) override;
     std::optional<ReceivedMad> receive(std::chrono::milliseconds timeout) override;
 
+    /// Answers not yet received (still "on the wire").
+    size_t undelivered() const { return queue_.size(); }
     /// Requests that reached each node (for "a dead node costs one timeout").
     std::map<Guid, int> requests_to;
     size_t max_outstanding = 0;
@@ -51,8 +59,13 @@ class FakeFabric final : public MadTransport {
         Clock::time_point at;
         ReceivedMad mad;
     };
-    const Node* walk(const mad::Address& to, uint8_t* arrival, bool* lost,
-                     bool* silent_on_way) const;
+    /// Follows a directed route hop by hop, or a LID route through the
+    /// switches' forwarding tables (straight to the LID's owner in a fabric
+    /// without tables); `crossed` gets both ends of every link on the way.
+    const Node* walk(const mad::Address& to, uint8_t* arrival, bool* lost, bool* silent_on_way,
+                     std::vector<PortRef>* crossed) const;
+    const Node* walk_lid(Lid lid, uint8_t* arrival, bool* lost, bool* silent_on_way,
+                         std::vector<PortRef>* crossed) const;
     std::optional<MadBytes> answer(const Node& n, uint8_t arrival, const MadBytes& req) const;
     void deliver(std::chrono::milliseconds after, ReceivedMad m);
 
@@ -62,6 +75,8 @@ class FakeFabric final : public MadTransport {
     FakeClock& clock_;
     std::mt19937 rng_;
     std::map<Guid, NodeBehaviour> behaviour_;
+    std::map<PortRef, double> port_drop_;
+    size_t sent_ = 0;
     std::vector<Delivery> queue_;
     size_t outstanding_ = 0;
 };

@@ -96,6 +96,31 @@ TEST(MadEngine, ChainDepthIsTheLongestDependency) {
     EXPECT_EQ(engine.stats().sent, 4u);
 }
 
+TEST(MadEngine, AStopSendsNothingNewLetsInFlightFinishAndCancelsTheRest) {
+    EngineRig rig;
+    rig.fake.behaviour(rig.fabric.find("spine01")->guid).silent = true;  // in flight at the stop
+    StopToken stop;
+    MadEngine engine(rig.fake, rig.clock,
+                     EngineOptions{.window = 2, .timeout = 100ms, .retries = 3, .stop = &stop});
+    std::vector<MadResult::Outcome> outcomes;
+    auto record = [&](const MadResult& r) { outcomes.push_back(r.outcome); };
+    engine.submit(node_info({}), [&](const MadResult& r) {
+        record(r);
+        stop.request_stop();  // Ctrl-C while {2} waits for its answer
+    });
+    engine.submit(node_info({1, 3}), record);  // the silent spine01: no retry after the stop
+    for (uint8_t p : {1, 2, 4}) engine.submit(node_info({1, p}), record);
+    engine.submit(node_info({1}), record);
+    engine.run();
+    using O = MadResult::Outcome;
+    EXPECT_EQ(outcomes, (std::vector<O>{O::Ok, O::Cancelled, O::Cancelled, O::Cancelled,
+                                        O::Cancelled, O::Cancelled}));
+    EXPECT_EQ(engine.stats().sent, 2u);  // nothing after the stop, and no retry
+    EXPECT_TRUE(engine.cancelled());
+    // The silent one had its first deadline, no more.
+    EXPECT_EQ(rig.clock.now() - Clock::time_point{}, 100ms);
+}
+
 TEST(MadFormat, EncodesDirectedRouteAndPmaGets) {
     mad::Request r{mad::kClassSmpDirected, mad::kAttrPortInfo, 5, mad::Address{{1, 7, 3}, 0}, 0};
     MadBytes m = mad::encode_get(r, 0x1122334455667788ULL);

@@ -1,0 +1,46 @@
+#pragma once
+// A live session on the local port: the port found and checked, its umad
+// transport open, kept for a sweep and for later readings of the counters
+// (validate's second reading, the TUI's refreshes). Every long call takes a
+// stop token: when it is stopped, nothing new is sent and what was read is
+// returned, marked interrupted.
+
+#include <memory>
+#include <string>
+
+#include "discover/counter_reader.h"
+#include "discover/local_port.h"
+#include "discover/sweep.h"
+#include "discover/umad_transport.h"
+#include "util/interrupt.h"
+
+namespace fabscope {
+
+struct LiveOptions {
+    std::string ca;   ///< -C; "" = the first CA with an active port
+    int ca_port = 0;  ///< -P; 0 = its first active port
+    SweepOptions sweep;
+    bool verbose = false;  ///< pass the simulator's preload chatter through to stderr
+};
+
+class LiveSession {
+  public:
+    /// Finds and opens the local port. Errors carry their exit code (3: no
+    /// device, no permission, no link).
+    static Result<LiveSession> open(const LiveOptions& options);
+
+    /// One sweep; stops early (SweepOutput::interrupted) when `stop` is stopped.
+    Result<SweepOutput> sweep(const StopToken* stop = nullptr);
+    /// Reads again the counters of every port the sweep read them from.
+    CounterRead read_counters(const Fabric& f, const StopToken* stop = nullptr);
+    const LocalPort& local() const { return local_; }
+    const SweepOptions& options() const { return options_; }
+
+  private:
+    LocalPort local_;
+    std::unique_ptr<UmadTransport> transport_;
+    SystemClock clock_;
+    SweepOptions options_;
+};
+
+}  // namespace fabscope

@@ -1,0 +1,29 @@
+#include "discover/sweep_assembly.h"
+
+#include <unordered_map>
+
+namespace fabscope {
+
+Result<Fabric> assemble_fabric(SweepContext& ctx) {
+    std::vector<Node> out;
+    out.reserve(ctx.order.size());
+    for (Guid g : ctx.order) {
+        SweptNode& n = ctx.nodes.at(g);
+        Node node = assemble_node(n.replies);
+        node.lft = std::move(n.lft);
+        for (Port& p : node.ports) {
+            if (auto c = n.counters.find(p.num); c != n.counters.end()) p.counters = c->second;
+        }
+        out.push_back(std::move(node));
+    }
+    std::unordered_map<Guid, size_t> index;
+    for (size_t i = 0; i < out.size(); ++i) index[out[i].guid] = i;
+    for (const auto& [a, b] : ctx.peers) {
+        Port* pa = out[index.at(a.node)].port(a.port);
+        Port* pb = index.count(b.node) ? out[index.at(b.node)].port(b.port) : nullptr;
+        if (pa && pb) pa->peer = b;
+    }
+    return Fabric::build(std::move(out));
+}
+
+}  // namespace fabscope

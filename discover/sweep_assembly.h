@@ -1,0 +1,13 @@
+#pragma once
+// The last step of a sweep: the model's fabric from what the passes read.
+// Nodes are assembled from their SMP replies (node_assembly.h, shared with
+// the ibnetdiscover cache import); a link is kept only where both ends
+// were read.
+
+#include "discover/sweep_context.h"
+
+namespace fabscope {
+
+Result<Fabric> assemble_fabric(SweepContext& ctx);
+
+}  // namespace fabscope
