@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "model/json_io.h"
 #include "util/exit_status.h"
 
 namespace fabscope::perf {
@@ -249,16 +250,14 @@ Result<nlohmann::json> Channel::receive(Millis timeout) {
         if (nl != std::string::npos) {
             std::string line = buffer_.substr(0, nl);
             buffer_.erase(0, nl + 1);
-            try {
-                return nlohmann::json::parse(line);
-            } catch (const nlohmann::json::exception&) {
-                return make_error(
-                    fmt::format(
-                        "the peer at {} sent something that is not a fabscope message: is it "
-                        "a fabscope perf server of the same version?",
-                        peer_),
-                    kExitCannotRun);
-            }
+            // The same limits as files (depth, size, memory): a peer is input too.
+            auto j = json_io::parse_json_text(line, "message");
+            if (j) return std::move(j).value();
+            return make_error(
+                fmt::format("the peer at {} sent something that is not a fabscope message ({}): "
+                            "is it a fabscope perf server of the same version?",
+                            peer_, j.error().message),
+                kExitCannotRun);
         }
         if (buffer_.size() > kMaxMessage) {
             return make_error(fmt::format("the peer at {} sent an oversized message", peer_),

@@ -65,7 +65,7 @@ std::vector<Node> leaf_spine_nodes(const LeafSpineShape& s) {
         for (int h = 1; h <= H; ++h) {
             int i = (l - 1) * H + h;
             Node n;
-            n.guid = 0x1000 + i;
+            n.guid = s.host_guid_base + static_cast<Guid>(i);
             n.type = NodeType::CA;
             n.description = fmt::format("h{:04d} HCA-1", i);
             n.num_ports = 1;
