@@ -41,6 +41,11 @@ int run_diff(const DiffCommand& o, const Globals& g) {
     m.fabric_from = o.after;
     m.baseline = o.before;
     m.thresholds = o.thresholds;
+    // Rates come from the counters of the two snapshots, over the time between them.
+    CounterReadings ra = readings_of(a->fabric);
+    CounterReadings rb = readings_of(b->fabric);
+    m.counter_readings = static_cast<int>(!ra.empty()) + static_cast<int>(!rb.empty());
+    if (m.counter_readings == 2) m.interval_s = mean_interval_s(ra, rb);
     nlohmann::json doc = validation_to_json(b->fabric, v, m);
     if (!o.output.empty()) {
         if (auto w = json_io::write_json_file(doc, o.output); !w) return report(w.error(), g);

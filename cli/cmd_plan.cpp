@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 
 #include "cli/cli.h"
+#include "model/json_io.h"
 #include "model/plan.h"
 #include "model/snapshot.h"
 #include "util/exit_status.h"
@@ -25,14 +25,11 @@ int run_plan(const PlanCommand& o, const Globals& g) {
     if (!snap) return report(snap.error(), g);
     Plan p = plan_from_fabric(snap->fabric, classify_tiers(snap->fabric));
     p.links_per_leaf_spine = o.links_per_pair;
-    std::string text = plan_to_yaml(p);
-    if (o.output.empty()) {
-        std::fputs(text.c_str(), stdout);
-    } else {
-        std::ofstream out(o.output);
-        out << text;
-        if (!out) return report(make_error(fmt::format("{}: cannot write", o.output)), g);
-    }
+    // --json: the plan as JSON (docs/plan.schema.json) wherever it goes.
+    std::string text = g.json ? plan_to_json(p).dump(1) + "\n" : plan_to_yaml(p);
+    auto written = json_io::write_file_atomically(o.output.empty() ? "-" : o.output,
+                                                  [&](std::ostream& out) { out << text; });
+    if (!written) return report(written.error(), g);
     if (!g.quiet) {
         std::fprintf(stderr, "Plan: %zu nodes in %zu tiers, %zu links%s\n", p.guids.size(),
                      p.tiers.size(), p.links.size(),
@@ -57,9 +54,12 @@ void add_plan(CLI::App& app, Context& ctx) {
     cmd->footer(
         R"(The plan lists the tiers, every cable (node, port, node, port), the usual width and
 speed (and any link planned off it), and the GUIDs. Edit it freely: it is YAML.
+With --json the plan is written as JSON instead (docs/plan.schema.json); validate
+reads either.
 
 Examples:
   fabscope plan --from good.json -o fabric-plan.yaml
+  fabscope plan --from good.json --json | jq '.links | length'
   fabscope validate --plan fabric-plan.yaml)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_plan(*o, ctx.globals); }; });
 }

@@ -60,12 +60,20 @@ bool wait_interval(Millis d, const StopToken& stop, const Globals& g) {
 
 int run_validate(const ValidateCommand& o, const Globals& g) {
     // Every input first: a typo in a file must not cost a sweep and an interval.
-    auto interval = parse_duration(o.interval);
-    if (!interval || interval->count() < 0) {
-        return report(make_error(fmt::format("--interval {}: use a duration such as 10s, 1m, 500ms",
+    auto interval_ms = parse_duration_ms(o.interval);
+    if (!interval_ms) {
+        return report(make_error(fmt::format("--interval {}: not a duration; use one such as 10s, "
+                                             "1m, 500ms (0 = one counter reading)",
                                              o.interval)),
                       g);
     }
+    if (*interval_ms > 0 && *interval_ms < 1) {
+        return report(make_error(fmt::format("--interval {}: shorter than 1 ms; use at least 1ms, "
+                                             "or 0 for one counter reading",
+                                             o.interval)),
+                      g);
+    }
+    auto interval = parse_duration(o.interval);
     std::optional<Plan> plan;
     std::optional<Plan> baseline;
     Thresholds thresholds = default_thresholds();
@@ -136,18 +144,8 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
                        baseline ? &*baseline : nullptr,
                        thresholds};
     Validation v = validate(in);
-    if (after && !after->empty()) {
-        int64_t sum = 0;
-        size_t n = 0;
-        for (const auto& [ref, pc] : *after) {
-            auto b = before.find(ref);
-            if (b != before.end()) {
-                sum += pc.read_at_ms - b->second.read_at_ms;
-                ++n;
-            }
-        }
-        meta.interval_s = n ? static_cast<double>(sum) / static_cast<double>(n) / 1000.0 : 0;
-    }
+    meta.counter_readings = after ? 2 : before.empty() ? 0 : 1;
+    if (after) meta.interval_s = mean_interval_s(before, *after);
     meta.duration_s = sw.seconds();
 
     nlohmann::json doc = validation_to_json(snap.fabric, v, meta);

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "util/exit_status.h"
+#include "util/printable.h"
 #include "util/version.h"
 
 namespace fabscope::cli {
@@ -39,7 +40,8 @@ std::vector<std::string> split_exec_command(const std::vector<std::string>& args
 
 int report(const Error& e, const Globals& g) {
     TextStyle st = g.err_style();
-    std::fprintf(stderr, "%s %s\n", st.red("fabscope:").c_str(), e.message.c_str());
+    // One line, whatever the message holds (a simulator's answer, a child's output).
+    std::fprintf(stderr, "%s %s\n", st.red("fabscope:").c_str(), one_line(e.message).c_str());
     return e.code;
 }
 
@@ -95,11 +97,9 @@ Manual: man fabscope (docs/fabscope.1).)");
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        std::string msg = e.what();
-        std::fprintf(
-            stderr,
-            "fabscope: %s\nRun `fabscope --help` or `fabscope <command> --help` for usage.\n",
-            msg.c_str());
+        // One line: the problem, then where the usage is.
+        std::fprintf(stderr, "fabscope: %s (see `fabscope --help` or `fabscope COMMAND --help`)\n",
+                     fabscope::one_line(e.what()).c_str());
         return kExitUsage;
     }
     if (!ctx.action) return kExitUsage;

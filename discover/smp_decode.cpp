@@ -4,6 +4,8 @@
 
 #include <cctype>
 
+#include "util/printable.h"
+
 namespace fabscope {
 namespace {
 
@@ -41,13 +43,8 @@ std::optional<NodeInfo> decode_node_info(SmpData d) {
 }
 
 std::string decode_node_description(SmpData d) {
-    std::string s;
-    for (uint8_t c : d) {
-        if (c == 0) break;
-        s += std::isprint(c) ? static_cast<char>(c) : '?';
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s;
+    std::string_view raw(reinterpret_cast<const char*>(d.data()), d.size());  // NOLINT
+    return printable(raw.substr(0, raw.find('\0')));
 }
 
 SwitchInfo decode_switch_info(SmpData d) {

@@ -189,7 +189,11 @@ Result<PortTarget> parse_port_target(const std::string& s) {
 }
 
 Result<Fault> parse_fault(const std::vector<std::string>& w) {
-    if (w.empty()) return make_error("lab fault: say which fault\n" + fault_usage());
+    // One line, as every error is; the table is in `lab fault --help`.
+    constexpr const char* kFaults =
+        "link-down, link-up, swap, width, speed, counter, mad-drop, silent, answer, console; "
+        "`fabscope lab fault --help` describes each";
+    if (w.empty()) return make_error(fmt::format("lab fault: say which fault ({})", kFaults));
     Fault f;
     const std::string& kind = w[0];
     f.word = kind;
@@ -291,7 +295,7 @@ Result<Fault> parse_fault(const std::vector<std::string>& w) {
             }
         }
     } else {
-        return make_error(fmt::format("lab fault: unknown fault \"{}\"\n{}", kind, fault_usage()));
+        return make_error(fmt::format("lab fault: unknown fault \"{}\" ({})", kind, kFaults));
     }
     return f;
 }

@@ -138,4 +138,16 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
     return out;
 }
 
+double mean_interval_s(const CounterReadings& before, const CounterReadings& after) {
+    int64_t sum = 0;
+    size_t n = 0;
+    for (const auto& [ref, pc] : after) {
+        auto b = before.find(ref);
+        if (b == before.end()) continue;
+        sum += pc.read_at_ms - b->second.read_at_ms;
+        ++n;
+    }
+    return n ? static_cast<double>(sum) / static_cast<double>(n) / 1000.0 : 0;
+}
+
 }  // namespace fabscope

@@ -26,6 +26,10 @@ CounterReadings readings_of(const Fabric& f);
 std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings& before,
                                          const CounterReadings& after, const Thresholds& t);
 
+/// The mean time between the two readings of the ports both hold, in
+/// seconds; 0 when they share no port.
+double mean_interval_s(const CounterReadings& before, const CounterReadings& after);
+
 /// Counters already at their maximum in one reading (no interval needed).
 std::vector<Finding> check_saturated(const Fabric& f, const CounterReadings& readings);
 

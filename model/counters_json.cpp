@@ -17,13 +17,17 @@ PortCounters counters_from_json(const nlohmann::json& j) {
     if (!j.is_object()) json_io::fail(j, "must be an object");
     PortCounters pc;
     pc.extended = json_io::get_bool(j, "extended", false);
-    // A time past int64 would come back negative and fail the next read.
-    pc.read_at_ms = json_io::get_uint<int64_t>(j, "read_at_ms", 0);
+    // Unix milliseconds up to the year 9999: a time past int64 would come back
+    // negative, and one near it overflows the interval between two readings.
+    constexpr uint64_t kLastReadAtMs = 253402300799999;  // 9999-12-31T23:59:59.999Z
+    pc.read_at_ms = static_cast<int64_t>(
+        j.contains("read_at_ms") ? json_io::get_uint_checked(j, "read_at_ms", kLastReadAtMs) : 0);
     for (const auto& [key, value] : j.items()) {
         if (key == "extended" || key == "read_at_ms") continue;
         auto c = parse_counter(key);
         if (!c) continue;  // a counter a later version added: ignore
-        pc.set(*c, json_io::get_uint<uint64_t>(j, key.c_str()));
+        // No counter holds more than its width: a larger value is not a reading.
+        pc.set(*c, json_io::get_uint_checked(j, key.c_str(), counter_max(*c, pc.extended)));
     }
     return pc;
 }

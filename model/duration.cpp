@@ -7,7 +7,7 @@
 
 namespace fabscope {
 
-std::optional<Millis> parse_duration(std::string_view s) {
+std::optional<double> parse_duration_ms(std::string_view s) {
     while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
     while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
     if (s.empty()) return std::nullopt;
@@ -33,7 +33,13 @@ std::optional<Millis> parse_duration(std::string_view s) {
     else
         return std::nullopt;
     if (ms > 365.0 * 86400e3) return std::nullopt;
-    return Millis(static_cast<int64_t>(std::llround(ms)));
+    return ms;
+}
+
+std::optional<Millis> parse_duration(std::string_view s) {
+    auto ms = parse_duration_ms(s);
+    if (!ms || (*ms > 0 && *ms < 1)) return std::nullopt;
+    return Millis(static_cast<int64_t>(std::llround(*ms)));
 }
 
 std::string format_duration(Millis d) {

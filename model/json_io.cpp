@@ -6,11 +6,15 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "model/json_shape.h"
 #include "util/exit_status.h"
+#include "util/input_file.h"
+#include "util/memory.h"
 
 namespace fabscope::json_io {
 
@@ -79,8 +83,29 @@ FABSCOPE_JSON_ENUM_IMPL(Speed, kSpeeds)
 #undef FABSCOPE_JSON_ENUM_IMPL
 
 Result<json> parse_json_text(const std::string& text, const std::string& origin) {
+    if (text.size() > kMaxJsonBytes) {
+        return make_error(
+            fmt::format("{}: {} is more JSON than fabscope reads (at most {})", origin,
+                        format_bytes(text.size()), format_bytes(kMaxJsonBytes)),
+            kExitUsage);
+    }
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
         return make_error(fmt::format("{}: file is empty", origin), kExitUsage);
+    }
+    // Before anything is built: a value nested without end would overflow
+    // the stack when copied or printed, and a huge one would run out of memory.
+    JsonShape shape = scan_json(text);
+    if (shape.too_deep()) {
+        auto [line, col] = line_col(text, shape.too_deep_at);
+        return make_error(fmt::format("{}: JSON nested deeper than {} levels at line {}, column {}",
+                                      origin, kMaxJsonDepth, line, col),
+                          kExitUsage);
+    }
+    if (auto left = available_memory_bytes(); left && shape.parsed_bytes() > *left) {
+        return make_error(
+            fmt::format("{}: loading it would take about {} of memory and {} is available", origin,
+                        format_bytes(shape.parsed_bytes()), format_bytes(*left)),
+            kExitUsage);
     }
     try {
         return json::parse(text);
@@ -108,30 +133,15 @@ Result<json> parse_json_text(const std::string& text, const std::string& origin)
         return make_error(
             fmt::format("{}: invalid JSON: {}", origin, strip_exception_prefix(e.what())),
             kExitUsage);
+    } catch (const std::bad_alloc&) {
+        return out_of_memory(origin);
     }
 }
 
 Result<json> read_json_file(const std::string& path) {
-    std::string text;
-    if (path == "-") {
-        std::ostringstream ss;
-        ss << std::cin.rdbuf();
-        text = ss.str();
-    } else {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            return make_error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)),
-                              kExitUsage);
-        }
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        if (in.bad()) {
-            return make_error(fmt::format("{}: read error: {}", path, std::strerror(errno)),
-                              kExitUsage);
-        }
-        text = ss.str();
-    }
-    return parse_json_text(text, path == "-" ? "<stdin>" : path);
+    auto text = read_text_file(path, kMaxJsonBytes);
+    if (!text) return text.error();
+    return parse_json_text(*text, path == "-" ? "<stdin>" : path);
 }
 
 Error in_file(const std::string& path, const Error& e) {
@@ -257,14 +267,15 @@ Guid get_guid(const json& j, const char* key, Guid dflt) {
     return j.contains(key) && !j.at(key).is_null() ? get_guid(j, key) : dflt;
 }
 
-uint64_t get_hex(const json& j, const char* key, uint64_t dflt) {
+uint64_t get_hex(const json& j, const char* key, uint64_t dflt, uint64_t max) {
     if (!j.contains(key) || j.at(key).is_null()) return dflt;
     const json& v = j.at(key);
-    if (v.is_number_unsigned()) return v.get<uint64_t>();
-    if (v.is_string()) {
-        if (auto h = parse_guid(v.get_ref<const std::string&>())) return *h;
-    }
-    fail(v, "must be an unsigned number or a hex string such as \"0x1a\"");
+    std::optional<uint64_t> u;
+    if (v.is_number_unsigned()) u = v.get<uint64_t>();
+    if (v.is_string()) u = parse_guid(v.get_ref<const std::string&>());
+    if (!u) fail(v, "must be an unsigned number or a hex string such as \"0x1a\"");
+    if (*u > max) fail(v, fmt::format("{:#x} is out of range (at most {:#x})", *u, max));
+    return *u;
 }
 
 uint64_t get_uint_checked(const json& j, const char* key, uint64_t max) {
@@ -273,6 +284,13 @@ uint64_t get_uint_checked(const json& j, const char* key, uint64_t max) {
     if (!v.is_number_unsigned() && v.get<int64_t>() < 0) fail(v, "must not be negative");
     uint64_t u = v.get<uint64_t>();
     if (u > max) fail(v, fmt::format("{} is out of range (at most {})", u, max));
+    return u;
+}
+
+uint64_t get_uint_between(const json& j, const char* key, uint64_t min, uint64_t max) {
+    uint64_t u = get_uint_checked(j, key, std::numeric_limits<uint64_t>::max());
+    if (u < min || u > max)
+        fail(get(j, key), fmt::format("{} is out of range ({}..{})", u, min, max));
     return u;
 }
 

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <limits>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -15,20 +16,27 @@
 
 #include "model/fabric.h"
 #include "model/link_rate.h"
+#include "util/input_file.h"
 #include "util/result.h"
 
 namespace fabscope::json_io {
 
 using nlohmann::json;
 
-/// Reads and parses a JSON file. Errors: cannot open, empty, truncated, or
-/// invalid JSON with line and column, each naming the file.
+/// Reads and parses a JSON file ("-" = stdin). Errors: cannot open, larger
+/// than kMaxJsonBytes, empty, truncated, invalid JSON with line and column,
+/// nested deeper than kMaxJsonDepth, more than the memory left can hold, each
+/// naming the file, with code 2 (see json_shape.h).
 Result<json> read_json_file(const std::string& path);
 /// Reads the JSON file `path` and converts it with `convert`; an error from
 /// the conversion comes back as "path: message" with code 2, as a read error does.
 template <class T>
 Result<T> load_file(const std::string& path, Result<T> (*convert)(const json&));
+/// Parses JSON from anywhere (a file, a peer's message) under the same limits
+/// as read_json_file; every error starts with `origin`. Use it for every JSON
+/// we did not write ourselves in this process.
 Result<json> parse_json_text(const std::string& text, const std::string& origin);
+
 /// Writes pretty JSON atomically (temporary file, then rename); "-" = stdout.
 Status write_json_file(const json& j, const std::string& path);
 /// Writes whatever `write` puts on the stream to `path` atomically; "-" = stdout.
@@ -55,11 +63,16 @@ Error in_file(const std::string& path, const Error& e);
 
 template <class T>
 Result<T> load_file(const std::string& path, Result<T> (*convert)(const json&)) {
-    auto doc = read_json_file(path);
-    if (!doc) return doc.error();
-    auto r = convert(*doc);
-    if (!r) return in_file(path, r.error());
-    return r;
+    try {
+        auto doc = read_json_file(path);
+        if (!doc) return doc.error();
+        auto r = convert(*doc);
+        if (!r) return in_file(path, r.error());
+        return r;
+    } catch (const std::bad_alloc&) {
+        // Input too large for this machine is a problem with the input.
+        return out_of_memory(path);
+    }
 }
 
 const json& get(const json& j, const char* key);
@@ -73,10 +86,13 @@ double get_double(const json& j, const char* key);
 /// A GUID written as "0x..." hex string.
 Guid get_guid(const json& j, const char* key);
 Guid get_guid(const json& j, const char* key, Guid dflt);
-/// A number or a "0x..." hex string.
-uint64_t get_hex(const json& j, const char* key, uint64_t dflt);
+/// A number or a "0x..." hex string, at most `max`.
+uint64_t get_hex(const json& j, const char* key, uint64_t dflt,
+                 uint64_t max = std::numeric_limits<uint64_t>::max());
 
 uint64_t get_uint_checked(const json& j, const char* key, uint64_t max);
+/// An unsigned integer in min..max; "7 is out of range (8..15)" otherwise.
+uint64_t get_uint_between(const json& j, const char* key, uint64_t min, uint64_t max);
 template <class T>
 T get_uint(const json& j, const char* key) {
     return static_cast<T>(get_uint_checked(j, key, std::numeric_limits<T>::max()));

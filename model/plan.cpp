@@ -7,6 +7,7 @@
 #include <set>
 
 #include "model/yaml_io.h"
+#include "util/printable.h"
 
 namespace fabscope {
 namespace {
@@ -42,8 +43,11 @@ PlanLink read_link(const YAML::Node& n) {
              "..}]");
     }
     PlanLink l;
-    l.a = PlanEnd{yaml_io::as_string(n[0]), static_cast<uint8_t>(yaml_io::as_int(n[1], 0, 254))};
-    l.b = PlanEnd{yaml_io::as_string(n[2]), static_cast<uint8_t>(yaml_io::as_int(n[3], 0, 254))};
+    // Names are printed in findings: cleaned as node descriptions are.
+    l.a = PlanEnd{printable(yaml_io::as_string(n[0])),
+                  static_cast<uint8_t>(yaml_io::as_int(n[1], 0, 254))};
+    l.b = PlanEnd{printable(yaml_io::as_string(n[2])),
+                  static_cast<uint8_t>(yaml_io::as_int(n[3], 0, 254))};
     if (l.a.node.empty() || l.b.node.empty()) fail(n, "a link needs two node names");
     if (l.a == l.b) fail(n, "a link cannot connect a port to itself");
     if (n.size() == 5) read_rate(n[4], l.width, l.speed);
@@ -71,7 +75,8 @@ Plan read_plan(const YAML::Node& root) {
                     fail(t.first,
                          fmt::format("unknown tier \"{}\" (host, leaf, spine, core)", tier));
                 if (!t.second.IsSequence()) fail(t.second, "expected a list of node names");
-                for (const auto& name : t.second) p.tiers[tier].push_back(yaml_io::as_string(name));
+                for (const auto& name : t.second)
+                    p.tiers[tier].push_back(printable(yaml_io::as_string(name)));
             }
         } else if (key == "links") {
             if (!v.IsSequence()) fail(v, "links: expected a list of [node, port, node, port]");
@@ -94,7 +99,7 @@ Plan read_plan(const YAML::Node& root) {
             for (const auto& g : v) {
                 auto guid = parse_guid(yaml_io::as_string(g.second));
                 if (!guid) fail(g.second, "expected a GUID such as \"0x0002c90300a1b2c3\"");
-                p.guids[yaml_io::as_string(g.first)] = *guid;
+                p.guids[printable(yaml_io::as_string(g.first))] = *guid;
             }
         } else {
             fail(kv.first,
@@ -173,6 +178,35 @@ Plan plan_from_fabric(const Fabric& f, const Tiers& tiers) {
         return std::tie(x.a, x.b) < std::tie(y.a, y.b);
     });
     return p;
+}
+
+nlohmann::json plan_to_json(const Plan& p) {
+    nlohmann::json j{{"fabscope_plan", kPlanVersion}};
+    if (p.width || p.speed) {
+        nlohmann::json& e = j["expect"] = nlohmann::json::object();
+        if (p.width) e["width"] = name(*p.width);
+        if (p.speed) e["speed"] = name(*p.speed);
+    }
+    j["tiers"] = nlohmann::json::object();
+    for (const auto& [tier, names] : p.tiers) j["tiers"][tier] = names;
+    if (p.links_per_leaf_spine) j["leaf_spine"] = {{"links_per_pair", p.links_per_leaf_spine}};
+    nlohmann::json links = nlohmann::json::array();
+    for (const PlanLink& l : p.links) {
+        nlohmann::json one{l.a.node, l.a.port, l.b.node, l.b.port};
+        if (l.width || l.speed) {
+            nlohmann::json rate = nlohmann::json::object();
+            if (l.width) rate["width"] = name(*l.width);
+            if (l.speed) rate["speed"] = name(*l.speed);
+            one.push_back(std::move(rate));
+        }
+        links.push_back(std::move(one));
+    }
+    j["links"] = std::move(links);
+    if (!p.guids.empty()) {
+        nlohmann::json& g = j["guids"] = nlohmann::json::object();
+        for (const auto& [n, guid] : p.guids) g[n] = format_guid(guid);
+    }
+    return j;
 }
 
 std::string plan_to_yaml(const Plan& p) {

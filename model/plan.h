@@ -18,6 +18,7 @@
 // "h0001 HCA-1"), or GUIDs. `fabscope plan --from SNAPSHOT` writes one.
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,5 +67,7 @@ Result<Plan> parse_plan(const std::string& text, const std::string& origin);
 /// not unique).
 Plan plan_from_fabric(const Fabric& f, const Tiers& tiers);
 std::string plan_to_yaml(const Plan& p);
+/// The same plan as JSON (docs/plan.schema.json); load_plan() reads it back.
+nlohmann::json plan_to_json(const Plan& p);
 
 }  // namespace fabscope

@@ -4,18 +4,63 @@
 
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "model/route.h"
 
 namespace fabscope {
 namespace {
 
+// How a finding names what was expected: a plan's "planned", a baseline's "was".
+struct Words {
+    const char* planned;  // "planned spine01[1]" / "was spine01[1]"
+    const char* source;   // "not in the plan" / "not in the baseline"
+};
+constexpr Words kPlanWords{"planned", "the plan"};
+constexpr Words kBaselineWords{"was", "the baseline"};
+
+// The fabric's nodes by the names a plan may use, built once, so resolving
+// every name of a large plan is linear, not one scan of the fabric per name.
+class NameIndex {
+  public:
+    explicit NameIndex(const Fabric& f) : f_(f) {
+        for (const Node& n : f.nodes()) {
+            by_description_.emplace(n.description, &n);  // the first one wins, as in find()
+            if (auto sp = n.description.find(' '); sp != std::string::npos)
+                by_first_word_[n.description.substr(0, sp)].push_back(&n);
+        }
+    }
+    /// The node `name` means, as resolve_node() would find it; nullptr when
+    /// none or more than one.
+    const Node* find(const std::string& name) const {
+        if (auto it = by_description_.find(name); it != by_description_.end()) return it->second;
+        bool simple = name.find(' ') == std::string::npos && !name.empty() &&
+                      !(name.size() > 2 && name[0] == '0' && (name[1] == 'x' || name[1] == 'X')) &&
+                      name.find_first_not_of("0123456789") != std::string::npos;
+        if (!simple) {
+            // A GUID, a LID or a name with spaces: rare in plans; the full rules.
+            auto r = resolve_node(f_, name);
+            return r ? *r : nullptr;
+        }
+        auto it = by_first_word_.find(name);
+        return it != by_first_word_.end() && it->second.size() == 1 ? it->second.front() : nullptr;
+    }
+
+  private:
+    const Fabric& f_;
+    std::unordered_map<std::string, const Node*> by_description_;
+    std::unordered_map<std::string, std::vector<const Node*>> by_first_word_;
+};
+
 struct Ctx {
     const Plan& plan;
     const Fabric& f;
     const Tiers& tiers;
+    Words words;
     std::map<std::string, const Node*> nodes;  // plan name -> node (resolved)
     std::set<std::string> missing;
+    std::unordered_map<std::string, std::string> planned_tier;  // plan name -> tier
     PlanDiff out;
 
     std::optional<PortRef> ref(const PlanEnd& e) const {
@@ -33,43 +78,48 @@ struct Ctx {
 
 // Resolves plan names; a name that no node answers to is a missing node.
 void resolve(Ctx& c) {
+    NameIndex index(c.f);
     for (const std::string& name : c.plan.node_names()) {
         const Node* n = nullptr;
         if (auto g = c.plan.guids.find(name); g != c.plan.guids.end()) n = c.f.node(g->second);
-        if (!n) {
-            auto r = resolve_node(c.f, name);
-            if (r) n = *r;
-        }
+        if (!n) n = index.find(name);
         c.nodes[name] = n;
         if (!n) c.missing.insert(name);
     }
+    for (const auto& [tier, names] : c.plan.tiers) {
+        for (const std::string& name : names) c.planned_tier.emplace(name, tier);
+    }
 }
 
-std::string planned_tier_of(const Plan& p, const std::string& name) {
-    for (const auto& [tier, names] : p.tiers) {
-        if (std::find(names.begin(), names.end(), name) != names.end()) return tier;
-    }
-    return "";
+std::string planned_tier_of(const Ctx& c, const std::string& name) {
+    auto it = c.planned_tier.find(name);
+    return it == c.planned_tier.end() ? "" : it->second;
 }
 
 void nodes_missing_new_replaced(Ctx& c) {
+    // A missing node's planned neighbours, found in one pass over the links.
+    std::map<std::string, std::vector<const PlanEnd*>> neighbours;
+    for (const PlanLink& l : c.plan.links) {
+        if (c.missing.count(l.a.node)) neighbours[l.a.node].push_back(&l.b);
+        if (c.missing.count(l.b.node)) neighbours[l.b.node].push_back(&l.a);
+    }
     for (const std::string& name : c.missing) {
         // Where it should be: the planned neighbours' ports.
         std::vector<PortRef> where;
         std::vector<std::string> at;
-        for (const PlanLink& l : c.plan.links) {
-            const PlanEnd* other = l.a.node == name ? &l.b : l.b.node == name ? &l.a : nullptr;
-            if (!other) continue;
+        for (const PlanEnd* other : neighbours[name]) {
             if (auto r = c.ref(*other)) {
                 where.push_back(*r);
                 at.push_back(c.show(*r));
             }
         }
-        std::string tier = planned_tier_of(c.plan, name);
-        c.add("node_missing", Severity::Error,
-              fmt::format("{}{} is missing{}", tier.empty() ? "" : tier + " ", name,
-                          at.empty() ? "" : fmt::format(" (planned on {})", fmt::join(at, ", "))),
-              where, {{"node", name}, {"planned_tier", tier}});
+        std::string tier = planned_tier_of(c, name);
+        c.add(
+            "node_missing", Severity::Error,
+            fmt::format(
+                "{}{} is missing{}", tier.empty() ? "" : tier + " ", name,
+                at.empty() ? "" : fmt::format(" ({} on {})", c.words.planned, fmt::join(at, ", "))),
+            where, {{"node", name}, {"planned_tier", tier}});
     }
     std::set<Guid> planned;
     for (const auto& [name, n] : c.nodes) {
@@ -78,18 +128,19 @@ void nodes_missing_new_replaced(Ctx& c) {
         auto g = c.plan.guids.find(name);
         if (g != c.plan.guids.end() && g->second != n->guid) {
             c.add("node_replaced", Severity::Info,
-                  fmt::format("{} answers with GUID {}, planned {} (replaced hardware?)", name,
-                              format_guid(n->guid), format_guid(g->second)),
+                  fmt::format("{} answers with GUID {}, {} {} (replaced hardware?)", name,
+                              format_guid(n->guid), c.words.planned, format_guid(g->second)),
                   {PortRef{n->guid, 0}},
                   {{"node", name},
                    {"guid", format_guid(n->guid)},
                    {"planned_guid", format_guid(g->second)}});
         }
-        std::string tier = planned_tier_of(c.plan, name);
+        std::string tier = planned_tier_of(c, name);
         int actual = c.tiers.tier(*c.f.index_of(n->guid));
         if (!tier.empty() && tier_name(actual) != tier) {
             c.add("tier_mismatch", Severity::Warning,
-                  fmt::format("{} is a {} by its links, planned {}", name, tier_name(actual), tier),
+                  fmt::format("{} is a {} by its links, {} {}", name, tier_name(actual),
+                              c.words.planned, tier),
                   {PortRef{n->guid, 0}},
                   {{"node", name}, {"tier", tier_name(actual)}, {"planned_tier", tier}});
         }
@@ -100,9 +151,9 @@ void nodes_missing_new_replaced(Ctx& c) {
         // New only where the plan enumerates: all links, or this node's tier.
         if (c.plan.links.empty() && !c.plan.tiers.count(tier_name(c.tiers.tier(i)))) continue;
         c.add("node_new", Severity::Warning,
-              fmt::format("{} ({}, {}) is not in the plan",
+              fmt::format("{} ({}, {}) is not in {}",
                           n.description.empty() ? format_guid(n.guid) : n.description, name(n.type),
-                          format_guid(n.guid)),
+                          format_guid(n.guid), c.words.source),
               {PortRef{n.guid, 0}}, {{"node", n.description}, {"guid", format_guid(n.guid)}});
     }
 }
@@ -137,8 +188,9 @@ void links(Ctx& c) {
         if (!wy || *wy != y) continue;
         for (PortRef r : {x, y, *z, w}) explained.insert(r);
         c.add("cables_swapped", Severity::Error,
-              fmt::format("cables swapped: {} goes to {} (planned {}), {} goes to {} (planned {})",
-                          c.show(x), c.show(*z), c.show(y), c.show(w), c.show(y), c.show(*z)),
+              fmt::format("cables swapped: {} goes to {} ({} {}), {} goes to {} ({} {})", c.show(x),
+                          c.show(*z), c.words.planned, c.show(y), c.show(w), c.show(y),
+                          c.words.planned, c.show(*z)),
               {x, *z, w, y},
               {{"cables",
                 {{{"port", c.show(x)}, {"to", c.show(*z)}, {"planned", c.show(y)}},
@@ -162,9 +214,9 @@ void links(Ctx& c) {
                 Width pw = want_w.value_or(w);
                 Speed ps = want_s.value_or(s);
                 c.add("degraded_link", Severity::Warning,
-                      fmt::format("{} <-> {} runs {} {} ({:g} Gb/s), planned {} {} ({:g} Gb/s)",
+                      fmt::format("{} <-> {} runs {} {} ({:g} Gb/s), {} {} {} ({:g} Gb/s)",
                                   c.show(x), c.show(y), name(w), name(s), link_data_gbps(w, s),
-                                  name(pw), name(ps), link_data_gbps(pw, ps)),
+                                  c.words.planned, name(pw), name(ps), link_data_gbps(pw, ps)),
                       {x, y},
                       {{"width", name(w)},
                        {"speed", name(s)},
@@ -192,11 +244,11 @@ void links(Ctx& c) {
         for (auto [here, there, now] : {std::tuple{x, y, ax}, std::tuple{y, x, ay}}) {
             if (!now) continue;
             explained.insert(*now);
-            c.add(
-                "miswired", Severity::Error,
-                fmt::format("{} goes to {}, planned {}", c.show(here), c.show(*now), c.show(there)),
-                {here, *now, there},
-                {{"port", c.show(here)}, {"to", c.show(*now)}, {"planned", c.show(there)}});
+            c.add("miswired", Severity::Error,
+                  fmt::format("{} goes to {}, {} {}", c.show(here), c.show(*now), c.words.planned,
+                              c.show(there)),
+                  {here, *now, there},
+                  {{"port", c.show(here)}, {"to", c.show(*now)}, {"planned", c.show(there)}});
         }
     }
     // Cables between planned nodes that the plan does not have.
@@ -210,7 +262,8 @@ void links(Ctx& c) {
         if (explained.count(l.a) || explained.count(l.b)) continue;
         if (!planned_nodes.count(l.a.node) || !planned_nodes.count(l.b.node)) continue;
         c.add("unexpected_link", Severity::Warning,
-              fmt::format("{} <-> {} is cabled but not in the plan", c.show(l.a), c.show(l.b)),
+              fmt::format("{} <-> {} is cabled but not in {}", c.show(l.a), c.show(l.b),
+                          c.words.source),
               {l.a, l.b}, {});
     }
 }
@@ -231,8 +284,8 @@ void leaf_spine_counts(Ctx& c) {
             if (have == c.plan.links_per_leaf_spine) continue;
             c.add("leaf_spine_links",
                   have < c.plan.links_per_leaf_spine ? Severity::Error : Severity::Warning,
-                  fmt::format("{} and {} are joined by {} link{}, planned {}", leaf, spine, have,
-                              have == 1 ? "" : "s", c.plan.links_per_leaf_spine),
+                  fmt::format("{} and {} are joined by {} link{}, {} {}", leaf, spine, have,
+                              have == 1 ? "" : "s", c.words.planned, c.plan.links_per_leaf_spine),
                   {PortRef{a->guid, 0}, PortRef{b->guid, 0}},
                   {{"links", have}, {"planned", c.plan.links_per_leaf_spine}});
         }
@@ -241,8 +294,10 @@ void leaf_spine_counts(Ctx& c) {
 
 }  // namespace
 
-PlanDiff diff_against_plan(const Plan& plan, const Fabric& f, const Tiers& tiers) {
-    Ctx c{plan, f, tiers, {}, {}, {}};
+PlanDiff diff_against_plan(const Plan& plan, const Fabric& f, const Tiers& tiers,
+                           Expected expected) {
+    Ctx c{plan, f,  tiers, expected == Expected::Baseline ? kBaselineWords : kPlanWords,
+          {},   {}, {},    {}};
     resolve(c);
     nodes_missing_new_replaced(c);
     links(c);

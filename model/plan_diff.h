@@ -29,6 +29,14 @@ struct PlanDiff {
     std::vector<PortRef> planned_ports;
 };
 
-PlanDiff diff_against_plan(const Plan& plan, const Fabric& f, const Tiers& tiers);
+/// What the plan stands for, which sets the words of the findings: a plan
+/// ("planned spine01[1]", "not in the plan"), or a known-good snapshot
+/// ("was spine01[1]", "not in the baseline"). The JSON evidence keys are the same.
+enum class Expected { Plan, Baseline };
+
+/// Linear in the size of the plan and the fabric (O(n log n)), apart from
+/// the leaf-spine pair rule, which looks at every pair it names.
+PlanDiff diff_against_plan(const Plan& plan, const Fabric& f, const Tiers& tiers,
+                           Expected expected = Expected::Plan);
 
 }  // namespace fabscope

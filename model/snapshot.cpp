@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "model/counters_json.h"
 #include "model/json_io.h"
 #include "model/tiers.h"
+#include "util/printable.h"
 
 namespace fabscope {
 
@@ -50,12 +52,32 @@ json port_json(const Port& p) {
     return j;
 }
 
+// What the IBA allows, so that nothing downstream meets a value it cannot
+// hold (an LMC of 40 once grew the duplicate-LID check to 3.5 GB).
+constexpr uint64_t kMaxPortNum = 254;        // 255 is reserved
+constexpr uint64_t kMaxUnicastLid = 0xBFFF;  // 0xC000 and up are multicast
+constexpr uint64_t kMaxLmc = 7;              // three bits
+constexpr uint64_t kMaxLftSize = kMaxUnicastLid + 1;
+constexpr uint8_t kNoRoute = 255;
+
+uint16_t get_mtu(const json& m, const char* key) {
+    auto v = json_io::get_uint<uint16_t>(m, key, 0);
+    if (v != 0 && v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096)
+        json_io::fail(m.at(key), fmt::format("{} is not an MTU (256, 512, 1024, 2048, 4096)", v));
+    return v;
+}
+
 Port port_from_json(const json& j) {
     Port p;
-    p.num = json_io::get_uint<uint8_t>(j, "num");
+    p.num = static_cast<uint8_t>(json_io::get_uint_checked(j, "num", kMaxPortNum));
     p.guid = json_io::get_guid(j, "guid");
-    p.lid = json_io::get_uint<Lid>(j, "lid");
-    p.lmc = json_io::get_uint<uint8_t>(j, "lmc", 0);
+    p.lid = static_cast<Lid>(json_io::get_uint_checked(j, "lid", kMaxUnicastLid));
+    p.lmc =
+        static_cast<uint8_t>(j.contains("lmc") ? json_io::get_uint_checked(j, "lmc", kMaxLmc) : 0);
+    if (p.lid != 0 && p.lid + (1U << p.lmc) - 1 > kMaxUnicastLid)
+        json_io::fail(j.at("lid"), fmt::format("LID {} with LMC {} runs past the last unicast "
+                                               "LID ({})",
+                                               p.lid, p.lmc, kMaxUnicastLid));
     p.state = json_io::get_enum<PortState>(j, "state");
     p.phys_state = json_io::get_enum<PhysState>(j, "phys_state");
     const json& w = json_io::get_object(j, "width");
@@ -68,13 +90,16 @@ Port port_from_json(const json& j) {
     p.speed_supported = json_io::get_set<SpeedSet, Speed>(s, "supported");
     if (j.contains("mtu")) {
         const json& m = json_io::get_object(j, "mtu");
-        p.mtu_cap = json_io::get_uint<uint16_t>(m, "cap", 0);
-        p.mtu_active = json_io::get_uint<uint16_t>(m, "active", 0);
+        p.mtu_cap = get_mtu(m, "cap");
+        p.mtu_active = get_mtu(m, "active");
     }
-    p.capability_mask = static_cast<uint32_t>(json_io::get_hex(j, "capability_mask", 0));
+    p.capability_mask =
+        static_cast<uint32_t>(json_io::get_hex(j, "capability_mask", 0, UINT32_MAX));
     if (j.contains("peer") && !j.at("peer").is_null()) {
         const json& peer = json_io::get_object(j, "peer");
-        p.peer = PortRef{json_io::get_guid(peer, "guid"), json_io::get_uint<uint8_t>(peer, "port")};
+        p.peer =
+            PortRef{json_io::get_guid(peer, "guid"),
+                    static_cast<uint8_t>(json_io::get_uint_checked(peer, "port", kMaxPortNum))};
     }
     if (j.contains("counters")) p.counters = counters_from_json(j.at("counters"));
     return p;
@@ -103,18 +128,30 @@ Node node_from_json(const json& j) {
     Node n;
     n.guid = json_io::get_guid(j, "guid");
     n.type = json_io::get_enum<NodeType>(j, "type");
-    n.description = json_io::get_string(j, "description");
+    // Printed on terminals and in reports: cleaned as the sweep cleans it off the wire.
+    n.description = printable(json_io::get_string(j, "description"));
     n.system_guid = json_io::get_guid(j, "system_guid", 0);
-    n.vendor_id = static_cast<uint32_t>(json_io::get_hex(j, "vendor_id", 0));
-    n.device_id = static_cast<uint16_t>(json_io::get_hex(j, "device_id", 0));
-    n.revision = static_cast<uint32_t>(json_io::get_hex(j, "revision", 0));
-    n.num_ports = json_io::get_uint<uint8_t>(j, "num_ports");
+    n.vendor_id = static_cast<uint32_t>(json_io::get_hex(j, "vendor_id", 0, 0xFFFFFF));
+    n.device_id = static_cast<uint16_t>(json_io::get_hex(j, "device_id", 0, UINT16_MAX));
+    n.revision = static_cast<uint32_t>(json_io::get_hex(j, "revision", 0, UINT32_MAX));
+    n.num_ports = static_cast<uint8_t>(json_io::get_uint_checked(j, "num_ports", kMaxPortNum));
     n.enhanced_port0 = json_io::get_bool(j, "enhanced_port0", false);
-    for (const json& p : json_io::get_array(j, "ports")) n.ports.push_back(port_from_json(p));
+    for (const json& p : json_io::get_array(j, "ports")) {
+        n.ports.push_back(port_from_json(p));
+        if (n.ports.back().num > n.num_ports)
+            json_io::fail(p.at("num"), fmt::format("port {} is beyond the node's num_ports ({})",
+                                                   n.ports.back().num, n.num_ports));
+    }
     if (j.contains("lft")) {
-        for (const json& e : json_io::get_array(j, "lft")) {
-            if (!e.is_number_unsigned() || e.get<uint64_t>() > 255)
-                json_io::fail(e, "must be a port number 0..255");
+        const json& lft = json_io::get_array(j, "lft");
+        if (lft.size() > kMaxLftSize)
+            json_io::fail(lft, fmt::format("{} entries: a forwarding table has at most {}",
+                                           lft.size(), kMaxLftSize));
+        for (const json& e : lft) {
+            if (!e.is_number_unsigned() ||
+                (e.get<uint64_t>() > n.num_ports && e.get<uint64_t>() != kNoRoute))
+                json_io::fail(
+                    e, fmt::format("must be a port number 0..{} or 255 (no route)", n.num_ports));
             n.lft.push_back(e.get<uint8_t>());
         }
     }
@@ -169,6 +206,39 @@ void stream_array(std::ostream& out, std::string_view key, const Range& items, F
         first = false;
     }
     out << (first ? "]" : "\n]");
+}
+
+PortRef link_end_from_json(const json& e) {
+    if (!e.is_object()) json_io::fail(e, "must be an object");
+    // "node_guid" is the port-reference shape of the reports; "guid" the older one.
+    Guid node = json_io::get_guid(e, e.contains("node_guid") ? "node_guid" : "guid");
+    return PortRef{node, static_cast<uint8_t>(json_io::get_uint_checked(e, "port", kMaxPortNum))};
+}
+
+// The links are derived from the ports' peers, and written for readers that
+// want them as a list. A list naming a node or port the document does not
+// have, or a cable the peers do not make, describes another fabric.
+void check_links(const json& j, const Fabric& f) {
+    if (!j.contains("links")) return;
+    for (const json& l : json_io::get_array(j, "links")) {
+        PortRef ends[2];
+        for (int k = 0; k < 2; ++k) {
+            const json& e = json_io::get(l, k == 0 ? "a" : "b");
+            ends[k] = link_end_from_json(e);
+            if (!f.node(ends[k].node))
+                json_io::fail(e, fmt::format("node {} is not in the snapshot's nodes",
+                                             format_guid(ends[k].node)));
+            if (!f.port(ends[k]))
+                json_io::fail(e, fmt::format("{} is not a port in the snapshot's nodes",
+                                             describe(f, ends[k])));
+        }
+        const Link* link = f.link_of(ends[0]);
+        bool same = link && ((link->a == ends[0] && link->b == ends[1]) ||
+                             (link->a == ends[1] && link->b == ends[0]));
+        if (!same)
+            json_io::fail(l, fmt::format("{} <-> {} is not a cable the ports' peers make",
+                                         describe(f, ends[0]), describe(f, ends[1])));
+    }
 }
 
 }  // namespace
@@ -230,13 +300,17 @@ Result<Snapshot> snapshot_from_json(const json& j) {
         Snapshot s;
         if (j.contains("source")) {
             const json& src = json_io::get_object(j, "source");
-            s.source.method = json_io::get_string(src, "method", "");
-            s.source.ca = json_io::get_string(src, "ca", "");
-            s.source.ca_port = json_io::get_uint<int>(src, "ca_port", 0);
-            s.source.input_file = json_io::get_string(src, "input_file", "");
-            s.source.tool_version = json_io::get_string(src, "tool_version", "");
-            s.source.started = json_io::get_string(src, "started", "");
+            s.source.method = printable(json_io::get_string(src, "method", ""));
+            s.source.ca = printable(json_io::get_string(src, "ca", ""));
+            s.source.ca_port = static_cast<int>(
+                src.contains("ca_port") ? json_io::get_uint_checked(src, "ca_port", kMaxPortNum)
+                                        : 0);
+            s.source.input_file = printable(json_io::get_string(src, "input_file", ""));
+            s.source.tool_version = printable(json_io::get_string(src, "tool_version", ""));
+            s.source.started = printable(json_io::get_string(src, "started", ""));
             s.source.duration_s = json_io::get_double(src, "duration_s", 0);
+            if (s.source.duration_s < 0)
+                json_io::fail(src.at("duration_s"), "must not be negative");
             s.source.mads_sent = json_io::get_uint<uint64_t>(src, "mads_sent", 0);
             if (src.contains("mad_stats")) {
                 const json& m = json_io::get_object(src, "mad_stats");
@@ -260,6 +334,7 @@ Result<Snapshot> snapshot_from_json(const json& j) {
         auto fabric = Fabric::build(std::move(nodes));
         if (!fabric) return fabric.error();
         s.fabric = std::move(fabric).value();
+        check_links(j, s.fabric);
         return s;
     });
 }

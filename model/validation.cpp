@@ -46,16 +46,17 @@ Validation validate(const ValidationInput& in) {
 
     std::set<PortRef> planned;
     bool structural = in.plan || in.baseline;
+    // A baseline and a plan may both see the same problem: keep one (the
+    // plan's, which comes first), found by a set, not a scan per finding.
+    std::set<std::pair<std::string, std::vector<PortRef>>> seen;
+    for (const Finding& x : v.findings) seen.emplace(x.kind, x.where);
     for (const Plan* p : {in.plan, in.baseline}) {
         if (!p) continue;
-        PlanDiff d = diff_against_plan(*p, f, in.tiers);
+        PlanDiff d =
+            diff_against_plan(*p, f, in.tiers, p == in.plan ? Expected::Plan : Expected::Baseline);
         planned.insert(d.planned_ports.begin(), d.planned_ports.end());
-        // A baseline and a plan may both see the same problem: keep one.
         for (Finding& x : d.findings) {
-            bool dup = std::any_of(v.findings.begin(), v.findings.end(), [&](const Finding& y) {
-                return y.kind == x.kind && y.where == x.where;
-            });
-            if (!dup) v.findings.push_back(std::move(x));
+            if (seen.emplace(x.kind, x.where).second) v.findings.push_back(std::move(x));
         }
         v.checks.push_back(fmt::format("cabling against the {} ({} links)",
                                        p == in.plan ? "plan" : "baseline", p->links.size()));
@@ -98,7 +99,7 @@ Validation diff_snapshots(const Fabric& before, const Fabric& after, const Thres
                                    after.nodes().size(), after.links().size()));
     Tiers tb = classify_tiers(before);
     Tiers ta = classify_tiers(after);
-    PlanDiff d = diff_against_plan(plan_from_fabric(before, tb), after, ta);
+    PlanDiff d = diff_against_plan(plan_from_fabric(before, tb), after, ta, Expected::Baseline);
     v.findings = std::move(d.findings);
     v.checks.push_back("nodes, cabling, widths and speeds");
     CounterReadings rb = readings_of(before);

@@ -1,13 +1,14 @@
 #include "model/yaml_io.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 
 #include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
+#include <map>
+#include <vector>
 
 #include "util/exit_status.h"
+#include "util/input_file.h"
 
 namespace fabscope::yaml_io {
 
@@ -21,14 +22,40 @@ std::string describe(const std::string& path, const YAML::Mark& m, const std::st
 }
 
 Result<std::string> read_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
-        return make_error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)),
-                          kExitUsage);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return read_text_file(path, kMaxYamlBytes);
 }
+
+namespace {
+
+// Every mapping's keys are unique (yaml-cpp keeps both of two equal keys, and
+// a reader would silently take one), and nothing nests deeper than
+// kMaxYamlDepth. Walked with a stack of our own: no recursion on input.
+void check_structure(const YAML::Node& root) {
+    std::vector<std::pair<YAML::Node, size_t>> todo{{root, 1}};
+    while (!todo.empty()) {
+        auto [n, depth] = todo.back();
+        todo.pop_back();
+        if (depth > kMaxYamlDepth)
+            fail(n, fmt::format("nested deeper than {} levels", kMaxYamlDepth));
+        if (n.IsMap()) {
+            std::map<std::string, YAML::Mark> seen;
+            for (const auto& kv : n) {
+                if (kv.first.IsScalar()) {
+                    auto [it, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark());
+                    if (!fresh)
+                        fail(kv.first, fmt::format("duplicate key \"{}\" (first at line {})",
+                                                   kv.first.Scalar(), it->second.line + 1));
+                }
+                todo.emplace_back(kv.first, depth + 1);
+                todo.emplace_back(kv.second, depth + 1);
+            }
+        } else if (n.IsSequence()) {
+            for (const auto& item : n) todo.emplace_back(item, depth + 1);
+        }
+    }
+}
+
+}  // namespace
 
 Result<YAML::Node> parse_text(const std::string& text, const std::string& path,
                               const std::string& what) {
@@ -42,9 +69,16 @@ Result<YAML::Node> parse_text(const std::string& text, const std::string& path,
                 fmt::format("{}: not a {} (expected a mapping at the top)", path, what),
                 kExitUsage);
         }
+        check_structure(root);
         return root;
+    } catch (const Problem& p) {
+        return make_error(describe(path, p.mark, p.message), kExitUsage);
+    } catch (const YAML::DeepRecursion& e) {
+        return make_error(describe(path, e.mark, "nested too deep"), kExitUsage);
     } catch (const YAML::Exception& e) {
         return make_error(describe(path, e.mark, e.msg), kExitUsage);
+    } catch (const std::bad_alloc&) {
+        return out_of_memory(path);
     }
 }
 

@@ -5,11 +5,19 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
+#include <new>
 #include <string>
 
+#include "util/input_file.h"
 #include "util/result.h"
 
 namespace fabscope::yaml_io {
+
+/// The largest plan or thresholds file we read (a 100,000-host plan is ~10 MiB).
+inline constexpr uint64_t kMaxYamlBytes = uint64_t{32} << 20;
+/// Plans and thresholds nest 4 deep; the limit keeps every walk shallow.
+inline constexpr size_t kMaxYamlDepth = 64;
 
 /// A problem at a place in the document; converted to an Error by load().
 struct Problem {
@@ -21,7 +29,9 @@ struct Problem {
 
 /// Parses `path` and hands the root to `read`, which may call fail(). Every
 /// error, from the parser or from `read`, becomes "path:line:col: message"
-/// with code kExitUsage. `what` names the document for an empty file.
+/// with code kExitUsage. `what` names the document for an empty file. A file
+/// over kMaxYamlBytes, a mapping with a key twice, nesting past
+/// kMaxYamlDepth and running out of memory are errors too.
 template <class T, class Fn>
 Result<T> load(const std::string& path, const std::string& what, Fn&& read);
 /// The same for text already read; `origin` names it in errors.
@@ -59,6 +69,8 @@ Result<T> load_text(const std::string& text, const std::string& path, const std:
         return make_error(describe(path, p.mark, p.message));
     } catch (const YAML::Exception& e) {
         return make_error(describe(path, e.mark, e.msg));
+    } catch (const std::bad_alloc&) {
+        return out_of_memory(path);
     }
 }
 

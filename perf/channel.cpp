@@ -15,6 +15,7 @@
 #include <cstring>
 #include <tuple>
 
+#include "model/json_io.h"
 #include "util/exit_status.h"
 
 namespace fabscope::perf {
@@ -63,28 +64,14 @@ std::pair<std::string, std::string> address_of(const sockaddr* sa) {
     return {v6 ? fmt::format("[{}]:{}", h, serv) : fmt::format("{}:{}", h, serv), h};
 }
 
-struct TooDeep {};
-
 }  // namespace
 
 Result<nlohmann::json> parse_message(const std::string& line) {
-    // The parser keeps its own stack (no recursion), and the callback stops it
-    // at the first value deeper than the limit, before it is built.
-    auto depth_check = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-        if (depth >= kMaxDepth) throw TooDeep{};  // the outermost value is at depth 0
-        return true;
-    };
-    try {
-        return nlohmann::json::parse(line, depth_check);
-    } catch (const TooDeep&) {
-        return make_error(fmt::format("a message nested deeper than {} levels", kMaxDepth),
-                          kExitCannotRun);
-    } catch (const nlohmann::json::exception&) {
-        return make_error("something that is not JSON", kExitCannotRun);
-    }
+    // The same limits as files (depth, size, memory): a peer is input too.
+    auto j = json_io::parse_json_text(line, "a message");
+    if (!j) return make_error(j.error().message, kExitCannotRun);
+    return j;
 }
-
-namespace {}  // namespace
 
 Channel::~Channel() {
     if (fd_ >= 0) ::close(fd_);

@@ -110,29 +110,41 @@ std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
             "  {}\n", st.green("Nothing odd: every link runs at its best common width and speed."));
         return out;
     }
-    std::map<std::string, std::vector<const Finding*>> by_kind;
-    for (const Finding& x : findings) by_kind[x.kind].push_back(&x);
-    out += fmt::format("  {} ({})\n", st.bold("Odd"), findings.size());
-    for (const auto& [kind, list] : by_kind) {
-        if (kind == "port_polling") {
-            std::string ports;
-            for (size_t i = 0; i < list.size() && i < opts.max_listed; ++i) {
-                ports += (i ? ", " : "") + describe(f, list[i]->where.front());
+    // By severity, worst first. Each heading counts the findings under it,
+    // and every line under it says how many it stands for, so the counts add up.
+    for (Severity sev : {Severity::Error, Severity::Warning, Severity::Info}) {
+        std::map<std::string, std::vector<const Finding*>> by_kind;
+        size_t count = 0;
+        for (const Finding& x : findings) {
+            if (x.severity != sev) continue;
+            by_kind[x.kind].push_back(&x);
+            ++count;
+        }
+        if (count == 0) continue;
+        const char* heading = sev == Severity::Error     ? "Errors"
+                              : sev == Severity::Warning ? "Warnings"
+                                                         : "Info";
+        out += fmt::format("  {} ({})\n", st.bold(heading), count);
+        for (const auto& [kind, list] : by_kind) {
+            if (kind == "port_polling") {
+                std::string ports;
+                for (size_t i = 0; i < list.size() && i < opts.max_listed; ++i) {
+                    ports += (i ? ", " : "") + describe(f, list[i]->where.front());
+                }
+                if (list.size() > opts.max_listed)
+                    ports += fmt::format(" and {} more", list.size() - opts.max_listed);
+                out +=
+                    fmt::format("    {} {} Polling (no link partner): {}\n", severity_tag(st, sev),
+                                plural(list.size(), "port", "ports"), ports);
+                continue;
             }
-            if (list.size() > opts.max_listed)
-                ports += fmt::format(" and {} more", list.size() - opts.max_listed);
-            out += fmt::format("    {} {} Polling (no link partner): {}\n",
-                               severity_tag(st, Severity::Info),
-                               plural(list.size(), "port", "ports"), ports);
-            continue;
-        }
-        for (size_t i = 0; i < list.size() && i < opts.max_listed; ++i) {
-            out +=
-                fmt::format("    {} {}\n", severity_tag(st, list[i]->severity), list[i]->summary);
-        }
-        if (list.size() > opts.max_listed) {
-            out += fmt::format("    {} and {} more {} findings (see --json)\n", st.dim("..."),
-                               list.size() - opts.max_listed, kind);
+            for (size_t i = 0; i < list.size() && i < opts.max_listed; ++i) {
+                out += fmt::format("    {} {}\n", severity_tag(st, sev), list[i]->summary);
+            }
+            if (list.size() > opts.max_listed) {
+                out += fmt::format("    {} and {} more {} findings (see --json)\n", st.dim("..."),
+                                   list.size() - opts.max_listed, kind);
+            }
         }
     }
     return out;

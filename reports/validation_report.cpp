@@ -11,8 +11,10 @@ std::string render_validation_summary(const Validation& v, const ValidationMeta&
     size_t errors = v.count(Severity::Error);
     size_t warnings = v.count(Severity::Warning);
     size_t infos = v.count(Severity::Info);
-    std::string scope = m.interval_s > 0 ? fmt::format("counters over {:.1f} s", m.interval_s)
-                                         : "one counter reading";
+    std::string scope = m.counter_readings == 0   ? "no counters read"
+                        : m.counter_readings == 1 ? "one counter reading"
+                        : m.interval_s > 0 ? fmt::format("counters over {:.1f} s", m.interval_s)
+                                           : "two counter readings";
     std::string head;
     if (m.interrupted) {
         head = st.yellow("INTERRUPTED");

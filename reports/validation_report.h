@@ -22,6 +22,8 @@ struct ValidationMeta {
     std::string thresholds;
     double duration_s = 0;
     bool interrupted = false;
+    /// Counter readings the rates came from: 0 (none), 1 (no rates) or 2.
+    int counter_readings = 1;
 };
 
 std::string render_validation_summary(const Validation& v, const ValidationMeta& m,

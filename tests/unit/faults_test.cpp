@@ -57,6 +57,8 @@ TEST(Faults, BadWordsGiveUsage) {
         EXPECT_FALSE(f);
         if (!f) {
             EXPECT_EQ(f.error().code, 2);
+            // One line: the whole fault table once came with it.
+            EXPECT_EQ(f.error().message.find('\n'), std::string::npos) << f.error().message;
         }
     }
 }

@@ -12,6 +12,9 @@ struct LeafSpineShape {
     int leaves = 4;
     int hosts_per_leaf = 4;
     int links_per_pair = 1;
+    /// Hosts' node GUIDs start after this; past 4,095 hosts they would run
+    /// into the leaves' (0x2000+l), so big fabrics move them up.
+    Guid host_guid_base = 0x1000;
 };
 
 /// Nodes of a leaf-spine fabric, every port LinkUp/Active at 4X HDR with

@@ -1,0 +1,202 @@
+// fabscope run as a process on inputs that used to blow up or mislead (issue
+// 9, sections 3 and 7): the exit code is proven, and every error is one line
+// that names the file or flag.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "lab_harness.h"
+#include "model/snapshot.h"
+#include "test_fabrics.h"
+
+namespace fabscope {
+namespace {
+
+namespace fs = std::filesystem;
+using labtest::CmdResult;
+using labtest::fabscope;
+using labtest::run;
+using nlohmann::json;
+
+class Cli : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("fabscope-cli-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string write(const std::string& name, const std::string& text) {
+        std::string p = (dir_ / name).string();
+        std::ofstream(p) << text;
+        return p;
+    }
+    static json snapshot(const std::vector<Node>& nodes) {
+        Snapshot s;
+        s.fabric = *Fabric::build(nodes);
+        return snapshot_to_json(s);
+    }
+    static std::vector<Node> nodes() {
+        return testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
+    }
+    // Exit 2, one line on stderr that names `what`.
+    static void expect_input_error(const CmdResult& r, const std::string& what) {
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_NE(r.err.find(what), std::string::npos) << r.err;
+    }
+    fs::path dir_;
+};
+
+TEST_F(Cli, AnLmcOf40IsExit2NotThreeAndAHalfGigabytes) {
+    json j = snapshot(nodes());
+    j["nodes"][0]["ports"][0]["lmc"] = 40;
+    auto f = write("lmc.json", j.dump());
+    auto r = run({fabscope(), "validate", "--load", f, "--interval", "0"});
+    expect_input_error(r, f + ": /nodes/0/ports/0/lmc: 40 is out of range (at most 7)");
+}
+
+TEST_F(Cli, APerfReportNested100000DeepIsExit2NotAStackOverflow) {
+    auto snap = write("fabric.json", snapshot(nodes()).dump());
+    auto deep = write("deep.json", R"({"format": "fabscope-perf", "version": 1, "results": [)" +
+                                       std::string(100000, '[') + std::string(100000, ']') + "]}");
+    auto r = run({fabscope(), "tui", "--load", snap, "--perf", deep, "--dump", "pairs"});
+    expect_input_error(r, deep + ": JSON nested deeper than 64 levels");
+}
+
+TEST_F(Cli, AFileTooBigForTheMemoryLeftIsExit2NamingIt) {
+    // 24 MB of empty objects would take well over a gigabyte parsed; with
+    // 400 MB of address space it ended as "internal error", exit 3.
+    std::string text = "[";
+    for (int i = 0; i < 8'000'000; ++i) text += "{},";
+    text += "{}]";
+    auto f = write("huge.json", text);
+    auto r = run(
+        {"/bin/sh", "-c", "ulimit -v 400000 && exec \"$0\" discover --load \"$1\"", fabscope(), f});
+    expect_input_error(r, f + ": ");
+    EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, AnIntervalBelowOneMillisecondIsExit2NamingTheFlag) {
+    auto snap = write("fabric.json", snapshot(nodes()).dump());
+    auto r = run({fabscope(), "validate", "--load", snap, "--interval", "0.0001ms"});
+    expect_input_error(r, "--interval 0.0001ms: shorter than 1 ms");
+    r = run({fabscope(), "validate", "--load", snap, "--interval", "soon"});
+    expect_input_error(r, "--interval soon: not a duration");
+}
+
+TEST_F(Cli, LinksNamingNodesThatDoNotExistAreExit2) {
+    json j = snapshot(nodes());
+    j["links"].push_back({{"a", {{"guid", "0x00000000deadbeef"}, {"port", 1}}},
+                          {"b", {{"guid", "0x00000000deadbee0"}, {"port", 1}}}});
+    auto f = write("ghost.json", j.dump());
+    auto r = run({fabscope(), "discover", "--load", f});
+    expect_input_error(r, "node 0x00000000deadbeef is not in the snapshot's nodes");
+}
+
+TEST_F(Cli, DuplicateYamlKeysAreExit2) {
+    auto snap = write("fabric.json", snapshot(nodes()).dump());
+    auto plan = write("plan.yaml", "fabscope_plan: 1\nexpect: {width: 4X}\nexpect: {width: 1X}\n");
+    auto r = run({fabscope(), "validate", "--load", snap, "--plan", plan});
+    expect_input_error(r, plan + ":3:1: duplicate key \"expect\" (first at line 2)");
+}
+
+TEST_F(Cli, EscapeSequencesInDescriptionsNeverReachTheTerminal) {
+    json j = snapshot(nodes());
+    j["nodes"][0]["description"] = "h1\x1b]0;owned\x07\x1b[2J";
+    auto f = write("esc.json", j.dump());
+    auto r = run({fabscope(), "discover", "--load", f, "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+    EXPECT_NE(r.out.find("h1?]0;owned??[2J"), std::string::npos);
+}
+
+TEST_F(Cli, PlanJsonWritesJsonThatValidateReads) {
+    auto snap = write("fabric.json", snapshot(nodes()).dump());
+    auto r = run({fabscope(), "plan", "--from", snap, "--json", "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json plan = json::parse(r.out);  // it wrote YAML
+    EXPECT_EQ(plan["fabscope_plan"], 1);
+    EXPECT_EQ(plan["links"].size(), 8u);
+    auto f = write("plan.json", r.out);
+    r = run({fabscope(), "validate", "--load", snap, "--plan", f, "-q"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST_F(Cli, DiffSaysWhatItComparedNotOneReadingOrPlanned) {
+    auto n = nodes();
+    PortCounters pc;
+    pc.read_at_ms = 1764000000000;
+    pc.set(Counter::SymbolErrorCounter, 0);
+    testing::node_named(n, "leaf01").port(3)->counters = pc;
+    auto before = write("before.json", snapshot(n).dump());
+    testing::set_link_width(n, "leaf02", 3, Width::X1, WidthSet{Width::X1});
+    pc.read_at_ms += 2100;
+    testing::node_named(n, "leaf01").port(3)->counters = pc;
+    auto after = write("after.json", snapshot(n).dump());
+    auto r = run({fabscope(), "diff", before, after, "--no-color"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("counters over 2.1 s"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("one counter reading"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("runs 1X HDR (50 Gb/s), was 4X HDR"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("planned"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, EachSummaryHeadingCountsWhatItHeads) {
+    // Three findings: two ports Polling (one line) and a link at 1X; the
+    // summary said "Odd (3)" over two lines.
+    auto n = nodes();
+    testing::unplug(n, "leaf01", 3);
+    testing::set_link_width(n, "leaf02", 3, Width::X1, WidthSet{Width::X1, Width::X4});
+    auto f = write("odd.json", snapshot(n).dump());
+    auto r = run({fabscope(), "discover", "--load", f, "--no-color"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("Odd ("), std::string::npos) << r.err;
+    // Under each "Heading (N)", the lines' own counts add up to N.
+    std::regex heading(R"(^  (Errors|Warnings|Info) \((\d+)\)$)");
+    std::istringstream in(r.err);
+    std::string line;
+    int expected = -1;
+    int seen = 0;
+    int headings = 0;
+    auto close = [&] {
+        if (expected >= 0) {
+            EXPECT_EQ(seen, expected) << r.err;
+        }
+    };
+    std::smatch m;
+    while (std::getline(in, line)) {
+        if (std::regex_match(line, m, heading)) {
+            close();
+            expected = std::stoi(m[2]);
+            seen = 0;
+            ++headings;
+        } else if (expected >= 0 && line.rfind("    ", 0) == 0) {
+            std::smatch k;
+            seen += std::regex_search(line, k, std::regex(R"((\d+) ports? Polling)"))
+                        ? std::stoi(k[1])
+                        : 1;
+        }
+    }
+    close();
+    EXPECT_EQ(headings, 2) << r.err;  // Warnings, Info
+}
+
+TEST_F(Cli, UsageErrorsAreOneLine) {
+    auto r = run({fabscope(), "validate", "--interval"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    r = run({fabscope(), "lab", "fault", "--dir", dir_.string(), "bogus"});
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+}  // namespace
+}  // namespace fabscope
