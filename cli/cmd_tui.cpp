@@ -1,28 +1,24 @@
-// fabscope tui: the live terminal UI. Readings (live sweeps or snapshot
-// files) come from a polling thread; the loop here only draws and reads
-// keys, so the screen never waits for the fabric. `--dump VIEW` prints a
-// frame as text instead, for scripts, tickets and the docs.
+// fabscope tui: the options of the live terminal UI. The loops and the
+// sources are in tui/ (app.h, dump.h, source.h); here the options are
+// checked, the files loaded and the live session opened.
 
 #include <fmt/format.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
 #include "model/duration.h"
 #include "model/snapshot.h"
-#include "tui/keys.h"
-#include "tui/poller.h"
-#include "tui/screen.h"
-#include "tui/views.h"
+#include "tui/app.h"
+#include "tui/dump.h"
+#include "tui/perf_files.h"
+#include "tui/source.h"
 #include "util/exit_status.h"
-#include "util/stderr_capture.h"
+#include "util/interrupt.h"
 #include "util/time_util.h"
 
 namespace fabscope::cli {
@@ -46,68 +42,23 @@ struct TuiCommand {
     bool ascii = false;
 };
 
-class FileSource : public FabricSource {
+/// discover's live session as the TUI's live fabric: the one place the two
+/// meet. The sweep is bounded by its MAD deadlines; it takes the stop token
+/// once the session does (then: session_.sweep(&stop)).
+class SessionFabric : public LiveFabric {
   public:
-    explicit FileSource(std::vector<Snapshot> snaps) : snaps_(std::move(snaps)) {}
-    Result<Reading> read() override { return reading_from_file(std::move(snaps_[next_++])); }
-    bool more() const override { return next_ < snaps_.size(); }
-
-  private:
-    std::vector<Snapshot> snaps_;
-    size_t next_ = 0;
-};
-
-class LiveSource : public FabricSource {
-  public:
-    explicit LiveSource(LiveSession session) : session_(std::move(session)) {}
-    Result<Reading> read() override {
+    explicit SessionFabric(LiveSession session) : session_(std::move(session)) {}
+    Result<Reading> sweep(const StopToken& /*stop*/) override {
         auto out = session_.sweep();
         if (!out) return out.error();
         return Reading{std::move(out->snapshot), std::move(out->problems), unix_millis_now()};
     }
-    bool more() const override { return true; }
+    std::string name() const override {
+        return fmt::format("{} port {}", session_.local().ca, session_.local().port);
+    }
 
   private:
     LiveSession session_;
-};
-
-/// --perf files, read again when rewritten while the TUI runs.
-class PerfFiles {
-  public:
-    explicit PerfFiles(std::vector<std::string> paths)
-        : paths_(std::move(paths)), mtimes_(paths_.size(), 0) {}
-
-    /// Reads every file; errors name the file (exit 2).
-    Result<std::vector<perf::PerfReport>> load_all() {
-        std::vector<perf::PerfReport> out;
-        for (size_t i = 0; i < paths_.size(); ++i) {
-            mtimes_[i] = mtime(paths_[i]);
-            auto r = perf::load_perf_report(paths_[i]);
-            if (!r) return r.error();
-            out.push_back(std::move(r).value());
-        }
-        return out;
-    }
-    /// Reloads into `b` when a file changed; a bad rewrite keeps what was there.
-    void reload_if_changed(DataBuilder& b) {
-        bool changed = false;
-        for (size_t i = 0; i < paths_.size(); ++i)
-            changed = changed || mtime(paths_[i]) != mtimes_[i];
-        if (!changed) return;
-        auto all = load_all();
-        if (all) b.set_perf(std::move(all).value(), paths_);
-    }
-    const std::vector<std::string>& paths() const { return paths_; }
-
-  private:
-    static int64_t mtime(const std::string& p) {
-        struct stat st {};
-        return ::stat(p.c_str(), &st) == 0
-                   ? static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec
-                   : 0;
-    }
-    std::vector<std::string> paths_;
-    std::vector<int64_t> mtimes_;
 };
 
 Result<std::pair<int, int>> parse_size(const std::string& s) {
@@ -129,103 +80,6 @@ std::pair<int, int> terminal_size() {
     return {100, 32};
 }
 
-/// Prints one frame per view asked for.
-int dump(const TuiData& d, const TuiCommand& o, const Globals& g) {
-    auto size = o.size.empty() ? Result<std::pair<int, int>>(terminal_size()) : parse_size(o.size);
-    if (!size) return report(size.error(), g);
-    std::vector<std::pair<std::string, ViewId>> views;
-    bool help = o.dump == "help";
-    if (o.dump == "all") {
-        for (size_t v = 0; v < kViewCount; ++v) {
-            const auto id = static_cast<ViewId>(v);
-            std::string n(view_name(id));
-            n[0] = static_cast<char>(std::tolower(n[0]));
-            views.emplace_back(n, id);
-        }
-    } else if (help) {
-        views.emplace_back("help", ViewId::Fabric);
-    } else if (auto v = parse_view(o.dump)) {
-        views.emplace_back(o.dump, *v);
-    } else {
-        return report(
-            make_error(fmt::format(
-                "--dump {}: one of fabric, links, counters, pairs, findings, help, all", o.dump)),
-            g);
-    }
-    for (const auto& [name, id] : views) {
-        ViewState s;
-        s.view = id;
-        s.filter = o.filter;
-        s.help = help;
-        Canvas c(size->first, size->second);
-        draw_frame(&d, s, c, FrameInfo{d.meta.taken_ms, false, 0});
-        if (views.size() > 1) std::printf("== %s ==\n", name.c_str());
-        std::fputs((o.ascii ? ascii_text(c) : c.to_text()).c_str(), stdout);
-    }
-    return kExitClean;
-}
-
-int interact(Poller& poller, const TuiCommand& o, const Globals& g) {
-    StderrCapture quiet;  // library chatter must not land on the screen
-    int code = kExitClean;
-    {
-        auto screen = Screen::open({!g.no_color && !std::getenv("NO_COLOR"), o.ascii});
-        if (!screen) {
-            quiet.finish();
-            return report(screen.error(), g);
-        }
-        ViewState s;
-        s.view = parse_view(o.view).value_or(ViewId::Fabric);
-        s.filter = o.filter;
-        poller.start();
-        uint64_t drawn = ~uint64_t{0};
-        bool dirty = true;
-        auto last = std::chrono::steady_clock::now();
-        ViewOutput shown;
-        for (;;) {
-            if (Screen::interrupted()) {
-                code = kExitInterrupted;
-                break;
-            }
-            const auto now = std::chrono::steady_clock::now();
-            const auto since = poller.reading_since();
-            if (dirty || poller.generation() != drawn || now - last >= std::chrono::seconds(1)) {
-                drawn = poller.generation();
-                auto d = poller.latest();
-                Canvas c((*screen)->width(), (*screen)->height());
-                FrameInfo fi{unix_millis_now(), since.has_value(),
-                             since ? std::chrono::duration<double>(now - *since).count() : 0};
-                shown = draw_frame(d.get(), s, c, fi);
-                (*screen)->present(c);
-                dirty = false;
-                last = now;
-            }
-            const int k = (*screen)->read_key(100);
-            if (k == key::kNone) continue;
-            s.message.clear();
-            const Command cmd = apply_key(s, k, shown.drill);
-            if (cmd == Command::Quit) break;
-            if (cmd == Command::Refresh) {
-                poller.read_now();
-                s.message = "reading the fabric now";
-            }
-            if (cmd == Command::TogglePause) {
-                poller.set_paused(s.paused);
-                s.message = s.paused ? "paused: p resumes, r reads once" : "resumed";
-            }
-            dirty = true;
-        }
-    }  // the terminal is restored here
-    std::string chatter = quiet.finish();
-    if (g.verbose && !chatter.empty()) std::fputs(chatter.c_str(), stderr);
-    if (!poller.stop(std::chrono::milliseconds(1500))) {
-        // Still inside a sweep that has not reached its deadlines: do not wait for it.
-        std::fflush(nullptr);
-        std::_Exit(code);
-    }
-    return code;
-}
-
 int run_tui(const TuiCommand& o, const Globals& g) {
     auto refresh = parse_duration(o.refresh);
     if (!refresh || refresh->count() < 200) {
@@ -238,8 +92,21 @@ int run_tui(const TuiCommand& o, const Globals& g) {
                           "--view {}: one of fabric, links, counters, pairs, findings", o.view)),
                       g);
     }
-    if (!o.size.empty()) {
-        if (auto s = parse_size(o.size); !s) return report(s.error(), g);
+    auto size = o.size.empty() ? Result<std::pair<int, int>>(terminal_size()) : parse_size(o.size);
+    if (!size) return report(size.error(), g);
+    DumpOptions dump;
+    if (!o.dump.empty()) {
+        auto views = parse_dump_views(o.dump);
+        if (!views) return report(views.error(), g);
+        dump.views = std::move(views).value();
+        dump.help = o.dump == "help";
+        dump.filter = o.filter;
+        dump.width = size->first;
+        dump.height = size->second;
+        dump.ascii = o.ascii;
+        // Every file, or --readings live readings --refresh apart.
+        dump.readings = o.load.empty() ? std::max(1U, o.readings) : o.load.size();
+        dump.refresh = *refresh;
     }
     BuilderConfig cfg;
     cfg.interval_s = static_cast<double>(refresh->count()) / 1000.0;
@@ -280,26 +147,27 @@ int run_tui(const TuiCommand& o, const Globals& g) {
         live.no_routes = true;  // cabling and counters: what the views show
         auto session = open_live_session(live, g);
         if (!session) return report(session.error(), g);
+        auto fabric = std::make_unique<SessionFabric>(std::move(session).value());
         cfg.live = true;
-        cfg.source = fmt::format("{} port {}", session->local().ca, session->local().port);
-        source = std::make_unique<LiveSource>(std::move(session).value());
+        cfg.source = fabric->name();
+        source = std::make_unique<LiveSource>(std::move(fabric));
     }
 
+    Result<int> code = make_error("");
     if (!o.dump.empty()) {
-        // Every file, or --readings live readings --refresh apart.
-        DataBuilder b(std::move(cfg));
-        const size_t n = o.load.empty() ? std::max(1U, o.readings) : o.load.size();
-        for (size_t i = 0; i < n; ++i) {
-            if (i && o.load.empty()) std::this_thread::sleep_for(*refresh);
-            auto r = source->read();
-            if (!r) return report(r.error(), g);
-            b.add(*r);
-        }
-        return dump(*b.latest(), o, g);
+        install_interrupt_handlers();  // Ctrl-C: print what was read, exit 130
+        code = run_dump(*source, DataBuilder(std::move(cfg)), dump, stdout);
+    } else {
+        AppOptions app;
+        app.refresh = *refresh;
+        app.view = *parse_view(o.view);
+        app.filter = o.filter;
+        app.color = !g.no_color && !std::getenv("NO_COLOR");
+        app.ascii = o.ascii;
+        app.verbose = g.verbose;
+        code = run_interactive(std::move(source), DataBuilder(std::move(cfg)), perf_files, app);
     }
-    Poller poller(std::move(source), DataBuilder(std::move(cfg)), *refresh,
-                  [perf_files](DataBuilder& b) { perf_files->reload_if_changed(b); });
-    return interact(poller, o, g);
+    return code ? *code : report(code.error(), g);
 }
 
 }  // namespace
@@ -314,8 +182,7 @@ void add_tui(CLI::App& app, Context& ctx) {
            "Show snapshots instead of the live fabric (repeat: oldest first; rates between them)")
         ->check(CLI::ExistingFile);
     cmd->add_option("--plan", o->plan, "Compare with this plan (YAML or JSON)");
-    cmd->add_option("--baseline", o->baseline,
-                    "Compare with this snapshot (default: the first reading)");
+    cmd->add_option("--baseline", o->baseline, "Compare with this snapshot (a known-good fabric)");
     cmd->add_option("--thresholds", o->thresholds,
                     "Counter thresholds file (defaults: see the user guide)");
     cmd->add_option("--perf", o->perf,
@@ -335,9 +202,12 @@ void add_tui(CLI::App& app, Context& ctx) {
     cmd->add_flag("--ascii", o->ascii, "ASCII glyphs only (automatic without a UTF-8 locale)");
     cmd->footer(
         R"(Keys: 1-5 or Tab views, arrows move, / filter, s sort, Enter drill in, r read now,
-p pause, ? help, q quit. Links are compared with --plan, --baseline or the first
-reading: one that goes down turns red (x) at the next reading.
-Exit codes: 0 quit, 2 bad flags or files, 3 no terminal or no device, 130 signal.
+p pause, ? help, q quit. Findings are validate's, on the same inputs: links against
+what both ends can do and their peers (and --plan or --baseline), counters as rises
+since each port's first reading. Links are drawn as in --plan, --baseline or the
+first reading: one that goes down turns red (x) at the next reading.
+Exit codes: 0 quit, 2 bad flags or files, 3 no terminal or no device, 130 Ctrl-C or
+a signal (--dump prints what was read).
 
 Examples:
   fabscope tui                                     # live, from the first active port

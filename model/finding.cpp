@@ -1,5 +1,7 @@
 #include "model/finding.h"
 
+#include "model/port_label.h"
+
 namespace fabscope {
 
 std::string_view name(Severity s) {
@@ -13,14 +15,7 @@ std::string_view name(Severity s) {
 
 nlohmann::json finding_to_json(const Fabric& f, const Finding& finding) {
     nlohmann::json where = nlohmann::json::array();
-    for (const PortRef& r : finding.where) {
-        const Node* n = f.node(r.node);
-        const Port* p = f.port(r);
-        where.push_back({{"node", n ? n->description : std::string()},
-                         {"node_guid", format_guid(r.node)},
-                         {"port", r.port},
-                         {"lid", p ? p->lid : (n ? n->lid() : Lid{0})}});
-    }
+    for (const PortRef& r : finding.where) where.push_back(to_json(port_label(f, r)));
     return {{"kind", finding.kind},
             {"severity", name(finding.severity)},
             {"summary", finding.summary},

@@ -17,6 +17,18 @@ bool all_in(const std::vector<PortRef>& where, const std::set<PortRef>& ports) {
                        [&](const PortRef& r) { return ports.count(r); });
 }
 
+/// Every port of `x` is named by a finding in `by` (a port-0 reference, a
+/// whole switch, by any finding on that node).
+bool covered(const Finding& x, const std::vector<Finding>& by) {
+    return std::all_of(x.where.begin(), x.where.end(), [&](const PortRef& r) {
+        return std::any_of(by.begin(), by.end(), [&](const Finding& y) {
+            return std::any_of(y.where.begin(), y.where.end(), [&](const PortRef& w) {
+                return r.port == 0 ? w.node == r.node : w == r;
+            });
+        });
+    });
+}
+
 }  // namespace
 
 bool Validation::failed() const {
@@ -61,10 +73,27 @@ Validation validate(const ValidationInput& in) {
         v.checks.push_back(fmt::format("cabling against the {} ({} links)",
                                        p == in.plan ? "plan" : "baseline", p->links.size()));
     }
+    std::vector<Finding> changes;
+    if (in.since) {
+        PlanDiff d = diff_against_plan(*in.since, f, in.tiers);
+        for (Finding& x : d.findings) {
+            bool dup = std::any_of(v.findings.begin(), v.findings.end(), [&](const Finding& y) {
+                return y.kind == x.kind && y.where == x.where;
+            });
+            if (!dup) changes.push_back(std::move(x));
+        }
+        v.checks.push_back("changes since the first reading");
+    }
+    v.findings.insert(v.findings.end(), changes.begin(), changes.end());
     for (Finding& x : heuristics) {
         // What the plan or baseline says wins over a guess without one.
         if (structural && x.kind == "link_count_asymmetry") continue;
         if ((x.kind == "port_polling" || x.kind == "link_below_peers") && all_in(x.where, planned))
+            continue;
+        // So does what changed since the first reading, on the same ports.
+        if ((x.kind == "link_count_asymmetry" || x.kind == "port_polling" ||
+             x.kind == "link_below_peers") &&
+            covered(x, changes))
             continue;
         v.findings.push_back(std::move(x));
     }

@@ -1,7 +1,8 @@
 #pragma once
-// Post-maintenance validation as one pure function: everything fabscope
-// knows to check about a fabric, against an optional plan and an optional
-// baseline, with counter rates when there are two readings. The plan's and
+// Post-maintenance validation as one pure function, and the one check
+// pipeline of every front end (validate, the TUI, the reports): everything
+// fabscope knows to check about a fabric, against an optional plan and an
+// optional baseline, with counter rates when there are two readings. The plan's and
 // baseline's findings supersede the guesses made without them (a planned
 // port that is Polling is a link down, not "maybe unused").
 
@@ -25,6 +26,11 @@ struct ValidationInput {
     const Plan* plan = nullptr;
     const Plan* baseline = nullptr;  ///< a known-good snapshot, as a plan
     Thresholds thresholds = default_thresholds();
+    /// The fabric as first seen (the TUI's first reading), as a plan: what
+    /// changed since is a finding (a link gone down is link_down), and it
+    /// replaces the guesses about the same ports; unlike a baseline it vouches
+    /// for nothing, so a link bad from the start is still found.
+    const Plan* since = nullptr;
 };
 
 struct Validation {

@@ -32,7 +32,7 @@ Command edit_filter(ViewState& s, int k) {
                 s.edit.resize(n);
             }
             break;
-        case key::kCtrlC: return Command::Quit;
+        case key::kCtrlC: return Command::Interrupt;
         default:
             if (k >= 32 && k < 0x110000 && k != 127) append_utf8(s.edit, static_cast<char32_t>(k));
             break;
@@ -47,14 +47,15 @@ Command apply_key(ViewState& s, int k, const std::string& selected_label) {
     if (s.editing) return edit_filter(s, k);
     if (s.help) {  // any key closes the help; q still quits
         s.help = false;
-        return k == 'q' || k == 'Q' || k == key::kCtrlC ? Command::Quit : Command::Redraw;
+        if (k == key::kCtrlC) return Command::Interrupt;
+        return k == 'q' || k == 'Q' ? Command::Quit : Command::Redraw;
     }
     Cursor& c = s.cursor();
     const int page = std::max(1, s.page - 1);
     switch (k) {
         case 'q':
-        case 'Q':
-        case key::kCtrlC: return Command::Quit;
+        case 'Q': return Command::Quit;
+        case key::kCtrlC: return Command::Interrupt;
         case '?':
         case key::kF1: s.help = true; return Command::Redraw;
         case '1': switch_to(s, ViewId::Fabric); return Command::Redraw;

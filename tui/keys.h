@@ -28,7 +28,9 @@ inline constexpr int kCtrlC = 3;
 inline constexpr int kCtrlL = 12;
 }  // namespace key
 
-enum class Command : uint8_t { None, Redraw, Quit, Refresh, TogglePause };
+/// Quit: q (exit 0). Interrupt: Ctrl-C, which the raw terminal delivers as
+/// a key, not a signal (exit 130, as for SIGINT).
+enum class Command : uint8_t { None, Redraw, Quit, Interrupt, Refresh, TogglePause };
 
 /// Applies one key. `selected_label` is what Enter drills into (the fabric
 /// view's node under the cursor).

@@ -12,14 +12,7 @@ Poller::Poller(std::unique_ptr<FabricSource> source, DataBuilder builder, Millis
       on_reload_(std::move(on_reload)) {}
 
 Poller::~Poller() {
-    if (thread_.joinable()) {
-        stop(Millis(0));
-        if (done_.load()) {
-            thread_.join();
-        } else {
-            thread_.detach();  // still inside a reading; the process is exiting
-        }
-    }
+    stop();
 }
 
 void Poller::start() {
@@ -30,17 +23,14 @@ void Poller::start() {
     thread_ = std::thread([this] { run(); });
 }
 
-bool Poller::stop(Millis wait) {
+void Poller::stop() {
+    stop_.request_stop();
     {
+        // Taken so the thread is either before its check or inside wait: no lost wake-up.
         std::lock_guard lock(mu_);
-        stop_ = true;
     }
     wake_.notify_all();
-    const auto deadline = std::chrono::steady_clock::now() + wait;
-    while (!done_.load() && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(Millis(10));
-    if (done_.load() && thread_.joinable()) thread_.join();
-    return done_.load();
+    if (thread_.joinable()) thread_.join();
 }
 
 std::shared_ptr<const TuiData> Poller::latest() const {
@@ -78,15 +68,20 @@ void Poller::publish(std::shared_ptr<const TuiData> d) {
 }
 
 void Poller::run() {
+    // The process's token has no condition variable to wake: look at it this often.
+    constexpr Millis kLook(100);
     for (;;) {
+        std::chrono::steady_clock::time_point began;
         {
             std::lock_guard lock(mu_);
-            if (stop_) break;
-            reading_since_ = std::chrono::steady_clock::now();
+            if (stop_.stop_requested()) break;
+            began = std::chrono::steady_clock::now();
+            reading_since_ = began;
             now_ = false;
         }
         if (on_reload_) on_reload_(builder_);
-        auto r = source_->read();
+        auto r = source_->read(stop_);
+        if (stop_.stop_requested()) break;  // cut short: not a reading to show
         if (r) {
             publish(builder_.add(*r));
         } else {
@@ -96,15 +91,19 @@ void Poller::run() {
         reading_since_.reset();
         if (!source_->more()) {
             // Files: every one read; wait for the end.
-            wake_.wait(lock, [&] { return stop_; });
+            while (!stop_.stop_requested()) wake_.wait_for(lock, kLook);
             break;
         }
-        // Live: the next reading an interval after this one began (or at once on `r`).
-        wake_.wait_for(lock, interval_, [&] { return stop_ || (now_ && !paused_); });
-        while (paused_ && !stop_ && !now_) wake_.wait(lock);
-        if (stop_) break;
+        // Live: the next reading an interval after this one began, at once on
+        // `r`, never while paused.
+        const auto next = began + interval_;
+        for (;;) {
+            const auto now = std::chrono::steady_clock::now();
+            if (stop_.stop_requested() || now_ || (!paused_ && now >= next)) break;
+            const auto left = std::chrono::ceil<Millis>(next - now);
+            wake_.wait_for(lock, paused_ ? kLook : std::min(kLook, left));
+        }
     }
-    done_.store(true);
 }
 
 }  // namespace fabscope::tui

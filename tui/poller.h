@@ -2,7 +2,9 @@
 // Reads the fabric on a thread of its own, so that the screen never waits
 // for it: each reading is folded into new data, published for the next
 // frame. A slow or dead fabric only makes the data older (the frame says how
-// old); the keys keep working.
+// old); the keys keep working. The thread is always joined: stopping (or
+// Ctrl-C, through the process's interrupt token) cancels the reading in
+// flight, which then ends within its deadlines.
 
 #include <atomic>
 #include <chrono>
@@ -12,21 +14,11 @@
 #include <mutex>
 #include <thread>
 
+#include "tui/source.h"
 #include "tui/tui_data.h"
-#include "util/result.h"
+#include "util/interrupt.h"
 
 namespace fabscope::tui {
-
-/// Where readings come from: the live fabric (a sweep with counters), or
-/// snapshot files one after another.
-class FabricSource {
-  public:
-    virtual ~FabricSource() = default;
-    /// One reading. Bounded in time: a live source has its MAD deadlines.
-    virtual Result<Reading> read() = 0;
-    /// False once a file source has given every file.
-    virtual bool more() const = 0;
-};
 
 class Poller {
   public:
@@ -39,9 +31,8 @@ class Poller {
     Poller& operator=(const Poller&) = delete;
 
     void start();
-    /// Asks the thread to stop and waits up to `wait` for it; false if it is
-    /// still inside a reading (the caller may then exit without it).
-    bool stop(Millis wait);
+    /// Cancels the reading in flight and joins the thread.
+    void stop();
 
     /// The newest data (null before the first reading); never blocks on the fabric.
     std::shared_ptr<const TuiData> latest() const;
@@ -65,11 +56,10 @@ class Poller {
     std::condition_variable wake_;
     std::shared_ptr<const TuiData> latest_;
     std::optional<std::chrono::steady_clock::time_point> reading_since_;
-    bool stop_ = false;
+    StopToken stop_{&interrupt_token()};  ///< ours (quit), or the process's (Ctrl-C)
     bool now_ = false;
     bool paused_ = false;
     std::atomic<uint64_t> generation_{0};
-    std::atomic<bool> done_{false};
     std::thread thread_;
 };
 

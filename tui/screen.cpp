@@ -12,6 +12,7 @@
 
 #include "tui/keys.h"
 #include "util/exit_status.h"
+#include "util/interrupt.h"
 
 namespace fabscope::tui {
 namespace {
@@ -20,6 +21,7 @@ std::atomic<int> g_signal{0};
 
 extern "C" void on_signal(int sig) {
     g_signal.store(sig);
+    interrupt_token().request_stop(sig);  // a sweep in flight gives up too
 }
 
 short curses_color(Color c) {

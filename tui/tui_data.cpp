@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "model/port_label.h"
 #include "model/validation.h"
 #include "util/time_util.h"
 
@@ -12,11 +13,7 @@ namespace {
 
 FindingRow row_of(const Fabric& f, const Finding& x) {
     FindingRow r{x.severity, x.kind, x.summary, x.evidence.dump(2), {}};
-    const nlohmann::json j = finding_to_json(f, x);
-    for (const nlohmann::json& w : j.value("where", nlohmann::json::array())) {
-        r.where.push_back(fmt::format("{}[{}]  {}  LID {}", w.value("node", "?"),
-                                      w.value("port", 0), w.value("guid", ""), w.value("lid", 0)));
-    }
+    for (const PortRef& ref : x.where) r.where.push_back(to_text(port_label(f, ref)));
     return r;
 }
 
@@ -72,35 +69,50 @@ void DataBuilder::set_perf(std::vector<perf::PerfReport> reports, std::vector<st
     }
 }
 
+ValidationInput DataBuilder::check_input(const Fabric& f, const Tiers& tiers,
+                                         const std::vector<Finding>& problems,
+                                         const CounterReadings& first,
+                                         const CounterReadings* now) const {
+    ValidationInput in{f, tiers, problems};
+    if (!first.empty()) in.before = &first;
+    if (now && !now->empty() && in.before) in.after = now;
+    in.plan = cfg_.plan ? &*cfg_.plan : nullptr;
+    in.baseline = baseline_plan_ ? &*baseline_plan_ : nullptr;
+    in.since = first_shape_ ? &*first_shape_ : nullptr;
+    in.thresholds = cfg_.thresholds;
+    return in;
+}
+
 std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     const Fabric& f = r.snapshot.fabric;
     const Tiers tiers = classify_tiers(f);
-    // Without a plan or baseline, the first reading is what should be there.
+    // Without a plan or baseline, the first reading is the shape drawn (a link
+    // that goes down stays on the board, crossed out) and what changes are
+    // found against; it vouches for nothing, so what was bad from the start
+    // is found as `validate` finds it.
     const char* expected = cfg_.plan       ? "the plan"
                            : cfg_.baseline ? "the baseline"
-                                           : "the first reading";
-    if (!cfg_.plan && !baseline_plan_) baseline_plan_ = plan_from_fabric(f, tiers);
+                                           : "their peers and the first reading";
+    if (!cfg_.plan && !baseline_plan_ && !first_shape_) first_shape_ = plan_from_fabric(f, tiers);
 
-    CounterReadings after = readings_of(f);
+    CounterReadings now = readings_of(f);
     static const CounterReadings kNone;
     const CounterReadings& before = previous_ ? *previous_ : kNone;
-    const bool rates = !before.empty() && !after.empty();
+    const bool rates = !before.empty() && !now.empty();
 
-    ValidationInput vin{f, tiers, r.problems};
-    if (rates) {
-        vin.before = &before;
-        vin.after = &after;
-    }
-    vin.plan = cfg_.plan ? &*cfg_.plan : nullptr;
-    vin.baseline = baseline_plan_ ? &*baseline_plan_ : nullptr;
-    vin.thresholds = cfg_.thresholds;
-    Validation v = validate(vin);
+    const bool first = first_counters_.empty();
+    Validation v = validate(
+        check_input(f, tiers, r.problems, first ? now : first_counters_, first ? nullptr : &now));
+    for (const auto& [ref, pc] : now) first_counters_.try_emplace(ref, pc);
 
     RateMap rate_map;
-    if (rates) rate_map = port_rates(f, before, after, cfg_.thresholds.xmit_wait.tick_multiplier);
+    if (rates) rate_map = port_rates(f, before, now, cfg_.thresholds.xmit_wait.tick_multiplier);
 
     auto d = std::make_shared<TuiData>();
-    const Plan* shape = cfg_.plan ? &*cfg_.plan : baseline_plan_ ? &*baseline_plan_ : nullptr;
+    const Plan* shape = cfg_.plan        ? &*cfg_.plan
+                        : baseline_plan_ ? &*baseline_plan_
+                        : first_shape_   ? &*first_shape_
+                                         : nullptr;
     d->board = build_board({f, tiers, shape, v.findings, rates ? &rate_map : nullptr});
     if (rates) {
         // A new history each time: frames being drawn keep the one they have.
@@ -128,7 +140,7 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     d->meta.taken_ms = r.taken_ms;
     d->meta.sweep_s = r.snapshot.source.duration_s;
     d->meta.expected = expected;
-    previous_ = std::move(after);
+    previous_ = std::move(now);
     latest_ = d;
     return d;
 }

@@ -1,8 +1,9 @@
 #pragma once
 // Everything one frame of the TUI draws from, immutable once published, and
 // the builder that turns each reading of the fabric into it: tiers, findings
-// (the same checks as `fabscope validate`, against a plan, a baseline or the
-// first reading), counter rates and their history, the perf pair matrix.
+// (`validate`'s pipeline on the same inputs: the plan or baseline, the
+// counters since each port's first reading), counter rates between readings
+// and their history, the perf pair matrix.
 // Pure: the polling thread feeds it readings; tests feed it fabrics.
 
 #include <memory>
@@ -13,6 +14,7 @@
 #include "model/counter_checks.h"
 #include "model/snapshot.h"
 #include "model/thresholds.h"
+#include "model/validation.h"
 #include "perf/compare.h"
 #include "tui/board.h"
 #include "tui/history.h"
@@ -84,9 +86,20 @@ class DataBuilder {
     const std::shared_ptr<const TuiData>& latest() const { return latest_; }
 
   private:
+    /// What `validate` is given for the same inputs: the plan, the baseline,
+    /// the first reading (`since`), the sweep's problems, and the counters of
+    /// each port's first reading
+    /// with, after the first, this reading's (a rise anywhere in between is
+    /// a finding, as over `validate --interval`).
+    ValidationInput check_input(const Fabric& f, const Tiers& tiers,
+                                const std::vector<Finding>& problems, const CounterReadings& first,
+                                const CounterReadings* now) const;
+
     BuilderConfig cfg_;
-    std::optional<Plan> baseline_plan_;        ///< from --baseline or the first reading
-    std::optional<CounterReadings> previous_;  ///< the last reading's counters
+    std::optional<Plan> baseline_plan_;  ///< from --baseline
+    std::optional<Plan> first_shape_;    ///< the first reading: drawn, changes found against it
+    CounterReadings first_counters_;     ///< each port's first counter reading
+    std::optional<CounterReadings> previous_;  ///< the last reading's counters, for the rates
     std::shared_ptr<History> history_;
     std::shared_ptr<const TuiData> latest_;
     PairMatrix pairs_;

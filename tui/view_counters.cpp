@@ -34,6 +34,23 @@ ViewOutput draw_counters(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         if (!all[i].samples.empty() && text_matches(all[i].label, filter)) rows.push_back(i);
     }
     auto by_name = [&](size_t x, size_t y) { return natural_less(all[x].label, all[y].label); };
+    // Worst first: the highest rate in the kept history (a port whose errors
+    // rose a few readings ago is still the one to look at), then now, then name.
+    auto peak = [&](size_t i, float RateSample::*f) {
+        float m = 0;
+        for (const RateSample& x : all[i].samples) m = std::max(m, x.*f);
+        return m;
+    };
+    auto worst = [&](float RateSample::*f) {
+        return [&, f](size_t x, size_t y) {
+            const float px = peak(x, f);
+            const float py = peak(y, f);
+            if (px != py) return px > py;
+            const float a = all[x].now().*f;
+            const float b = all[y].now().*f;
+            return a != b ? a > b : by_name(x, y);
+        };
+    };
     auto desc = [&](float RateSample::*f) {
         return [&, f](size_t x, size_t y) {
             const float a = all[x].now().*f;
@@ -43,10 +60,10 @@ ViewOutput draw_counters(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
     };
     switch (s.counter_sort) {
         case CounterSort::Errors:
-            std::stable_sort(rows.begin(), rows.end(), desc(&RateSample::errors));
+            std::stable_sort(rows.begin(), rows.end(), worst(&RateSample::errors));
             break;
         case CounterSort::XmitWait:
-            std::stable_sort(rows.begin(), rows.end(), desc(&RateSample::wait));
+            std::stable_sort(rows.begin(), rows.end(), worst(&RateSample::wait));
             break;
         case CounterSort::Traffic:
             std::stable_sort(rows.begin(), rows.end(), desc(&RateSample::gbps));

@@ -47,7 +47,7 @@ ViewOutput draw_findings(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
             kBold);
         if (d.findings.empty()) {
             c.text(body.x, body.y + 2,
-                   fmt::format("Links, ports and counters checked against {}; counter rates from "
+                   fmt::format("Links, ports and counters checked against {}; counters over "
                                "{} reading{}.",
                                d.meta.expected, d.meta.readings, d.meta.readings == 1 ? "" : "s"),
                    kDim);

@@ -228,6 +228,24 @@ TEST(TuiTmux, ShowsTheTiersTurnsADownLinkRedAndRestoresTheTerminal) {
     std::getline(b, sb);
     EXPECT_FALSE(sa.empty());
     EXPECT_EQ(sa, sb) << "terminal modes changed";
+
+    // Ctrl-C: a key in the raw terminal; the terminal comes back and the exit code is 130.
+    t.type_line("clear; LC_ALL=C.UTF-8 " + fabscope() + " lab exec --dir " + lab.dir() + " -- " +
+                fabscope() + " tui --refresh 1s; echo EXIT=$?");
+    ASSERT_TRUE(t.wait_for(
+        [](const std::string& s) { return plain(s).find("leaves × spines") != std::string::npos; },
+        20s, &shown))
+        << plain(shown);
+    t.key("C-c");
+    ASSERT_TRUE(t.wait_for(
+        [](const std::string& s) {  // the status, not the command line's "EXIT=$?"
+            const std::string p = plain(s);
+            return p.find("EXIT=1") != std::string::npos || p.find("EXIT=0") != std::string::npos;
+        },
+        10s, &shown))
+        << plain(shown);
+    EXPECT_NE(plain(shown).find("EXIT=130"), std::string::npos) << plain(shown);
+    EXPECT_EQ(t.format("#{alternate_on}"), "0\n");
     std::remove((state + ".before").c_str());
     std::remove((state + ".after").c_str());
 }

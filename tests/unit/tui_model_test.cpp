@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <csignal>
 #include <thread>
 
 #include "model/port_rates.h"
@@ -199,6 +200,13 @@ TEST(TuiKeys, ViewsFilterSortAndQuit) {
     EXPECT_TRUE(s.paused);
     EXPECT_EQ(apply_key(s, 'r'), Command::Refresh);
     EXPECT_EQ(apply_key(s, 'q'), Command::Quit);
+    // Ctrl-C is a key in the raw terminal: an interrupt (exit 130), also in
+    // the help and while typing a filter.
+    EXPECT_EQ(apply_key(s, key::kCtrlC), Command::Interrupt);
+    apply_key(s, '?');
+    EXPECT_EQ(apply_key(s, key::kCtrlC), Command::Interrupt);
+    apply_key(s, '/');
+    EXPECT_EQ(apply_key(s, key::kCtrlC), Command::Interrupt);
 }
 
 TEST(TuiKeys, TheFilterMatchesNamesGuidsAndLids) {
@@ -219,8 +227,8 @@ TEST(TuiKeys, TheFilterMatchesNamesGuidsAndLids) {
 class SlowSource : public FabricSource {
   public:
     explicit SlowSource(std::chrono::milliseconds delay) : delay_(delay) {}
-    Result<Reading> read() override {
-        std::this_thread::sleep_for(delay_);
+    Result<Reading> read(const StopToken& stop) override {
+        stop.sleep_for(delay_);  // as a sweep: cut short when stopped
         if (fail_) return make_error("the local port went down");
         Reading r;
         r.snapshot.fabric = testing::leaf_spine({.spines = 1, .leaves = 1, .hosts_per_leaf = 2});
@@ -253,10 +261,10 @@ TEST(TuiPoller, TheScreenNeverWaitsForASlowFabric) {
     while (p.generation() == g) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     EXPECT_EQ(p.latest()->meta.error, "the local port went down");
     EXPECT_EQ(p.latest()->board.tiers[0].size(), 2u);
-    // Stopping mid-reading does not wait for the reading when told not to.
+    // Stopping mid-reading cancels the reading and joins the thread.
     const auto t1 = std::chrono::steady_clock::now();
-    p.stop(std::chrono::milliseconds(0));
-    EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(100));
+    p.stop();
+    EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(150));
 }
 
 TEST(TuiPoller, PausedUntilAskedToReadNow) {
@@ -271,7 +279,62 @@ TEST(TuiPoller, PausedUntilAskedToReadNow) {
     p.read_now();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     EXPECT_EQ(s->reads_, reads + 1);
-    EXPECT_TRUE(p.stop(std::chrono::milliseconds(1000)));
+    p.stop();
+}
+
+/// A reading that lasts until it is stopped (a sweep of a silent fabric),
+/// recording when it ends in state that outlives the poller.
+class StoppableSource : public FabricSource {
+  public:
+    struct Seen {
+        std::atomic<bool> reading{false};
+        std::atomic<bool> ended{false};
+    };
+    explicit StoppableSource(std::shared_ptr<Seen> seen) : seen_(std::move(seen)) {}
+    Result<Reading> read(const StopToken& stop) override {
+        seen_->reading = true;
+        stop.sleep_for(std::chrono::seconds(20));
+        seen_->ended = true;
+        return make_error("stopped");
+    }
+    bool more() const override { return true; }
+
+  private:
+    std::shared_ptr<Seen> seen_;
+};
+
+void wait_until(const std::atomic<bool>& flag) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!flag && std::chrono::steady_clock::now() < end)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+TEST(TuiPoller, GoingAwayCancelsTheReadingAndJoinsNeverDetaches) {
+    auto seen = std::make_shared<StoppableSource::Seen>();
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+        Poller p(std::make_unique<StoppableSource>(seen), DataBuilder({}),
+                 std::chrono::milliseconds(50));
+        p.start();
+        wait_until(seen->reading);
+        ASSERT_TRUE(seen->reading);
+    }  // no stop(): the destructor alone
+    EXPECT_TRUE(seen->ended) << "the reading outlived the poller (a detached thread)";
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+}
+
+TEST(TuiPoller, CtrlCCancelsTheReadingInFlight) {
+    auto seen = std::make_shared<StoppableSource::Seen>();
+    Poller p(std::make_unique<StoppableSource>(seen), DataBuilder({}),
+             std::chrono::milliseconds(50));
+    p.start();
+    wait_until(seen->reading);
+    interrupt_token().request_stop(SIGINT);
+    wait_until(seen->ended);
+    const bool ended = seen->ended;
+    interrupt_token().reset();
+    EXPECT_TRUE(ended) << "Ctrl-C did not reach the sweep";
+    p.stop();
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Golden tests of every view at fixed sizes: the text and the colours of
 // each frame are compared with tests/fixtures/tui/*.txt. After an intended
-// change, regenerate with UPDATE_GOLDEN=1 and review the diff.
+// change, regenerate with UPDATE_GOLDEN=1 (that run fails, having rewritten
+// them), review the diff, and run again without it.
 
 #include <gtest/gtest.h>
 
@@ -28,7 +29,11 @@ std::string render(const TuiData* d, ViewState s, int w, int h) {
 void expect_golden(const std::string& name, const std::string& actual) {
     const fs::path path = fs::path(FIXTURES_DIR) / "tui" / (name + ".txt");
     if (std::getenv("UPDATE_GOLDEN")) {
+        // Rewritten, and still a failure: a run that accepts new goldens
+        // must never pass as if it had checked them.
         std::ofstream(path) << actual;
+        ADD_FAILURE() << "UPDATE_GOLDEN is set: rewrote " << path
+                      << "; review the diff and run again without it";
         return;
     }
     std::ifstream in(path);
@@ -106,15 +111,34 @@ TEST(TuiViews, TheDownLinkIsARedCrossInTheFabricView) {
 
 TEST(TuiViews, EveryViewFitsTheSmallestScreenAndHugeOnes) {
     auto d = testing::tui_scenario();
-    for (auto [w, h] : {std::pair{40, 10}, std::pair{39, 9}, std::pair{300, 120}}) {
+    for (auto [w, h] : {std::pair{40, 10}, std::pair{300, 120}}) {
         for (size_t v = 0; v < kViewCount; ++v) {
             ViewState s;
             s.view = static_cast<ViewId>(v);
             Canvas c(w, h);
             draw_frame(d.get(), s, c, FrameInfo{});
-            EXPECT_FALSE(c.to_text().empty());
+            const std::string text = c.to_text();
+            std::vector<std::string> lines;
+            std::istringstream in(text);
+            for (std::string l; std::getline(in, l);) lines.push_back(l);
+            // Every line of the canvas, the tabs on top with the view's own
+            // tab, the summary, and the key line at the bottom.
+            ASSERT_EQ(lines.size(), static_cast<size_t>(h)) << text;
+            EXPECT_EQ(lines[0].rfind(" fabscope ", 0), 0u) << lines[0];
+            if (w >= 100) {
+                EXPECT_NE(lines[0].find(std::string(view_name(s.view))), std::string::npos)
+                    << lines[0];
+            }
+            EXPECT_EQ(lines[1].rfind("16 hosts", 0), 0u) << lines[1];
+            EXPECT_EQ(lines.back().rfind("Tab/1-5 views", 0), 0u) << lines.back();
         }
     }
+    // Below 40x10: one line that says so, not a clipped frame.
+    Canvas small(39, 9);
+    ViewState s;
+    draw_frame(d.get(), s, small, FrameInfo{});
+    EXPECT_EQ(small.to_text().rfind("fabscope: the terminal is 39×9; it nee…\n", 0), 0u)
+        << small.to_text();
 }
 
 TEST(TuiViews, TheCursorStaysInRangeWhateverTheKeys) {

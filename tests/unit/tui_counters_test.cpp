@@ -1,0 +1,76 @@
+// The counters view puts the ports that got worse first: the highest error
+// rate in the kept history, then the rate now, then the name.
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "test_fabrics.h"
+#include "tui/views.h"
+
+namespace fabscope::tui {
+namespace {
+
+constexpr int64_t kT0 = 1'764'000'000'000;
+
+Reading reading_of(std::vector<Node> nodes, int64_t at_ms) {
+    for (Node& n : nodes) {
+        for (Port& p : n.ports) {
+            if ((p.num == 0 && n.type == NodeType::Switch) || !p.link_up()) continue;
+            if (!p.counters) {
+                p.counters = PortCounters{};
+                p.counters->extended = true;
+                for (int i = 0; i < kCounterCount; ++i) p.counters->set(static_cast<Counter>(i), 0);
+            }
+            p.counters->read_at_ms = at_ms;
+        }
+    }
+    Reading r;
+    r.snapshot.fabric = Fabric::build(std::move(nodes)).value();
+    r.taken_ms = at_ms;
+    return r;
+}
+
+std::vector<std::string> rows(const TuiData& d, CounterSort sort) {
+    ViewState s;
+    s.view = ViewId::Counters;
+    s.counter_sort = sort;
+    Canvas c(120, 40);
+    draw_frame(&d, s, c, FrameInfo{});
+    std::vector<std::string> out;
+    std::istringstream in(c.to_text());
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return {out.begin() + 4, out.begin() + 8};  // the first rows under the heading
+}
+
+TEST(TuiCounters, ThePortThatGotWorseComesFirstThoughItStoppedRising) {
+    auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 4, .hosts_per_leaf = 4});
+    DataBuilder b(BuilderConfig{});
+    b.add(reading_of(nodes, kT0));
+    // leaf03[2] gathers 1000 symbol errors between the first and second
+    // readings, and none after; leaf04[5] a few, and still rising.
+    auto second = nodes;
+    Reading r2 = reading_of(second, kT0 + 1000);
+    auto bump = [](Reading& r, Guid node, uint8_t port, uint64_t v) {
+        std::vector<Node> ns = r.snapshot.fabric.nodes();
+        for (Node& n : ns)
+            if (n.guid == node) n.port(port)->counters->set(Counter::SymbolErrorCounter, v);
+        r.snapshot.fabric = Fabric::build(std::move(ns)).value();
+    };
+    bump(r2, 0x2003, 2, 1000);
+    bump(r2, 0x2004, 5, 2);
+    b.add(r2);
+    Reading r3 = reading_of(r2.snapshot.fabric.nodes(), kT0 + 2000);
+    bump(r3, 0x2004, 5, 4);
+    const auto d = b.add(r3);
+
+    const auto errors = rows(*d, CounterSort::Errors);
+    EXPECT_EQ(errors[0].rfind("leaf03[2] → h0010", 0), 0u) << errors[0];
+    EXPECT_EQ(errors[1].rfind("leaf04[5] → spine01", 0), 0u) << errors[1];
+    // By name, it is where its name puts it.
+    const auto by_name = rows(*d, CounterSort::Name);
+    EXPECT_EQ(by_name[0].rfind("h0001", 0), 0u) << by_name[0];
+}
+
+}  // namespace
+}  // namespace fabscope::tui

@@ -1,0 +1,31 @@
+#pragma once
+// The --perf files the pair matrix shows, read again when rewritten while
+// the TUI runs. The one place the TUI reads perf results: what it needs of
+// perf/ is the pure part (reports, comparison), never verbs.
+
+#include <string>
+#include <vector>
+
+#include "perf/report.h"
+#include "util/result.h"
+
+namespace fabscope::tui {
+
+class DataBuilder;
+
+class PerfFiles {
+  public:
+    explicit PerfFiles(std::vector<std::string> paths);
+
+    /// Reads every file; errors name the file (exit 2).
+    Result<std::vector<perf::PerfReport>> load_all();
+    /// Reloads into `b` when a file changed; a bad rewrite keeps what was there.
+    void reload_if_changed(DataBuilder& b);
+    const std::vector<std::string>& paths() const { return paths_; }
+
+  private:
+    std::vector<std::string> paths_;
+    std::vector<int64_t> mtimes_;
+};
+
+}  // namespace fabscope::tui
