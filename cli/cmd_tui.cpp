@@ -48,8 +48,8 @@ struct TuiCommand {
 class SessionFabric : public LiveFabric {
   public:
     explicit SessionFabric(LiveSession session) : session_(std::move(session)) {}
-    Result<Reading> sweep(const StopToken& /*stop*/) override {
-        auto out = session_.sweep();
+    Result<Reading> sweep(const StopToken& stop) override {
+        auto out = session_.sweep(&stop);
         if (!out) return out.error();
         return Reading{std::move(out->snapshot), std::move(out->problems), unix_millis_now()};
     }
