@@ -75,7 +75,7 @@ Validation validate(const ValidationInput& in) {
     }
     std::vector<Finding> changes;
     if (in.since) {
-        PlanDiff d = diff_against_plan(*in.since, f, in.tiers);
+        PlanDiff d = diff_against_plan(*in.since, f, in.tiers, Expected::Baseline);
         for (Finding& x : d.findings) {
             bool dup = std::any_of(v.findings.begin(), v.findings.end(), [&](const Finding& y) {
                 return y.kind == x.kind && y.where == x.where;
