@@ -68,8 +68,9 @@ std::vector<Node> leaf_spine_nodes(const LeafSpineShape& s) {
             int i = (l - 1) * H + h;
             Node n;
             // Past 4,095 hosts the default 0x1000 block would run into the leaves'.
-            n.guid = s.host_guid_base == 0x1000 && i >= 0x1000 ? Guid(0x10000000 + i)
-                                                                : s.host_guid_base + static_cast<Guid>(i);
+            n.guid = s.host_guid_base == 0x1000 && i >= 0x1000
+                         ? Guid(0x10000000 + i)
+                         : s.host_guid_base + static_cast<Guid>(i);
             n.type = NodeType::CA;
             n.description = fmt::format("h{:04d} HCA-1", i);
             n.num_ports = 1;
