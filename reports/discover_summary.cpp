@@ -33,12 +33,10 @@ std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
     size_t switches = 0;
     size_t cas = 0;
     size_t routers = 0;
-    size_t ports_up = 0;
     for (const Node& n : f.nodes()) {
         switches += n.type == NodeType::Switch;
         cas += n.type == NodeType::CA;
         routers += n.type == NodeType::Router;
-        for (const Port& p : n.ports) ports_up += p.num != 0 && p.link_up();
     }
     std::string tier_line;
     for (int t = 0; t <= tiers.max_tier; ++t) {

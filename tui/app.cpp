@@ -58,7 +58,7 @@ int interact(Screen& screen, Poller& poller, const AppOptions& o) {
 }  // namespace
 
 Result<int> run_interactive(std::unique_ptr<FabricSource> source, DataBuilder builder,
-                            std::shared_ptr<PerfFiles> perf, const AppOptions& o) {
+                            const std::shared_ptr<PerfFiles>& perf, const AppOptions& o) {
     StderrCapture quiet;  // library chatter must not land on the screen
     int code = kExitClean;
     {

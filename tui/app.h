@@ -27,6 +27,6 @@ struct AppOptions {
 /// The interactive TUI until q (0), Ctrl-C or a signal (130); the terminal
 /// is restored and the poller joined either way. No terminal: exit code 3.
 Result<int> run_interactive(std::unique_ptr<FabricSource> source, DataBuilder builder,
-                            std::shared_ptr<PerfFiles> perf, const AppOptions& o);
+                            const std::shared_ptr<PerfFiles>& perf, const AppOptions& o);
 
 }  // namespace fabscope::tui
