@@ -7,13 +7,17 @@
 namespace fabscope::perf {
 
 Result<PerfReport> perf_report_from_json(const nlohmann::json& j) {
-    if (!j.is_object() || j.value("format", "") != "fabscope-perf") {
+    // Looked at before anything is read, without trusting their types: a
+    // "format" that is a number must be "not a report", not an exception.
+    auto format = j.is_object() ? j.find("format") : j.end();
+    if (!j.is_object() || format == j.end() || *format != "fabscope-perf") {
         return make_error("not a fabscope perf report (no \"format\": \"fabscope-perf\")");
     }
-    if (j.value("version", 0) != 1) {
+    auto version = j.find("version");
+    if (version == j.end() || !version->is_number_integer() || *version != 1) {
         return make_error(
             fmt::format("perf report version {} is not supported (this fabscope reads version 1)",
-                        j.value("version", nlohmann::json()).dump()));
+                        version == j.end() ? std::string("(none)") : version->dump()));
     }
     return json_io::guarded([&]() -> Result<PerfReport> {
         PerfReport r;

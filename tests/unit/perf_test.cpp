@@ -202,3 +202,14 @@ TEST(SysfsCounters, ReadsAFixtureTreeAndTakesDeltas) {
 
 }  // namespace
 }  // namespace fabscope::perf
+
+// Found by fuzz_perf_report: a "format" or "version" of the wrong type threw
+// out of the reader instead of saying the file is not a report.
+TEST(PerfReport, HeaderFieldsOfTheWrongTypeAreNotAReport) {
+    for (const char* text : {R"({"format":1,"started":[],"findings":[]})",
+                             R"({"format":"fabscope-perf","version":"1"})",
+                             R"({"format":"fabscope-perf","version":[1]})", R"([1,2])"}) {
+        auto r = fabscope::perf::perf_report_from_json(nlohmann::json::parse(text));
+        EXPECT_FALSE(r) << text;
+    }
+}
