@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
+#include "model/port_label.h"
 #include "model/route.h"
 #include "model/snapshot.h"
 #include "util/exit_status.h"
@@ -23,13 +24,10 @@ struct RouteCommand {
 };
 
 nlohmann::json end_json(const Fabric& f, PortRef r) {
+    nlohmann::json j = to_json(port_label(f, r));
     const Node* n = f.node(r.node);
-    const Port* p = f.port(r);
-    return {{"node", n ? n->description : ""},
-            {"node_guid", format_guid(r.node)},
-            {"port", r.port},
-            {"lid", p ? p->lid : Lid{0}},
-            {"type", n ? name(n->type) : ""}};
+    j["type"] = n ? name(n->type) : "";
+    return j;
 }
 
 std::string render(const Fabric& f, const Node& src, const Node& dst, const Route& r) {

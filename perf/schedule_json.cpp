@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "model/port_label.h"
 #include "model/route.h"
 #include "util/exit_status.h"
 
@@ -12,12 +13,7 @@ namespace fabscope {
 namespace {
 
 nlohmann::json port_json(const Fabric& f, PortRef r) {
-    const Node* n = f.node(r.node);
-    const Port* p = f.port(r);
-    return {{"node", n ? n->description : ""},
-            {"node_guid", format_guid(r.node)},
-            {"port", r.port},
-            {"lid", p ? p->lid : Lid{0}}};
+    return to_json(port_label(f, r));
 }
 
 nlohmann::json flow_json(const Fabric& f, const std::vector<MeshEndpoint>& eps, size_t from,
