@@ -29,6 +29,14 @@ Lid Node::lid() const {
     return best;
 }
 
+bool Node::answers_to(Lid dlid) const {
+    if (type == NodeType::Switch) return lid() == dlid;
+    for (const Port& p : ports) {
+        if (p.lid != 0 && dlid >= p.lid && dlid < p.lid + (1U << (p.lmc & 7U))) return true;
+    }
+    return false;
+}
+
 Result<Fabric> Fabric::build(std::vector<Node> nodes) {
     Fabric f;
     f.nodes_ = std::move(nodes);

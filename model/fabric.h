@@ -87,6 +87,9 @@ struct Node {
     /// The LID that addresses the node: port 0's for a switch, else the lowest
     /// LID of its ports (0 if none is assigned).
     Lid lid() const;
+    /// Whether a packet to `dlid` is for this node: a switch's port 0 LID, or
+    /// any of the 2^LMC LIDs of one of its ports.
+    bool answers_to(Lid dlid) const;
 };
 
 /// A cable: two ports that name each other as peers. `a` < `b`.

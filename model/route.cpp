@@ -10,14 +10,6 @@ namespace {
 constexpr size_t kMaxHops = 64;
 constexpr uint8_t kNoRoute = 0xFF;
 
-bool owns_lid(const Node& n, Lid dlid) {
-    if (n.type == NodeType::Switch) return n.lid() == dlid;
-    for (const Port& p : n.ports) {
-        if (p.lid != 0 && dlid >= p.lid && dlid < p.lid + (1U << p.lmc)) return true;
-    }
-    return false;
-}
-
 std::string node_name(const Node& n) {
     return n.description.empty() ? format_guid(n.guid) : n.description;
 }
@@ -39,7 +31,7 @@ Result<Route> trace_route(const Fabric& f, const Node& src, Lid dlid, uint8_t sr
             }
         }
     }
-    if (owns_lid(src, dlid)) {
+    if (src.answers_to(dlid)) {
         r.destination = src.guid;
         return r;
     }
@@ -89,7 +81,7 @@ Result<Route> trace_route(const Fabric& f, const Node& src, Lid dlid, uint8_t sr
         if (!at)
             return make_error(fmt::format("the route reaches {} which is not in the snapshot",
                                           format_guid(out->peer->node)));
-        if (owns_lid(*at, dlid)) {
+        if (at->answers_to(dlid)) {
             r.destination = at->guid;
             return r;
         }

@@ -14,14 +14,6 @@ std::string short_name(const Node& n) {
     return n.type == NodeType::Switch ? n.description : n.description.substr(0, space);
 }
 
-bool owns_lid(const Node& n, Lid dlid) {
-    if (n.type == NodeType::Switch) return n.lid() == dlid;
-    for (const Port& p : n.ports) {
-        if (p.lid != 0 && dlid >= p.lid && dlid < p.lid + (1U << (p.lmc & 7U))) return true;
-    }
-    return false;
-}
-
 /// The lane a packet takes leaving `from` (node, port), if the port is cabled.
 std::optional<Lane> lane_leaving(const Fabric& f, PortRef from) {
     const Link* link = f.link_of(from);
@@ -93,7 +85,7 @@ const FlowPath& IbPathOracle::from_switch(Guid sw, Lid dlid) const {
             path.error = fmt::format("the route to LID {} is longer than {} hops", dlid, kMaxHops);
             break;
         }
-        if (owns_lid(*at, dlid)) return path;
+        if (at->answers_to(dlid)) return path;
         if (at->type != NodeType::Switch) {
             path.error = fmt::format("the route to LID {} ends at {}, which does not have it", dlid,
                                      short_name(*at));
@@ -137,7 +129,7 @@ FlowPath IbPathOracle::path(const MeshEndpoint& src, const MeshEndpoint& dst, in
     Guid next = (*first & 1U) == 0 ? link.b.node : link.a.node;
     out.lanes.push_back(*first);
     const Node* next_node = fabric_.node(next);
-    if (next_node && owns_lid(*next_node, dlid)) return out;
+    if (next_node && next_node->answers_to(dlid)) return out;
     const FlowPath& rest = from_switch(next, dlid);
     if (!rest.ok()) {
         out.lanes.clear();
