@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "lab_harness.h"
+#include "schema_check.h"
 #include "util/process.h"
 
 namespace fabscope::labtest {
@@ -26,6 +27,8 @@ struct Discovered {
 Discovered discover(const Lab& lab) {
     CmdResult r = lab.exec({fabscope(), "discover", "--json"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& e : fabscope::testing::text_schema_errors(r.out, "snapshot.schema.json"))
+        ADD_FAILURE() << "discover --json: " << e;
     return {json::parse(r.out.empty() ? "{}" : r.out), r.err};
 }
 

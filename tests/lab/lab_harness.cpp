@@ -11,6 +11,7 @@
 #include <regex>
 #include <sstream>
 
+#include "schema_check.h"
 #include "util/process.h"
 
 namespace fabscope::labtest {
@@ -73,11 +74,16 @@ CmdResult run(const std::vector<std::string>& argv, std::chrono::seconds timeout
 }
 
 Lab::Lab(std::vector<std::string> up_args) : dir_(scratch_base() + "/" + unique_name("lab")) {
-    std::vector<std::string> argv{fabscope(), "lab", "up", "--dir", dir_};
+    std::vector<std::string> argv{fabscope(), "lab", "up", "--json", "--dir", dir_};
     argv.insert(argv.end(), up_args.begin(), up_args.end());
     CmdResult r = run(argv);
     up_ = r.exit_code == 0;
     EXPECT_EQ(r.exit_code, 0) << "lab up failed:\n" << r.err;
+    // Every lab a test starts checks `lab up --json` against its schema.
+    if (up_) {
+        for (const auto& e : testing::text_schema_errors(r.out, "lab-up.schema.json"))
+            ADD_FAILURE() << "lab up --json: " << e;
+    }
 }
 
 Lab::~Lab() {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "lab_harness.h"
+#include "schema_check.h"
 
 namespace fabscope::labtest {
 namespace {
@@ -36,6 +37,8 @@ class MeshLab : public ::testing::Test {
 TEST_F(MeshLab, CoverCrossesEveryLeafSpineLaneOnTheRoutesIbtracertWalks) {
     CmdResult r = run({fabscope(), "mesh", "plan", "--load", snap_, "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& e : fabscope::testing::text_schema_errors(r.out, "mesh-plan.schema.json"))
+        ADD_FAILURE() << "mesh plan --json: " << e;
     json plan = json::parse(r.out);
     EXPECT_EQ(plan["pattern"], "cover");
     EXPECT_EQ(plan["endpoints"].size(), 24U);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "lab_harness.h"
+#include "schema_check.h"
 
 namespace fabscope::labtest {
 namespace {
@@ -23,13 +24,18 @@ struct VmRun {
     int exit_code = -1;
     fs::path dir;
     std::string output;  ///< what the guest script printed
+    /// A perf report the guest wrote (`perf run -o`), checked against its schema.
     json file(const std::string& name) const {
         std::ifstream in(dir / name);
         if (!in) {
             ADD_FAILURE() << name << " was not written; guest output:\n" << output;
             return json::object();
         }
-        return json::parse(in);
+        std::ostringstream text;
+        text << in.rdbuf();
+        for (const auto& e : fabscope::testing::text_schema_errors(text.str(), "perf.schema.json"))
+            ADD_FAILURE() << name << ": " << e;
+        return json::parse(text.str());
     }
     /// "KEY=VALUE" lines the guest printed.
     std::string value(const std::string& key) const {

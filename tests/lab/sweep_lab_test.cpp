@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "lab_harness.h"
+#include "schema_check.h"
 #include "util/process.h"
 
 namespace fabscope::labtest {
@@ -22,6 +23,8 @@ json sweep(const Lab& lab, std::vector<std::string> extra = {}) {
     argv.insert(argv.end(), extra.begin(), extra.end());
     CmdResult r = lab.exec(argv);
     EXPECT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& e : fabscope::testing::text_schema_errors(r.out, "snapshot.schema.json"))
+        ADD_FAILURE() << "sweep --json: " << e;
     return json::parse(r.out.empty() ? "{}" : r.out);
 }
 
@@ -315,6 +318,8 @@ TEST(SweepLab, RouteLiveAgreesWithIbtracertAndBrokenRoutesExitOne) {
     ASSERT_TRUE(lab.up());
     CmdResult r = lab.exec({fabscope(), "route", "h0005", "h0013", "--json", "-q"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& e : fabscope::testing::text_schema_errors(r.out, "route.schema.json"))
+        ADD_FAILURE() << "route --json: " << e;
     json route = json::parse(r.out);
     std::vector<std::tuple<int, int, std::string>> mine;
     for (const auto& h : route["hops"]) {

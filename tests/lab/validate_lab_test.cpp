@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "lab_harness.h"
+#include "schema_check.h"
 #include "util/process.h"
 
 namespace fabscope::labtest {
@@ -47,6 +48,8 @@ class ValidateLab : public ::testing::Test {
                                       "--interval", "1s",       "--json"};
         argv.insert(argv.end(), extra.begin(), extra.end());
         CmdResult r = lab_->exec(argv);
+        for (const auto& e : fabscope::testing::text_schema_errors(r.out, "validation.schema.json"))
+            ADD_FAILURE() << "validate --json: " << e;
         Outcome o{r.exit_code, json::parse(r.out.empty() ? "{}" : r.out), {}, r.err};
         for (const auto& f : o.report["findings"]) o.kinds.push_back(f["kind"]);
         std::sort(o.kinds.begin(), o.kinds.end());
@@ -121,7 +124,12 @@ TEST_F(ValidateLab, SymbolErrorsRisingDuringTheInterval) {
     fault({"counter", "leaf03[2]", "SymbolErrorCounter=500"});
     RunResult r = wait_child(child->pid, 60000ms);
     EXPECT_EQ(r.exit_code, 1);
-    json report = json::parse(std::ifstream(out));
+    std::ostringstream text;
+    text << std::ifstream(out).rdbuf();
+    for (const auto& e :
+         fabscope::testing::text_schema_errors(text.str(), "validation.schema.json"))
+        ADD_FAILURE() << "validate -o: " << e;
+    json report = json::parse(text.str());
     std::remove(out.c_str());
     ASSERT_EQ(report["findings"].size(), 1u) << report["findings"].dump(1);
     const json& f = report["findings"][0];

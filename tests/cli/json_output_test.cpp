@@ -1,0 +1,141 @@
+// Every JSON document the fabscope binary writes from a snapshot (no lab
+// needed), on stdout with --json and to a file with -o, checked against its
+// schema in docs/ by a standard validator. The lab tests check the same
+// commands' output from live fabrics.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "lab_harness.h"
+#include "model/snapshot.h"
+#include "schema_check.h"
+#include "test_fabrics.h"
+
+namespace fabscope {
+namespace {
+
+namespace fs = std::filesystem;
+using labtest::CmdResult;
+using labtest::fabscope;
+using labtest::run;
+using nlohmann::json;
+
+class JsonOutput : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("fabscope-json-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(dir_);
+        // A swept fabric: forwarding tables, counters, one degraded link and
+        // one cable out, so findings and routes are in every document.
+        auto n = testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
+        testing::add_dmodk_routes(n);
+        PortCounters pc;
+        pc.read_at_ms = 1764000000000;
+        pc.set(Counter::SymbolErrorCounter, 3);
+        testing::node_named(n, "leaf01").port(3)->counters = pc;
+        before_ = write("before.json", n);
+        testing::set_link_width(n, "leaf02", 3, Width::X1, WidthSet{Width::X1, Width::X4});
+        testing::unplug(n, "leaf01", 2);
+        pc.read_at_ms += 2000;
+        pc.set(Counter::SymbolErrorCounter, 900);
+        testing::node_named(n, "leaf01").port(3)->counters = pc;
+        after_ = write("after.json", n);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string write(const std::string& name, const std::vector<Node>& nodes) {
+        Snapshot s;
+        s.source.method = "sweep";
+        s.source.started = "2026-12-01T10:00:00Z";
+        s.fabric = *Fabric::build(nodes);
+        std::string p = path(name);
+        std::ofstream(p) << snapshot_to_json(s).dump();
+        return p;
+    }
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+    static std::string slurp(const std::string& p) {
+        std::ostringstream s;
+        s << std::ifstream(p).rdbuf();
+        return s.str();
+    }
+    // `r` wrote a document `schema` describes on stdout; errors name `what`.
+    static void expect_valid(const CmdResult& r, const std::string& schema,
+                             const std::string& what) {
+        for (const auto& e : testing::text_schema_errors(r.out, schema))
+            ADD_FAILURE() << what << " (" << schema << "): " << e << "\n" << r.err;
+    }
+    fs::path dir_;
+    std::string before_;
+    std::string after_;
+};
+
+TEST_F(JsonOutput, DiscoverWritesSnapshots) {
+    auto r = run({fabscope(), "discover", "--load", after_, "--json", "-q", "-o", path("o.json")});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    expect_valid(r, "snapshot.schema.json", "discover --json");
+    EXPECT_NE(r.out.find("\"findings\""), std::string::npos);
+    for (const auto& e : testing::text_schema_errors(slurp(path("o.json")), "snapshot.schema.json"))
+        ADD_FAILURE() << "discover -o: " << e;
+}
+
+TEST_F(JsonOutput, PlanWritesAPlan) {
+    auto r = run({fabscope(), "plan", "--from", before_, "--json", "-q"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    expect_valid(r, "plan.schema.json", "plan --json");
+    // The check can fail: a plan link with a sixth member.
+    json plan = json::parse(r.out);
+    plan["links"][0].push_back("extra");
+    EXPECT_EQ(testing::schema_errors(plan, "plan.schema.json").size(), 1u);
+}
+
+TEST_F(JsonOutput, ValidateAndDiffWriteValidationReports) {
+    auto p = run({fabscope(), "plan", "--from", before_, "-q", "-o", path("plan.yaml")});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    auto v = run({fabscope(), "validate", "--load", after_, "--plan", path("plan.yaml"),
+                  "--baseline", before_, "--json", "-q", "-o", path("v.json")});
+    EXPECT_EQ(v.exit_code, 1) << v.err;
+    expect_valid(v, "validation.schema.json", "validate --json");
+    auto d = run({fabscope(), "diff", before_, after_, "--json", "-q", "-o", path("d.json")});
+    EXPECT_EQ(d.exit_code, 1) << d.err;
+    expect_valid(d, "validation.schema.json", "diff --json");
+    for (const auto& e : testing::texts_schema_errors(
+             {slurp(path("v.json")), slurp(path("d.json"))}, "validation.schema.json"))
+        ADD_FAILURE() << "validate -o, diff -o: " << e;
+    EXPECT_NE(d.out.find("counter_rising"), std::string::npos) << d.out;
+}
+
+TEST_F(JsonOutput, RouteWritesCompleteAndBrokenRoutes) {
+    auto r = run({fabscope(), "route", "h0001", "h0004", "--load", before_, "--json", "-q"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    expect_valid(r, "route.schema.json", "route --json");
+    ASSERT_EQ(json::parse(r.out)["hops"].size(), 4u) << r.out;
+    // h0002 is on leaf01 port 2, unplugged in `after`: the leaf's table still
+    // points there, the route breaks at a dead port.
+    auto broken = run({fabscope(), "route", "h0003", "h0002", "--load", after_, "--json", "-q"});
+    EXPECT_EQ(broken.exit_code, 1) << broken.err;
+    expect_valid(broken, "route.schema.json", "route --json, broken");
+    EXPECT_EQ(json::parse(broken.out)["complete"], false) << broken.out;
+    // The check can fail: a complete route without its hops.
+    json doc = json::parse(r.out);
+    doc.erase("hops");
+    EXPECT_FALSE(testing::schema_errors(doc, "route.schema.json").empty());
+}
+
+TEST_F(JsonOutput, MeshPlanWritesASchedule) {
+    auto r = run({fabscope(), "mesh", "plan", "--load", before_, "--json", "-q"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    expect_valid(r, "mesh-plan.schema.json", "mesh plan --json");
+    auto bare = run({fabscope(), "mesh", "plan", "--load", before_, "--pattern", "all-pairs",
+                     "--no-paths", "--json", "-q"});
+    EXPECT_EQ(bare.exit_code, 0) << bare.err;
+    expect_valid(bare, "mesh-plan.schema.json", "mesh plan --json --no-paths");
+}
+
+}  // namespace
+}  // namespace fabscope
