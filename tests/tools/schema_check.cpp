@@ -1,5 +1,6 @@
 #include "schema_check.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,26 +81,33 @@ SchemaCheck run_schema_check(const std::string& schema, const std::vector<std::s
 std::vector<std::string> texts_schema_errors(const std::vector<std::string>& texts,
                                              const std::string& schema) {
     std::vector<std::string> files;
+    files.reserve(texts.size());
     for (const std::string& text : texts) files.push_back(temp_file(text));
-    if (std::find(files.begin(), files.end(), "") != files.end())
-        return {"cannot create a temporary file"};
-    SchemaCheck r = run_schema_check(schema_path(schema), files);
+    SchemaCheck r;
+    if (std::find(files.begin(), files.end(), "") != files.end()) {
+        r.output = {"cannot create a temporary file"};
+    } else {
+        r = run_schema_check(schema_path(schema), files);
+    }
     std::vector<std::string> errors;
+    errors.reserve(r.output.size() + 1);
     for (const std::string& line : r.output) {
         // "FILE: path: message": a temporary file's name says nothing, its place does.
         std::string e = line;
         for (size_t i = 0; i < files.size(); ++i) {
             if (!line.starts_with(files[i] + ": ")) continue;
             e = line.substr(files[i].size() + 2);
-            if (files.size() > 1) e = "document " + std::to_string(i) + ": " + e;
+            if (files.size() > 1) e = fmt::format("document {}: {}", i, e);
         }
         errors.push_back(e);
     }
-    for (const std::string& f : files) fs::remove(f);
+    for (const std::string& f : files) {
+        if (!f.empty()) fs::remove(f);
+    }
     if (r.exit_code == 0) return {};
     if (r.exit_code != 1 || errors.empty()) {
-        errors.insert(errors.begin(), schema + ": the checker exited " +
-                                          std::to_string(r.exit_code) + " (2: unusable schema)");
+        errors.insert(errors.begin(), fmt::format("{}: the checker exited {} (2: unusable schema)",
+                                                  schema, r.exit_code));
     }
     return errors;
 }
@@ -115,6 +123,7 @@ std::vector<std::string> schema_errors(const nlohmann::json& doc, const std::str
 std::vector<std::string> schema_errors(const std::vector<nlohmann::json>& docs,
                                        const std::string& schema) {
     std::vector<std::string> texts;
+    texts.reserve(docs.size());
     for (const nlohmann::json& d : docs) texts.push_back(d.dump());
     return texts_schema_errors(texts, schema);
 }
