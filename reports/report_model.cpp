@@ -45,8 +45,10 @@ void add_perf(ReportModel& m, const perf::PerfReport& rep) {
         }
         m.pairs.push_back(std::move(c));
     }
+    // Several hosts' reports in one: say whose test it was.
     for (const perf::PerfFinding& x : pf)
-        m.findings.push_back({"perf", x.kind, x.severity, x.summary, {}, {}, x.evidence});
+        m.findings.push_back(
+            {"perf", x.kind, x.severity, from + ": " + x.summary, {}, {}, x.evidence});
 }
 
 void build_matrices(ReportModel& m) {

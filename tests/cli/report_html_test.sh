@@ -15,9 +15,9 @@ rm -rf "$work"
 mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$fabscope" report "$fixtures/fabric-degraded.json" "$fixtures/perf-h0001.json" \
-    "$fixtures/perf-h0009.json" --format html -o "$work/report.html" ||
-    fail "fabscope report exited $?"
+# From the fixtures' folder, so the report's command line is the one in docs/examples/.
+(cd "$fixtures" && "$fabscope" report fabric-degraded.json perf-h0001.json perf-h0009.json \
+    --format html >"$work/report.html") || fail "fabscope report exited $?"
 
 # One browser run: the DOM after layout, every request in the network log.
 browse() {  # browse PAGE NETLOG [extra flags...]
@@ -36,6 +36,13 @@ browse "$work/report.html" "$work/netlog.json" --dump-dom >"$work/dom.html" ||
 browse "$work/report.html" "$work/netlog-shot.json" --screenshot="$work/report.png" \
     --window-size=1200,1900 --hide-scrollbars >/dev/null ||
     fail "chromium --screenshot failed (see $work/chromium.log)"
+
+# The same page with the marked link hidden: the screenshots' difference is the link.
+sed 's|</head>|<style>.bad-link { display: none }</style></head>|' "$work/report.html" \
+    >"$work/report-unmarked.html"
+browse "$work/report-unmarked.html" "$work/netlog-unmarked.json" \
+    --screenshot="$work/report-unmarked.png" --window-size=1200,1900 --hide-scrollbars \
+    >/dev/null || fail "chromium --screenshot of the unmarked page failed"
 
 # The canary: an external image must show up in the network log.
 printf '<!DOCTYPE html><html><body><img src="http://canary.invalid/x.png"></body></html>\n' \
@@ -92,60 +99,72 @@ for m in re.finditer(r'(?:src|href)\s*=\s*"([^"]*)"|url\(([^)]*)\)', dom):
 if "<script" in dom:
     problems.append("the DOM has a script")
 
-# The screenshot: a real PNG of the window, with the drawing's colours on it.
-png = open(work + "/report.png", "rb").read()
-if png[:8] != b"\x89PNG\r\n\x1a\n":
-    problems.append("the screenshot is not a PNG")
-else:
+# The screenshots: real PNGs of the window, with the drawing's colours on them.
+def colours_of(path):
+    png = open(path, "rb").read()
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        problems.append(f"{path} is not a PNG")
+        return {}
     width, height, depth, ctype = struct.unpack(">IIBB", png[16:26])
     if (width, height) != (1200, 1900) or depth != 8 or ctype not in (2, 6):
-        problems.append(f"screenshot {width}x{height} depth {depth} type {ctype}")
-    else:
-        data, pos = b"", 8
-        while pos < len(png):
-            n, kind = struct.unpack(">I4s", png[pos:pos + 8])
-            if kind == b"IDAT":
-                data += png[pos + 8:pos + 8 + n]
-            pos += 12 + n
-        raw = zlib.decompress(data)
-        bpp = 4 if ctype == 6 else 3
-        stride = width * bpp
-        prev = bytearray(stride)
-        colours = {}
-        for y in range(height):
-            f = raw[y * (stride + 1)]
-            line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-            if f == 1:
-                for i in range(bpp, stride):
-                    line[i] = (line[i] + line[i - bpp]) & 255
-            elif f == 2:
-                line = bytearray((a + b) & 255 for a, b in zip(line, prev))
-            elif f == 3:
-                for i in range(stride):
-                    left = line[i - bpp] if i >= bpp else 0
-                    line[i] = (line[i] + ((left + prev[i]) >> 1)) & 255
-            elif f == 4:
-                for i in range(stride):
-                    a = line[i - bpp] if i >= bpp else 0
-                    b = prev[i]
-                    c = prev[i - bpp] if i >= bpp else 0
-                    p = a + b - c
-                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                    pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
-                    line[i] = (line[i] + pr) & 255
-            prev = line
-            for x in range(0, stride, bpp * 2):
-                rgb = bytes(line[x:x + 3])
-                colours[rgb] = colours.get(rgb, 0) + 1
-        # The marked link's stroke (#c62828, var(--err)); heat-map greens.
-        red = sum(n for (r, g, b), n in colours.items() if r > 170 and g < 70 and b < 70)
-        green = sum(n for (r, g, b), n in colours.items() if g > 100 and r < 90 and b < 90)
-        if red < 200:
-            problems.append(f"the screenshot has {red} red pixels: the marked link is not drawn")
-        if green < 2000:
-            problems.append(f"the screenshot has {green} green pixels: the heat map is not drawn")
-        if len(colours) < 50:
-            problems.append(f"the screenshot has {len(colours)} colours: nearly blank")
+        problems.append(f"{path}: {width}x{height} depth {depth} type {ctype}")
+        return {}
+    data, pos = b"", 8
+    while pos < len(png):
+        n, kind = struct.unpack(">I4s", png[pos:pos + 8])
+        if kind == b"IDAT":
+            data += png[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    raw = zlib.decompress(data)
+    bpp = 4 if ctype == 6 else 3
+    stride = width * bpp
+    prev = bytearray(stride)
+    colours = {}
+    for y in range(height):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if f == 1:
+            for i in range(bpp, stride):
+                line[i] = (line[i] + line[i - bpp]) & 255
+        elif f == 2:
+            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
+        elif f == 3:
+            for i in range(stride):
+                left = line[i - bpp] if i >= bpp else 0
+                line[i] = (line[i] + ((left + prev[i]) >> 1)) & 255
+        elif f == 4:
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b = prev[i]
+                c = prev[i - bpp] if i >= bpp else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                line[i] = (line[i] + pr) & 255
+        prev = line
+        for x in range(0, stride, bpp):
+            rgb = bytes(line[x:x + 3])
+            colours[rgb] = colours.get(rgb, 0) + 1
+    return colours
+
+shot = colours_of(work + "/report.png")
+unmarked = colours_of(work + "/report-unmarked.png")
+if shot and unmarked:
+    # The warning link's stroke is #e08600 (var(--warn)): the marked page has a
+    # thick line of it that the page without the link lacks.
+    warn = bytes((0xE0, 0x86, 0x00))
+    extra = shot.get(warn, 0) - unmarked.get(warn, 0)
+    if extra < 60:
+        problems.append(f"the marked link adds {extra} pixels of its colour: not drawn")
+    red = sum(n for (r, g, b), n in shot.items() if r > 170 and g < 70 and b < 70)
+    green = sum(n for (r, g, b), n in shot.items() if g > 150 and r < 90 and b < 90)
+    if red < 2000:
+        problems.append(f"{red} red pixels: the heat map's degraded cells are not drawn")
+    if green < 4000:
+        problems.append(f"{green} green pixels: the heat map's good cells are not drawn")
+    if len(shot) < 50:
+        problems.append(f"the screenshot has {len(shot)} colours: nearly blank")
+    print(f"screenshot: marked link {extra} px, heat map red {red} px, green {green} px")
 
 for p in problems:
     print("FAIL:", p, file=sys.stderr)
