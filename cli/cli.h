@@ -49,5 +49,7 @@ void add_diff(CLI::App& app, Context& ctx);
 void add_perf(CLI::App& app, Context& ctx);
 void add_tui(CLI::App& app, Context& ctx);
 void add_mesh(CLI::App& app, Context& ctx);
+/// `argv`: the command line as given, which the report records.
+void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& argv);
 
 }  // namespace fabscope::cli

@@ -83,8 +83,9 @@ Manual: man fabscope (docs/fabscope.1).)");
     cli::add_mesh(app, ctx);
     cli::add_tui(app, ctx);
     cli::add_lab(app, ctx);
-
     std::vector<std::string> args(argv, argv + argc);
+    cli::add_report(app, ctx, args);
+
     args = cli::split_exec_command(args, ctx.trailing_command);
     // CLI11 takes the arguments in reverse order when given a vector.
     std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);

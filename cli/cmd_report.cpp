@@ -1,0 +1,92 @@
+// fabscope report: what fabscope wrote (a snapshot, a validation, perf
+// reports), as a ticket wants it (HTML, Markdown), as CI wants it (JUnit XML)
+// and as ibdiagnet users want it (CSV).
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/cli.h"
+#include "model/json_io.h"
+#include "reports/csv_report.h"
+#include "reports/html_report.h"
+#include "reports/junit_report.h"
+#include "reports/markdown_report.h"
+#include "reports/report_model.h"
+#include "util/exit_status.h"
+#include "util/time_util.h"
+#include "util/version.h"
+
+namespace fabscope::cli {
+namespace {
+
+struct ReportCommand {
+    std::vector<std::string> inputs;
+    std::string format = "html";
+    std::string output = "-";
+    std::string command_line;
+};
+
+int run_report(const ReportCommand& o, const Globals& g) {
+    using Renderer = std::string (*)(const ReportModel&);
+    Renderer render = o.format == "html"    ? render_html_report
+                      : o.format == "md"    ? render_markdown_report
+                      : o.format == "junit" ? render_junit_report
+                      : o.format == "csv"   ? render_csv_report
+                                            : nullptr;
+    if (!render) {
+        return report(
+            make_error(fmt::format("report: --format {}: use html, md, junit or csv", o.format)),
+            g);
+    }
+    ReportMeta meta;
+    meta.tool_version = version();
+    meta.command_line = o.command_line;
+    meta.generated = iso8601_now();
+    auto m = load_report(o.inputs, meta);
+    if (!m) return report(m.error(), g);
+    std::string text = render(*m);
+    auto w = json_io::write_file_atomically(o.output, [&](std::ostream& out) { out << text; });
+    if (!w) return report(w.error(), g);
+    if (!g.quiet && o.output != "-") {
+        std::fprintf(stderr, "%s report (%s, %zu findings) written to %s\n", o.format.c_str(),
+                     m->verdict().c_str(), m->findings.size(), o.output.c_str());
+    }
+    return kExitClean;
+}
+
+}  // namespace
+
+void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& argv) {
+    auto o = std::make_shared<ReportCommand>();
+    o->command_line = "fabscope";
+    for (size_t i = 1; i < argv.size(); ++i) o->command_line += " " + argv[i];
+    CLI::App* cmd = app.add_subcommand(
+        "report", "Turn results (snapshot, validation, perf) into HTML, Markdown, JUnit or CSV");
+    cmd->add_option("FILE", o->inputs,
+                    "Results fabscope wrote: a snapshot, a validation report, perf reports")
+        ->required()
+        ->check(CLI::ExistingFile);
+    cmd->add_option("-f,--format", o->format, "html | md | junit | csv")->capture_default_str();
+    cmd->add_option("-o,--output", o->output, "Write to FILE (default -: stdout)")
+        ->capture_default_str();
+    cmd->footer(
+        R"(Each file's kind is told from its content. One snapshot and one validation at most;
+perf reports as many as there are hosts that ran tests (their pairs make the heat map).
+A snapshot alone is checked as `validate --load` does (no plan, one counter reading).
+HTML is one self-contained file (inline CSS and SVG, nothing fetched).
+CSV has ibdiagnet-style sections: START_LINKS, START_PORTS, START_FINDINGS, START_PAIRS.
+
+Exit codes: 0 written (whatever the verdict), 2 bad flags or input files.
+
+Examples:
+  fabscope report fabric.json -o report.html
+  fabscope report fabric.json validation.json perf-h1.json perf-h2.json -o report.html
+  fabscope report validation.json --format junit -o fabscope-junit.xml
+  fabscope report fabric.json --format csv -o fabric.csv
+  fabscope report validation.json --format md | xclip)");
+    cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_report(*o, ctx.globals); }; });
+}
+
+}  // namespace fabscope::cli

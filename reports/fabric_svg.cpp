@@ -1,0 +1,166 @@
+#include "reports/fabric_svg.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "reports/escape.h"
+
+namespace fabscope {
+namespace {
+
+constexpr int kBoxW = 96;
+constexpr int kBoxH = 28;
+constexpr int kPitch = 108;
+constexpr int kRowGap = 120;
+constexpr int kMargin = 24;
+constexpr int kLabelW = 70;  // the tier names on the left
+
+struct Placed {
+    bool drawn = false;
+    int x = 0;  // centre
+    int y = 0;  // top
+};
+
+std::string short_name(const std::string& d) {
+    std::string s = d.substr(0, d.find(' '));
+    if (s.empty()) s = d;
+    if (s.size() > 14) s = s.substr(0, 13) + "…";
+    return s;
+}
+
+std::string_view severity_class(Severity s) {
+    switch (s) {
+        case Severity::Error: return "sev-error";
+        case Severity::Warning: return "sev-warning";
+        case Severity::Info: return "sev-info";
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string link_element_id(const ReportModel& m, size_t link) {
+    return "link-" + html_id(m.link_name(link));
+}
+
+std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
+    if (!m.snapshot) return "";
+    const Fabric& f = m.snapshot->fabric;
+    const std::vector<Node>& nodes = f.nodes();
+
+    // Rows from the top: the highest tier first, hosts last, unreachable switches apart.
+    std::vector<int> row_tiers;
+    for (int t = m.tiers.max_tier; t >= 0; --t) {
+        if (m.tiers.count(t) > 0) row_tiers.push_back(t);
+    }
+    if (m.tiers.count(kTierUnreachable) > 0) row_tiers.push_back(kTierUnreachable);
+
+    // Within a row, by name, and hosts under the leaf they hang off, so cables stay short.
+    std::map<int, std::vector<size_t>> rows;
+    for (size_t i = 0; i < nodes.size(); ++i) rows[m.tiers.tier(i)].push_back(i);
+    auto by_name = [&](size_t a, size_t b) { return nodes[a].description < nodes[b].description; };
+    for (auto& [t, v] : rows) std::stable_sort(v.begin(), v.end(), by_name);
+    if (rows.count(0) && rows.count(1)) {
+        std::map<Guid, size_t> leaf_rank;
+        for (size_t k = 0; k < rows[1].size(); ++k) leaf_rank[nodes[rows[1][k]].guid] = k;
+        auto rank = [&](size_t i) {
+            for (const Port& p : nodes[i].ports) {
+                if (p.peer && leaf_rank.count(p.peer->node)) return leaf_rank[p.peer->node];
+            }
+            return leaf_rank.size();
+        };
+        std::stable_sort(rows[0].begin(), rows[0].end(),
+                         [&](size_t a, size_t b) { return rank(a) < rank(b); });
+    }
+
+    size_t widest = 1;
+    for (int t : row_tiers) widest = std::max(widest, std::min(rows[t].size(), o.max_per_tier));
+    int width = kMargin * 2 + kLabelW + static_cast<int>(widest) * kPitch;
+    int height = kMargin * 2 + static_cast<int>(row_tiers.size()) * kRowGap - (kRowGap - kBoxH);
+
+    std::vector<Placed> at(nodes.size());
+    std::string boxes;
+    std::string tier_labels;
+    for (size_t r = 0; r < row_tiers.size(); ++r) {
+        int t = row_tiers[r];
+        const std::vector<size_t>& v = rows[t];
+        int y = kMargin + static_cast<int>(r) * kRowGap;
+        tier_labels += fmt::format(
+            "<text class=\"tier\" x=\"{}\" y=\"{}\">{}</text>\n", kMargin, y + kBoxH / 2 + 4,
+            html_escape(t == kTierUnreachable ? "unreach." : tier_plural(t)));
+        int x0 = kMargin + kLabelW;
+        if (v.size() > o.max_per_tier) {
+            // One box for the whole tier: its links are not drawn.
+            int w = static_cast<int>(widest) * kPitch - (kPitch - kBoxW);
+            boxes += fmt::format(
+                "<g class=\"node collapsed\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+                "rx=\"4\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
+                x0, y, w, kBoxH, x0 + w / 2, y + kBoxH / 2 + 4,
+                html_escape(tier_count(t, v.size()) + " (not drawn one by one)"));
+            continue;
+        }
+        int offset = (static_cast<int>(widest) - static_cast<int>(v.size())) * kPitch / 2;
+        for (size_t k = 0; k < v.size(); ++k) {
+            size_t i = v[k];
+            int x = x0 + offset + static_cast<int>(k) * kPitch;
+            at[i] = {true, x + kBoxW / 2, y};
+            const Node& n = nodes[i];
+            boxes += fmt::format(
+                "<g class=\"node {}\"><title>{} ({}, {})</title><rect x=\"{}\" y=\"{}\" "
+                "width=\"{}\" height=\"{}\" rx=\"4\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
+                html_escape(tier_name(t)), html_escape(n.description), format_guid(n.guid),
+                html_escape(name(n.type)), x, y, kBoxW, kBoxH, x + kBoxW / 2, y + kBoxH / 2 + 4,
+                html_escape(short_name(n.description)));
+        }
+    }
+
+    // Cables: parallel ones between the same two nodes spread apart.
+    std::string healthy;
+    std::string bad;
+    std::map<std::pair<size_t, size_t>, int> parallel;
+    for (size_t li = 0; li < f.links().size(); ++li) {
+        const Link& l = f.links()[li];
+        auto ia = f.index_of(l.a.node);
+        auto ib = f.index_of(l.b.node);
+        if (!ia || !ib || !at[*ia].drawn || !at[*ib].drawn) continue;
+        // From the upper node's bottom to the lower node's top.
+        size_t up = at[*ia].y <= at[*ib].y ? *ia : *ib;
+        size_t down = up == *ia ? *ib : *ia;
+        int k = parallel[{std::min(up, down), std::max(up, down)}]++;
+        int spread = (k % 2 == 0 ? 1 : -1) * ((k + 1) / 2) * 5;
+        int x1 = at[up].x + spread;
+        int y1 = at[up].y + (at[up].y == at[down].y ? 0 : kBoxH);
+        int x2 = at[down].x + spread;
+        int y2 = at[down].y;
+        std::optional<Severity> sev = m.link_severity(li);
+        if (!sev) {
+            healthy += fmt::format(
+                "<line class=\"link\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"><title>{}</title>"
+                "</line>\n",
+                x1, y1, x2, y2, html_escape(m.link_name(li)));
+            continue;
+        }
+        std::string why;
+        for (size_t fi : m.link_findings[li]) why += "\n" + m.findings[fi].summary;
+        std::string nm = m.link_name(li);
+        int mx = (x1 + x2) / 2;
+        int my = (y1 + y2) / 2;
+        bad += fmt::format(
+            "<g class=\"bad-link {0}\" id=\"{1}\" data-link=\"{2}\"><title>{2}{3}</title>"
+            "<line class=\"link bad {0}\" x1=\"{4}\" y1=\"{5}\" x2=\"{6}\" y2=\"{7}\"/>"
+            "<text class=\"link-label\" x=\"{8}\" y=\"{9}\">{2}</text></g>\n",
+            severity_class(*sev), link_element_id(m, li), html_escape(nm), html_escape(why), x1, y1,
+            x2, y2, mx, my);
+    }
+
+    return fmt::format(
+        "<svg class=\"fabric\" viewBox=\"0 0 {0} {1}\" "
+        "width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"The fabric by tier\">\n"
+        "{2}<g class=\"links\">\n{3}</g>\n<g class=\"nodes\">\n{4}</g>\n"
+        "<g class=\"bad-links\">\n{5}</g>\n</svg>\n",
+        width, height, tier_labels, healthy, boxes, bad);
+}
+
+}  // namespace fabscope

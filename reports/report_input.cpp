@@ -1,0 +1,133 @@
+// Reading what `fabscope report` is given: each file's kind from its
+// "format", through the reader of that kind (snapshot, perf report) or the
+// validation reader here, under the limits every JSON input has.
+
+#include <fmt/format.h>
+
+#include "model/json_io.h"
+#include "reports/report_model.h"
+#include "util/exit_status.h"
+#include "util/version.h"
+
+namespace fabscope {
+namespace {
+
+Severity severity_from(const nlohmann::json& v) {
+    for (Severity s : {Severity::Info, Severity::Warning, Severity::Error}) {
+        if (v == name(s)) return s;
+    }
+    json_io::fail(v, "must be one of info, warning, error");
+}
+
+PortLabel label_from(const nlohmann::json& j) {
+    PortLabel l;
+    l.node = json_io::get_string(j, "node", "");
+    l.node_guid = json_io::get_guid(j, "node_guid", 0);
+    l.port = json_io::get_uint<uint8_t>(j, "port", 0);
+    l.lid = json_io::get_uint<Lid>(j, "lid", 0);
+    return l;
+}
+
+}  // namespace
+
+Result<ValidationDoc> validation_doc_from_json(const nlohmann::json& j) {
+    auto format = j.is_object() ? j.find("format") : j.end();
+    if (format == j.end() || *format != "fabscope-validation")
+        return make_error("not a fabscope validation report");
+    auto version = j.find("version");
+    if (version == j.end() || !version->is_number_integer() || *version != 1) {
+        return make_error(fmt::format(
+            "validation report version {} is not supported (this fabscope reads version 1)",
+            version == j.end() ? std::string("(none)") : version->dump()));
+    }
+    return json_io::guarded([&]() -> Result<ValidationDoc> {
+        ValidationDoc d;
+        d.meta.command = json_io::get_string(j, "command", "validate");
+        d.meta.started = json_io::get_string(j, "started", "");
+        d.meta.fabric_from = json_io::get_string(j, "fabric", "");
+        d.meta.interval_s = json_io::get_double(j, "interval_s", 0);
+        d.meta.plan = json_io::get_string(j, "plan", "");
+        d.meta.baseline = json_io::get_string(j, "baseline", "");
+        d.meta.thresholds = json_io::get_string(j, "thresholds", "");
+        d.meta.duration_s = json_io::get_double(j, "duration_s", 0);
+        d.meta.interrupted = json_io::get_bool(j, "interrupted", false);
+        d.result = json_io::get_string(j, "result", "");
+        d.nodes = json_io::get_uint<size_t>(j, "nodes", 0);
+        d.links = json_io::get_uint<size_t>(j, "links", 0);
+        if (j.contains("checks")) {
+            for (const nlohmann::json& c : json_io::get_array(j, "checks")) {
+                if (!c.is_string()) json_io::fail(c, "must be a string");
+                d.checks.push_back(c.get<std::string>());
+            }
+        }
+        for (const nlohmann::json& x : json_io::get_array(j, "findings")) {
+            ReportFinding f;
+            f.source = "validation";
+            f.kind = json_io::get_string(x, "kind");
+            f.severity = severity_from(json_io::get(x, "severity"));
+            f.summary = json_io::get_string(x, "summary", "");
+            if (x.contains("where")) {
+                for (const nlohmann::json& w : json_io::get_array(x, "where")) {
+                    f.labels.push_back(label_from(w));
+                    f.where.push_back({f.labels.back().node_guid, f.labels.back().port});
+                }
+            }
+            if (x.contains("evidence")) f.evidence = json_io::get_object(x, "evidence");
+            d.findings.push_back(std::move(f));
+        }
+        return d;
+    });
+}
+
+Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMeta meta) {
+    std::optional<Snapshot> snapshot;
+    std::optional<ValidationDoc> validation;
+    std::vector<perf::PerfReport> perf;
+    for (const std::string& path : paths) {
+        auto doc = json_io::read_json_file(path);
+        if (!doc) return doc.error();
+        const nlohmann::json& j = *doc;
+        auto format = j.is_object() ? j.find("format") : j.end();
+        std::string kind =
+            format != j.end() && format->is_string() ? format->get<std::string>() : std::string();
+        auto bad = [&](const Error& e) { return json_io::in_file(path, e); };
+        auto twice = [&](const char* what) {
+            return make_error(
+                fmt::format("{}: a second {}; a report is of one fabric (give one)", path, what),
+                kExitUsage);
+        };
+        if (kind == "fabscope-snapshot") {
+            if (snapshot) return twice("snapshot");
+            auto s = snapshot_from_json(j);
+            if (!s) return bad(s.error());
+            snapshot = std::move(s).value();
+            meta.inputs.push_back(path + " (snapshot)");
+        } else if (kind == "fabscope-validation") {
+            if (validation) return twice("validation report");
+            auto v = validation_doc_from_json(j);
+            if (!v) return bad(v.error());
+            validation = std::move(v).value();
+            meta.inputs.push_back(path + " (validation)");
+        } else if (kind == "fabscope-perf") {
+            auto p = perf::perf_report_from_json(j);
+            if (!p) return bad(p.error());
+            perf.push_back(std::move(p).value());
+            meta.inputs.push_back(path + " (perf report)");
+        } else if (j.is_object() && j.contains("rounds") && j.contains("endpoints")) {
+            return make_error(fmt::format("{}: a mesh plan is what will be tested, not a result; "
+                                          "give the run's report",
+                                          path),
+                              kExitUsage);
+        } else {
+            return make_error(fmt::format("{}: not a fabscope result (a snapshot, validation or "
+                                          "perf report, told apart by their \"format\")",
+                                          path),
+                              kExitUsage);
+        }
+    }
+    if (meta.tool_version.empty()) meta.tool_version = version();
+    return build_report(std::move(snapshot), std::move(validation), std::move(perf),
+                        std::move(meta));
+}
+
+}  // namespace fabscope

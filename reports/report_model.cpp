@@ -1,0 +1,221 @@
+#include "reports/report_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "model/validation.h"
+#include "perf/compare.h"
+
+namespace fabscope {
+namespace {
+
+ReportFinding from_finding(const Fabric& f, const Finding& x) {
+    ReportFinding r{"validation", x.kind, x.severity, x.summary, x.where, {}, x.evidence};
+    for (const PortRef& p : x.where) r.labels.push_back(port_label(f, p));
+    return r;
+}
+
+size_t index_of(std::vector<std::string>& names, const std::string& n) {
+    auto it = std::find(names.begin(), names.end(), n);
+    if (it != names.end()) return static_cast<size_t>(it - names.begin());
+    names.push_back(n);
+    return names.size() - 1;
+}
+
+void add_perf(ReportModel& m, const perf::PerfReport& rep) {
+    std::vector<perf::PerfFinding> pf = perf::compare_peers(rep.results, rep.meta.degraded_at);
+    std::string from = rep.meta.host.empty() ? "this host" : rep.meta.host;
+    for (const perf::TestResult& r : rep.results) {
+        PairCheck c;
+        c.from = from;
+        c.to = r.peer_host.empty() ? r.peer : r.peer_host;
+        c.test = r.spec.name();
+        c.ok = r.ok;
+        bool bw = r.spec.measure == perf::Measure::Bandwidth;
+        c.value = bw ? r.avg_gbps : r.latency.median_us;
+        c.unit = bw ? "Gb/s" : "µs";
+        if (!r.ok) c.message = r.error.empty() ? "the test failed" : r.error;
+        for (const perf::PerfFinding& x : pf) {
+            if (x.peer != r.peer || x.test != c.test) continue;
+            c.degraded = x.kind == "pair_degraded";
+            c.message = x.summary;
+            c.evidence = x.evidence;
+        }
+        m.pairs.push_back(std::move(c));
+    }
+    // Several hosts' reports in one: say whose test it was.
+    for (const perf::PerfFinding& x : pf)
+        m.findings.push_back(
+            {"perf", x.kind, x.severity, from + ": " + x.summary, {}, {}, x.evidence});
+}
+
+void build_matrices(ReportModel& m) {
+    std::map<std::string, size_t> by_test;
+    for (size_t i = 0; i < m.pairs.size(); ++i) {
+        const PairCheck& c = m.pairs[i];
+        auto [it, fresh] = by_test.try_emplace(c.test, m.matrices.size());
+        if (fresh) {
+            PairMatrix pm;
+            pm.test = c.test;
+            pm.unit = c.unit;
+            pm.higher_is_better = c.unit == "Gb/s";
+            m.matrices.push_back(std::move(pm));
+        }
+        PairMatrix& pm = m.matrices[it->second];
+        index_of(pm.rows, c.from);
+        index_of(pm.cols, c.to);
+    }
+    for (PairMatrix& pm : m.matrices) {
+        pm.cells.assign(pm.rows.size() * pm.cols.size(), -1);
+        bool first = true;
+        for (size_t i = 0; i < m.pairs.size(); ++i) {
+            const PairCheck& c = m.pairs[i];
+            if (c.test != pm.test) continue;
+            size_t r = index_of(pm.rows, c.from);
+            size_t k = index_of(pm.cols, c.to);
+            pm.cells[r * pm.cols.size() + k] = static_cast<long>(i);
+            if (!c.ok) continue;
+            bool better = pm.higher_is_better ? c.value > pm.best : c.value < pm.best;
+            bool worse = pm.higher_is_better ? c.value < pm.worst : c.value > pm.worst;
+            if (first || better) pm.best = c.value;
+            if (first || worse) pm.worst = c.value;
+            first = false;
+        }
+    }
+}
+
+}  // namespace
+
+std::string ReportModel::verdict() const {
+    if (interrupted) return "INTERRUPTED";
+    return count(Severity::Error) + count(Severity::Warning) > 0 ? "FAIL" : "PASS";
+}
+
+size_t ReportModel::count(Severity s) const {
+    return static_cast<size_t>(std::count_if(
+        findings.begin(), findings.end(), [s](const ReportFinding& f) { return f.severity == s; }));
+}
+
+std::optional<Severity> ReportModel::link_severity(size_t link) const {
+    std::optional<Severity> worst;
+    if (link >= link_findings.size()) return worst;
+    for (size_t i : link_findings[link]) {
+        if (!worst || findings[i].severity > *worst) worst = findings[i].severity;
+    }
+    return worst;
+}
+
+std::string ReportModel::link_name(size_t link) const {
+    if (!snapshot || link >= snapshot->fabric.links().size()) return "";
+    const Fabric& f = snapshot->fabric;
+    const Link& l = f.links()[link];
+    return describe(f, l.a) + " -- " + describe(f, l.b);
+}
+
+std::string ReportModel::fabric_identity() const {
+    std::vector<std::string> parts;
+    if (snapshot) {
+        const SnapshotSource& s = snapshot->source;
+        if (!s.ca.empty()) parts.push_back(fmt::format("{} port {}", s.ca, s.ca_port));
+        if (!s.input_file.empty()) parts.push_back(s.input_file);
+        const Fabric& f = snapshot->fabric;
+        parts.push_back(fmt::format("{} nodes, {} links", f.nodes().size(), f.links().size()));
+        // A short fingerprint of which nodes are there (FNV-1a over the sorted
+        // GUIDs), so two reports can be seen to be of the same fabric.
+        std::vector<Guid> guids;
+        for (const Node& n : f.nodes()) guids.push_back(n.guid);
+        std::sort(guids.begin(), guids.end());
+        uint64_t h = 1469598103934665603ULL;
+        for (Guid g : guids) {
+            for (int b = 0; b < 8; ++b) {
+                h ^= (g >> (8 * b)) & 0xFF;
+                h *= 1099511628211ULL;
+            }
+        }
+        parts.push_back(fmt::format("fabric {:012x}", h >> 16));
+    } else if (validation) {
+        parts.push_back(validation->meta.fabric_from);
+        parts.push_back(fmt::format("{} nodes, {} links", validation->nodes, validation->links));
+    }
+    for (const perf::PerfReport& p : perf) {
+        parts.push_back(
+            fmt::format("perf from {} ({} port {})", p.meta.host, p.meta.device, p.meta.port));
+    }
+    return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::vector<CounterRow> counter_rows(const ReportModel& m, size_t max) {
+    std::vector<CounterRow> rows;
+    if (!m.snapshot) return rows;
+    const Fabric& f = m.snapshot->fabric;
+    for (const Node& n : f.nodes()) {
+        for (const Port& p : n.ports) {
+            if (!p.counters) continue;
+            for (int c = 0; c < kCounterCount; ++c) {
+                auto counter = static_cast<Counter>(c);
+                if (!is_error_counter(counter) && counter != Counter::PortXmitWait) continue;
+                auto v = p.counters->get(counter);
+                if (!v || *v == 0) continue;
+                PortRef ref{n.guid, p.num};
+                rows.push_back({ref, describe(f, ref), counter, *v});
+            }
+        }
+    }
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const CounterRow& a, const CounterRow& b) { return a.where < b.where; });
+    if (rows.size() > max) rows.resize(max);
+    return rows;
+}
+
+ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<ValidationDoc> validation,
+                         std::vector<perf::PerfReport> perf, ReportMeta meta) {
+    ReportModel m;
+    m.meta = std::move(meta);
+    m.snapshot = std::move(snapshot);
+    m.validation = std::move(validation);
+    m.perf = std::move(perf);
+    if (m.snapshot) {
+        m.tiers = classify_tiers(m.snapshot->fabric);
+        m.interrupted = m.snapshot->source.interrupted;
+    }
+    if (m.validation) {
+        m.checks = m.validation->checks;
+        m.findings = m.validation->findings;
+        m.interrupted = m.interrupted || m.validation->meta.interrupted;
+    } else if (m.snapshot) {
+        const Fabric& f = m.snapshot->fabric;
+        CounterReadings before = readings_of(f);
+        ValidationInput in{f, m.tiers, {}, before.empty() ? nullptr : &before};
+        Validation v = validate(in);
+        m.checks = v.checks;
+        for (const Finding& x : v.findings) m.findings.push_back(from_finding(f, x));
+    }
+    for (const perf::PerfReport& p : m.perf) {
+        add_perf(m, p);
+        m.interrupted = m.interrupted || !p.meta.complete;
+    }
+    if (!m.perf.empty())
+        m.checks.push_back("pairwise RDMA tests, each against the best of its run");
+    std::stable_sort(
+        m.findings.begin(), m.findings.end(),
+        [](const ReportFinding& a, const ReportFinding& b) { return a.severity > b.severity; });
+    build_matrices(m);
+    if (m.snapshot) {
+        const Fabric& f = m.snapshot->fabric;
+        m.link_findings.assign(f.links().size(), {});
+        for (size_t i = 0; i < m.findings.size(); ++i) {
+            for (const PortRef& p : m.findings[i].where) {
+                const Link* l = f.link_of(p);
+                if (!l) continue;
+                auto li = static_cast<size_t>(l - f.links().data());
+                auto& v = m.link_findings[li];
+                if (std::find(v.begin(), v.end(), i) == v.end()) v.push_back(i);
+            }
+        }
+    }
+    return m;
+}
+
+}  // namespace fabscope

@@ -1,0 +1,126 @@
+#pragma once
+// What `fabscope report` renders: the results fabscope wrote (a snapshot, a
+// validation, perf reports), read back into the model and joined into one
+// picture: the verdict, the findings with their evidence, the fabric by tier
+// with the links the findings name, the pair matrices, and where it all came
+// from. Every renderer (HTML, Markdown, JUnit, CSV) reads this, never JSON.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/finding.h"
+#include "model/port_label.h"
+#include "model/snapshot.h"
+#include "model/tiers.h"
+#include "perf/report.h"
+#include "reports/validation_report.h"
+
+namespace fabscope {
+
+/// A finding as a report shows it: where it is, by name as well as by port.
+struct ReportFinding {
+    std::string source;  ///< "validation" or "perf"
+    std::string kind;
+    Severity severity = Severity::Warning;
+    std::string summary;
+    std::vector<PortRef> where;
+    std::vector<PortLabel> labels;  ///< the same ports, named
+    nlohmann::json evidence = nlohmann::json::object();
+};
+
+/// A validation document (docs/validation.schema.json) read back.
+struct ValidationDoc {
+    ValidationMeta meta;
+    std::string result;  ///< "pass", "fail", "interrupted"
+    std::vector<std::string> checks;
+    std::vector<ReportFinding> findings;
+    size_t nodes = 0;
+    size_t links = 0;
+};
+
+/// One pairwise test as a check: a row of the JUnit perf suite.
+struct PairCheck {
+    std::string from;  ///< the host that ran the test
+    std::string to;    ///< its peer
+    std::string test;  ///< "write_bw"
+    bool ok = false;
+    bool degraded = false;
+    double value = 0;  ///< Gb/s (bandwidth) or µs median (latency)
+    std::string unit;
+    std::string message;  ///< why it failed or fell short
+    nlohmann::json evidence = nlohmann::json::object();
+};
+
+/// One test's results, host by peer: the heat map.
+struct PairMatrix {
+    std::string test;
+    std::string unit;
+    bool higher_is_better = true;
+    std::vector<std::string> rows;  ///< hosts that ran the test
+    std::vector<std::string> cols;  ///< peers
+    /// rows x cols, index into the report's pair checks, or -1 when not measured.
+    std::vector<long> cells;
+    double best = 0;
+    double worst = 0;
+};
+
+struct ReportMeta {
+    std::string tool_version;
+    std::string command_line;
+    std::string generated;            ///< ISO 8601
+    std::vector<std::string> inputs;  ///< the files read, with what each was
+};
+
+struct ReportModel {
+    ReportMeta meta;
+    std::optional<Snapshot> snapshot;
+    Tiers tiers;  ///< of the snapshot's fabric
+    std::optional<ValidationDoc> validation;
+    std::vector<perf::PerfReport> perf;
+    std::vector<std::string> checks;      ///< what was checked, for people
+    std::vector<ReportFinding> findings;  ///< errors first
+    std::vector<PairCheck> pairs;
+    std::vector<PairMatrix> matrices;
+    /// Per link of the snapshot's fabric: the findings naming one of its ports.
+    std::vector<std::vector<size_t>> link_findings;
+    bool interrupted = false;
+
+    /// "PASS", "FAIL" or "INTERRUPTED".
+    std::string verdict() const;
+    size_t count(Severity s) const;
+    /// The worst severity of a link's findings; nothing for a healthy link.
+    std::optional<Severity> link_severity(size_t link) const;
+    /// "leaf02[5] -- spine01[1]": how reports name a link.
+    std::string link_name(size_t link) const;
+    /// "ibsim0 port 1, 24 nodes, 40 links, fabric 3f2a9c01d4e6", or what is known.
+    std::string fabric_identity() const;
+};
+
+/// A non-zero error counter (or PortXmitWait) of a port of the snapshot.
+struct CounterRow {
+    PortRef port;
+    std::string where;  ///< "leaf02[5]"
+    Counter counter = Counter::SymbolErrorCounter;
+    uint64_t value = 0;
+};
+/// The ports' non-zero error counters and PortXmitWait, by port name
+/// (so a port's counters stay together); at most `max` rows.
+std::vector<CounterRow> counter_rows(const ReportModel& m, size_t max = 200);
+
+/// Joins what was read. Without a validation document, the snapshot is
+/// checked here (validate(), no plan, one counter reading), so a snapshot
+/// alone still gets a verdict. Perf reports are compared as `perf run` does.
+ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<ValidationDoc> validation,
+                         std::vector<perf::PerfReport> perf, ReportMeta meta);
+
+/// Reads a validation document; errors name the JSON path of the bad value.
+Result<ValidationDoc> validation_doc_from_json(const nlohmann::json& j);
+
+/// Reads every file, tells a snapshot from a validation from a perf report by
+/// its "format", and builds the report. At most one snapshot and one
+/// validation. Every error names the file, with code 2 (kExitUsage).
+Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMeta meta);
+
+}  // namespace fabscope
