@@ -162,10 +162,13 @@ void declare_families(Exposition& e) {
              "PortInfo PortState: 1 Down, 2 Init, 3 Armed, 4 Active.");
     e.family("fabscope_port_link_up", "gauge", "1 if the port's physical link is up (LinkUp).");
     e.family("fabscope_port_link_width_lanes", "gauge", "Active link width in lanes (4 for 4X).");
-    e.family("fabscope_port_link_lane_speed_bits_per_second", "gauge",
-             "Active data rate of one lane after line encoding (50e9 for HDR).");
-    e.family("fabscope_port_link_speed_bits_per_second", "gauge",
-             "Active data rate of the link: lanes times lane rate (200e9 for 4X HDR).");
+    // Prometheus' base unit for data is the byte, also for link rates.
+    e.family("fabscope_port_link_lane_speed_bytes_per_second", "gauge",
+             "Active data rate of one lane after line encoding, in bytes (6.25e9 for HDR's "
+             "50 Gb/s).");
+    e.family("fabscope_port_link_speed_bytes_per_second", "gauge",
+             "Active data rate of the link, lanes times lane rate, in bytes (25e9 for 4X HDR's "
+             "200 Gb/s).");
     for (const CounterMetric& m : kCounterMetrics) e.family(m.name, "counter", m.help);
 }
 
@@ -209,10 +212,10 @@ void add_fabric(Exposition& e, const PromInput& in) {
             if (p.link_up() && p.width_active && p.speed_active) {
                 e.sample("fabscope_port_link_width_lanes", labels,
                          uint64_t{static_cast<uint64_t>(lanes(*p.width_active))});
-                e.sample("fabscope_port_link_lane_speed_bits_per_second", labels,
-                         lane_data_gbps(*p.speed_active) * 1e9);
-                e.sample("fabscope_port_link_speed_bits_per_second", labels,
-                         link_data_gbps(*p.width_active, *p.speed_active) * 1e9);
+                e.sample("fabscope_port_link_lane_speed_bytes_per_second", labels,
+                         lane_data_gbps(*p.speed_active) * 1e9 / 8);
+                e.sample("fabscope_port_link_speed_bytes_per_second", labels,
+                         link_data_gbps(*p.width_active, *p.speed_active) * 1e9 / 8);
             }
             const PortCounters* pc = nullptr;
             if (in.counters) {

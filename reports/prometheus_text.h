@@ -4,7 +4,7 @@
 // textfile collector and what `fabscope exporter` serves on /metrics.
 // A pure function of the model: every name in the fabscope_ namespace, one
 // family per name with its HELP and TYPE, counters ending in _total, units
-// in the names (_bytes, _seconds, _bits_per_second), every port labelled
+// in the names (_bytes, _seconds, _bytes_per_second), every port labelled
 // with its node, GUID, port number and peer. Label values (node names come
 // off the wire) are escaped.
 

@@ -198,7 +198,7 @@ TEST_F(PrometheusLab, ARealPrometheusSeesSymbolErrorsRiseOnExactlyThatPort) {
     EXPECT_EQ(m["node"], "rack7-leaf-b");
     EXPECT_EQ(m["node_guid"], leaf_guid);
     EXPECT_EQ(m["port"], "3");
-    EXPECT_EQ(m["peer_node"], "h0007");
+    EXPECT_EQ(m["peer_node"], "h0007 HCA-1");
     EXPECT_EQ(m["peer_port"], "1");
     EXPECT_GT(std::stod(rising[0]["value"][1].get<std::string>()), 0.0);
 

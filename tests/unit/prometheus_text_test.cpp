@@ -129,7 +129,7 @@ TEST(PrometheusText, EveryPortLabelledWithNodeGuidPortAndPeer) {
     EXPECT_NE(text.find("fabscope_port_transmit_wait_ticks_total" + labels + " 7\n"),
               std::string::npos);
     EXPECT_NE(text.find("fabscope_port_link_width_lanes" + labels + " 4\n"), std::string::npos);
-    EXPECT_NE(text.find("fabscope_port_link_speed_bits_per_second" + labels + " 200000000000\n"),
+    EXPECT_NE(text.find("fabscope_port_link_speed_bytes_per_second" + labels + " 25000000000\n"),
               std::string::npos);
     EXPECT_NE(text.find("fabscope_port_state" + labels + " 4\n"), std::string::npos);
     EXPECT_NE(text.find("fabscope_port_link_up" + labels + " 1\n"), std::string::npos);
