@@ -77,6 +77,13 @@ void configure(httplib::Server& svr, const MetricsState& state) {
     svr.set_keep_alive_max_count(16);
     svr.set_keep_alive_timeout(5);
     svr.set_payload_max_length(0);
+    // httplib's default adds SO_REUSEPORT, which lets a second process bind
+    // the same port and take a share of the scrapes: only SO_REUSEADDR here,
+    // so a port in use is an error.
+    svr.set_socket_options([](socket_t sock) {
+        int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     svr.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
         if (req.method == "GET" || req.method == "HEAD")
             return httplib::Server::HandlerResponse::Unhandled;

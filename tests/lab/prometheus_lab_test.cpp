@@ -211,6 +211,24 @@ TEST_F(PrometheusLab, ARealPrometheusSeesSymbolErrorsRiseOnExactlyThatPort) {
     const std::string scraped = dir_ + "/scrape.txt";
     std::ofstream(scraped) << scrape->body;
     EXPECT_EQ(promtool_check(scraped), "exit 0\n") << scrape->body.substr(0, 2000);
+    // Scrapes are answered from the last sweep, never start one: fifty of them
+    // within a fraction of the 1 s interval see at most one sweep end.
+    auto sweeps = [&] {
+        auto r = c.Get("/metrics");
+        if (!r) return -1L;
+        auto at = r->body.find("\nfabscope_sweeps_total ");
+        return at == std::string::npos ? -1L : std::stol(r->body.substr(at + 23));
+    };
+    const long before = sweeps();
+    for (int i = 0; i < 48; ++i) ASSERT_TRUE(c.Get("/metrics"));
+    const long after = sweeps();
+    EXPECT_GE(before, 1);
+    EXPECT_LE(after - before, 1) << before << " -> " << after;
+    // The port is taken: a second exporter says so and exits 3.
+    CmdResult taken = lab_->exec(
+        {fabscope(), "exporter", "--listen", "127.0.0.1:" + std::to_string(exporter_port)}, 20s);
+    EXPECT_EQ(taken.exit_code, 3) << taken.err;
+    EXPECT_NE(taken.err.find("cannot listen"), std::string::npos) << taken.err;
     // Nothing but GET (and HEAD) of / and /metrics.
     auto post = c.Post("/metrics", "x", "text/plain");
     ASSERT_TRUE(post);
