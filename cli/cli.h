@@ -4,9 +4,12 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "model/node_name_map.h"
+#include "model/snapshot.h"
 #include "util/result.h"
 #include "util/term.h"
 
@@ -14,10 +17,13 @@ namespace fabscope::cli {
 
 /// Options that mean the same in every subcommand.
 struct Globals {
-    bool json = false;      ///< --json: machine output on stdout
-    bool no_color = false;  ///< --no-color (NO_COLOR works too)
-    bool quiet = false;     ///< -q: no human summary on stderr
-    int verbose = 0;        ///< -v, repeatable
+    bool json = false;          ///< --json: machine output on stdout
+    bool no_color = false;      ///< --no-color (NO_COLOR works too)
+    bool quiet = false;         ///< -q: no human summary on stderr
+    int verbose = 0;            ///< -v, repeatable
+    std::string node_name_map;  ///< --node-name-map FILE
+    /// The map read from it before the command runs (nullptr without one).
+    std::shared_ptr<const NodeNameMap> node_names;
     TextStyle err_style() const { return style_for(2, no_color); }
 };
 
@@ -35,6 +41,11 @@ struct Context {
 std::vector<std::string> split_exec_command(const std::vector<std::string>& args,
                                             std::vector<std::string>& command);
 
+/// The node-name map applied to a fabric just discovered or loaded.
+void name_nodes(Snapshot& s, const Globals& g);
+/// load_snapshot, then name_nodes: how every command reads a snapshot file.
+Result<Snapshot> load_named_snapshot(const std::string& path, const Globals& g);
+
 /// Prints "fabscope: <message>" on stderr and returns the error's exit code.
 int report(const Error& e, const Globals& g);
 
@@ -51,5 +62,6 @@ void add_tui(CLI::App& app, Context& ctx);
 void add_mesh(CLI::App& app, Context& ctx);
 /// `argv`: the command line as given, which the report records.
 void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& argv);
+void add_exporter(CLI::App& app, Context& ctx);
 
 }  // namespace fabscope::cli

@@ -24,9 +24,9 @@ struct DiffCommand {
 };
 
 int run_diff(const DiffCommand& o, const Globals& g) {
-    auto a = load_snapshot(o.before);
+    auto a = load_named_snapshot(o.before, g);
     if (!a) return report(a.error(), g);
-    auto b = load_snapshot(o.after);
+    auto b = load_named_snapshot(o.after, g);
     if (!b) return report(b.error(), g);
     Thresholds t = default_thresholds();
     if (!o.thresholds.empty()) {

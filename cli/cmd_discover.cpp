@@ -26,6 +26,7 @@ int run_discover(const DiscoverOptions& o, const Globals& g) {
         auto snap =
             !o.load.empty() ? load_snapshot(o.load) : import_ibnetdiscover_cache(o.load_cache);
         if (!snap) return report(snap.error(), g);
+        name_nodes(*snap, g);
         return write_discovery(*snap, {}, o.output, g);
     }
     LiveSweepOptions live = o.live;

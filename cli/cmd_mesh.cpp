@@ -74,7 +74,7 @@ int run_mesh_plan(const MeshPlanCommand& o, const Globals& g) {
                                  kExitUsage),
                       g);
     }
-    auto snap = load_snapshot(o.load);
+    auto snap = load_named_snapshot(o.load, g);
     if (!snap) return report(snap.error(), g);
     const Fabric& f = snap->fabric;
     if (!has_routes(f)) {

@@ -21,7 +21,7 @@ struct PlanCommand {
 };
 
 int run_plan(const PlanCommand& o, const Globals& g) {
-    auto snap = load_snapshot(o.from);
+    auto snap = load_named_snapshot(o.from, g);
     if (!snap) return report(snap.error(), g);
     Plan p = plan_from_fabric(snap->fabric, classify_tiers(snap->fabric));
     p.links_per_leaf_spine = o.links_per_pair;

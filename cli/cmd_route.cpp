@@ -52,7 +52,7 @@ bool has_forwarding_tables(const Fabric& f) {
 int run_route(const RouteCommand& o, const Globals& g) {
     Result<Snapshot> snap = make_error("");
     if (!o.load.empty()) {
-        snap = load_snapshot(o.load);
+        snap = load_named_snapshot(o.load, g);
     } else {
         LiveSweepOptions live = o.live;
         live.no_counters = true;

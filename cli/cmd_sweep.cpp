@@ -15,6 +15,7 @@ namespace {
 struct SweepCommand {
     LiveSweepOptions live;
     std::string output;
+    std::string prom;
 };
 
 int run_sweep(const SweepCommand& o, const Globals& g) {
@@ -23,7 +24,8 @@ int run_sweep(const SweepCommand& o, const Globals& g) {
     install_interrupt_handlers();
     auto out = session->sweep(&interrupt_token());
     if (!out) return report(out.error(), g);
-    return write_discovery(out->snapshot, std::move(out->problems), o.output, g, out->interrupted);
+    return write_discovery(out->snapshot, std::move(out->problems), o.output, g, out->interrupted,
+                           o.prom);
 }
 
 }  // namespace
@@ -35,6 +37,9 @@ void add_sweep(CLI::App& app, Context& ctx) {
                                        "port's counters, in one read-only pass");
     add_live_sweep_options(cmd, o->live);
     cmd->add_option("-o,--output", o->output, "Write the snapshot (JSON) to FILE");
+    cmd->add_option("--prom", o->prom,
+                    "Write Prometheus metrics to FILE (atomically, for node_exporter's textfile "
+                    "collector)");
     cmd->footer(R"(The sweep runs on fabscope's own MAD engine: many MADs in flight, a deadline per
 MAD, retries with backoff, and a failure budget per path, so an unresponsive node
 costs one timeout and never stalls the rest. What it could not reach is reported
@@ -46,6 +51,7 @@ Examples:
   fabscope sweep -o fabric.json
   fabscope sweep --window 32 -t 500 --retries 3
   fabscope sweep --no-counters --no-routes          # topology only
+  fabscope sweep -q --prom /var/lib/node_exporter/textfile/fabscope.prom
   fabscope lab exec -- fabscope sweep -o fabric.json)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_sweep(*o, ctx.globals); }; });
 }

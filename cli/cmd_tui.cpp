@@ -116,7 +116,7 @@ int run_tui(const TuiCommand& o, const Globals& g) {
         cfg.plan = std::move(p).value();
     }
     if (!o.baseline.empty()) {
-        auto b = load_snapshot(o.baseline);
+        auto b = load_named_snapshot(o.baseline, g);
         if (!b) return report(b.error(), g);
         cfg.baseline = std::move(b).value();
     }
@@ -135,7 +135,7 @@ int run_tui(const TuiCommand& o, const Globals& g) {
     if (!o.load.empty()) {
         std::vector<Snapshot> snaps;
         for (const std::string& f : o.load) {
-            auto s = load_snapshot(f);
+            auto s = load_named_snapshot(f, g);
             if (!s) return report(s.error(), g);
             snaps.push_back(std::move(s).value());
         }

@@ -16,10 +16,12 @@
 #include "model/plan.h"
 #include "model/snapshot.h"
 #include "model/validation.h"
+#include "reports/prometheus_textfile.h"
 #include "reports/validation_report.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
 #include "util/time_util.h"
+#include "util/version.h"
 
 namespace fabscope::cli {
 namespace {
@@ -32,6 +34,7 @@ struct ValidateCommand {
     std::string interval = "30s";
     std::string load;
     std::string output;
+    std::string prom;
 };
 
 /// Waits `d`, showing a countdown on a terminal; false if stopped.
@@ -83,7 +86,7 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
         plan = std::move(p).value();
     }
     if (!o.baseline.empty()) {
-        auto b = load_snapshot(o.baseline);
+        auto b = load_named_snapshot(o.baseline, g);
         if (!b) return report(b.error(), g);
         baseline = plan_from_fabric(b->fabric, classify_tiers(b->fabric));
     }
@@ -105,7 +108,7 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
     std::vector<Finding> problems;
     std::optional<CounterReadings> after;
     if (!o.load.empty()) {
-        auto s = load_snapshot(o.load);
+        auto s = load_named_snapshot(o.load, g);
         if (!s) return report(s.error(), g);
         snap = std::move(s).value();
         meta.fabric_from = o.load;
@@ -152,9 +155,21 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
     if (!o.output.empty()) {
         if (auto w = json_io::write_json_file(doc, o.output); !w) return report(w.error(), g);
     }
+    if (!o.prom.empty()) {
+        PromInput pin;
+        pin.fabric = &snap.fabric;
+        pin.findings = &v.findings;
+        pin.counters = after ? &*after : nullptr;
+        pin.complete = !meta.interrupted;
+        pin.sweep_duration_s = meta.duration_s;
+        pin.sweep_finished_unix_s = prom_unix_now();
+        pin.version = version();
+        if (auto w = write_prom_textfile(o.prom, pin); !w) return report(w.error(), g);
+    }
     if (!g.quiet) {
         std::fputs(render_validation_summary(v, meta, g.err_style()).c_str(), stderr);
         if (!o.output.empty()) std::fprintf(stderr, "Report written to %s\n", o.output.c_str());
+        if (!o.prom.empty()) std::fprintf(stderr, "Metrics written to %s\n", o.prom.c_str());
     }
     if (g.json) {
         if (auto w = json_io::write_json_file(doc, "-"); !w) return report(w.error(), g);
@@ -183,6 +198,9 @@ void add_validate(CLI::App& app, Context& ctx) {
                     "Validate a snapshot instead of the live fabric (one counter reading)")
         ->check(CLI::ExistingFile);
     cmd->add_option("-o,--output", o->output, "Write the report (JSON) to FILE");
+    cmd->add_option("--prom", o->prom,
+                    "Write Prometheus metrics to FILE (atomically, for node_exporter's textfile "
+                    "collector)");
     add_live_sweep_options(cmd, o->live, false);
     cmd->footer(
         R"(Checks: links below the width or speed both ends can do, below their peers or below
@@ -198,7 +216,8 @@ Examples:
   fabscope sweep -o good.json && fabscope plan --from good.json -o fabric-plan.yaml
   fabscope validate --plan fabric-plan.yaml --interval 30s -o report.json
   fabscope validate --baseline good.json --interval 10s --json | jq '.findings[].summary'
-  fabscope validate --load fabric.json --plan fabric-plan.yaml      # offline)");
+  fabscope validate --load fabric.json --plan fabric-plan.yaml      # offline
+  fabscope validate --plan fabric-plan.yaml -q --prom /var/lib/node_exporter/textfile/fabscope.prom)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_validate(*o, ctx.globals); }; });
 }
 

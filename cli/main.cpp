@@ -38,6 +38,16 @@ std::vector<std::string> split_exec_command(const std::vector<std::string>& args
     return head;
 }
 
+void name_nodes(Snapshot& s, const Globals& g) {
+    if (g.node_names) s.fabric = apply_node_names(s.fabric, *g.node_names);
+}
+
+Result<Snapshot> load_named_snapshot(const std::string& path, const Globals& g) {
+    auto s = load_snapshot(path);
+    if (s) name_nodes(*s, g);
+    return s;
+}
+
 int report(const Error& e, const Globals& g) {
     TextStyle st = g.err_style();
     // One line, whatever the message holds (a simulator's answer, a child's output).
@@ -72,6 +82,8 @@ Manual: man fabscope (docs/fabscope.1).)");
     app.add_flag("--no-color", ctx.globals.no_color, "No colour (also: NO_COLOR=1)");
     app.add_flag("-q,--quiet", ctx.globals.quiet, "No human summary on stderr");
     app.add_flag("-v,--verbose", ctx.globals.verbose, "More detail on stderr (repeatable)");
+    app.add_option("--node-name-map", ctx.globals.node_name_map,
+                   "Names for nodes by GUID, in ibnetdiscover's format (0xGUID \"name\" per line)");
 
     cli::add_discover(app, ctx);
     cli::add_sweep(app, ctx);
@@ -82,6 +94,7 @@ Manual: man fabscope (docs/fabscope.1).)");
     cli::add_perf(app, ctx);
     cli::add_mesh(app, ctx);
     cli::add_tui(app, ctx);
+    cli::add_exporter(app, ctx);
     cli::add_lab(app, ctx);
     std::vector<std::string> args(argv, argv + argc);
     cli::add_report(app, ctx, args);
@@ -104,6 +117,11 @@ Manual: man fabscope (docs/fabscope.1).)");
         return kExitUsage;
     }
     if (!ctx.action) return kExitUsage;
+    if (!ctx.globals.node_name_map.empty()) {
+        auto map = load_node_name_map(ctx.globals.node_name_map);
+        if (!map) return cli::report(map.error(), ctx.globals);
+        ctx.globals.node_names = std::make_shared<const NodeNameMap>(std::move(map).value());
+    }
     return ctx.action();
 }
 

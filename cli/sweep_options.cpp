@@ -7,7 +7,9 @@
 #include "model/link_checks.h"
 #include "model/tiers.h"
 #include "reports/discover_summary.h"
+#include "reports/prometheus_textfile.h"
 #include "util/exit_status.h"
+#include "util/version.h"
 
 namespace fabscope::cli {
 
@@ -41,6 +43,7 @@ LiveOptions live_options(const LiveSweepOptions& o, const Globals& g) {
     l.ca = o.ca;
     l.ca_port = o.ca_port;
     l.verbose = g.verbose > 0;
+    l.node_names = g.node_names;
     l.sweep.engine.window = o.window;
     l.sweep.engine.timeout = std::chrono::milliseconds(o.timeout_ms);
     l.sweep.engine.retries = o.retries;
@@ -56,7 +59,7 @@ Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& 
 }
 
 int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const std::string& output,
-                    const Globals& g, bool interrupted_now) {
+                    const Globals& g, bool interrupted_now, const std::string& prom) {
     Tiers tiers = classify_tiers(snap.fabric);
     std::vector<Finding> findings = std::move(problems);
     auto checks = check_links(snap.fabric, tiers);
@@ -65,6 +68,16 @@ int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const s
     nlohmann::json extra{{"findings", findings_to_json(snap.fabric, findings)}};
     if (!output.empty()) {
         if (auto w = save_snapshot(snap, output, extra); !w) return report(w.error(), g);
+    }
+    if (!prom.empty()) {
+        PromInput in;
+        in.fabric = &snap.fabric;
+        in.findings = &findings;
+        in.complete = snap.source.complete;
+        in.sweep_duration_s = snap.source.duration_s;
+        in.sweep_finished_unix_s = prom_unix_now();
+        in.version = version();
+        if (auto w = write_prom_textfile(prom, in); !w) return report(w.error(), g);
     }
     if (!g.quiet) {
         std::string text =
@@ -77,6 +90,7 @@ int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const s
                 stderr);
         }
         if (!output.empty()) std::fprintf(stderr, "Snapshot written to %s\n", output.c_str());
+        if (!prom.empty()) std::fprintf(stderr, "Metrics written to %s\n", prom.c_str());
     }
     if (g.json) {
         if (auto w = save_snapshot(snap, "-", extra); !w) return report(w.error(), g);

@@ -37,8 +37,9 @@ Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& 
 /// the sweep's `problems`, the snapshot (with the findings) written to
 /// `output` and/or stdout (--json), the summary on stderr. A discovery
 /// interrupted just now is written all the same, marked incomplete (by the
-/// sweep), and returns 130.
+/// sweep), and returns 130. With `prom`, the metrics go to that file too
+/// (node_exporter's textfile collector).
 int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const std::string& output,
-                    const Globals& g, bool interrupted_now = false);
+                    const Globals& g, bool interrupted_now = false, const std::string& prom = "");
 
 }  // namespace fabscope::cli

@@ -23,13 +23,18 @@ Result<LiveSession> LiveSession::open(const LiveOptions& options) {
     s.local_ = *local;
     s.transport_ = std::move(transport).value();
     s.options_ = options.sweep;
+    s.node_names_ = options.node_names;
     return s;
 }
 
 Result<SweepOutput> LiveSession::sweep(const StopToken* stop) {
     SweepOptions o = options_;
     o.engine.stop = stop;
-    return sweep_fabric(*transport_, clock_, local_, o);
+    auto out = sweep_fabric(*transport_, clock_, local_, o);
+    if (out && node_names_) {
+        out->snapshot.fabric = apply_node_names(out->snapshot.fabric, *node_names_);
+    }
+    return out;
 }
 
 CounterRead LiveSession::read_counters(const Fabric& f, const StopToken* stop) {

@@ -12,6 +12,7 @@
 #include "discover/local_port.h"
 #include "discover/sweep.h"
 #include "discover/umad_transport.h"
+#include "model/node_name_map.h"
 #include "util/interrupt.h"
 
 namespace fabscope {
@@ -21,6 +22,8 @@ struct LiveOptions {
     int ca_port = 0;  ///< -P; 0 = its first active port
     SweepOptions sweep;
     bool verbose = false;  ///< pass the simulator's preload chatter through to stderr
+    /// --node-name-map: names given to the nodes of every sweep (nullptr = none).
+    std::shared_ptr<const NodeNameMap> node_names;
 };
 
 class LiveSession {
@@ -29,7 +32,8 @@ class LiveSession {
     /// device, no permission, no link).
     static Result<LiveSession> open(const LiveOptions& options);
 
-    /// One sweep; stops early (SweepOutput::interrupted) when `stop` is stopped.
+    /// One sweep, its nodes named by the node-name map if one was given;
+    /// stops early (SweepOutput::interrupted) when `stop` is stopped.
     Result<SweepOutput> sweep(const StopToken* stop = nullptr);
     /// Reads again the counters of every port the sweep read them from.
     CounterRead read_counters(const Fabric& f, const StopToken* stop = nullptr);
@@ -41,6 +45,7 @@ class LiveSession {
     std::unique_ptr<UmadTransport> transport_;
     SystemClock clock_;
     SweepOptions options_;
+    std::shared_ptr<const NodeNameMap> node_names_;
 };
 
 }  // namespace fabscope

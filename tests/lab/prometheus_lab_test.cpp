@@ -1,0 +1,245 @@
+// fabscope exporter scraped by a real Prometheus server on the IB lab: after
+// `lab fault counter` raises symbol errors on one port, a PromQL query
+// through Prometheus' HTTP API finds a positive rate for exactly that port,
+// labelled with the name the node-name map gives its switch; promtool
+// finds nothing to complain about in a scrape or in `sweep --prom`'s file.
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+
+#include "lab_harness.h"
+#include "util/process.h"
+
+namespace fabscope::labtest {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+/// A port nothing listens on now (the kernel's pick; closed again at once).
+int free_port() {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    int port = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+        port = ntohs(a.sin_port);
+    }
+    ::close(fd);
+    return port;
+}
+
+/// A process this test started, stopped by its recorded identity (PID,
+/// start time, command line) when the test ends, whichever way it ends.
+class Child {
+  public:
+    explicit Child(SpawnOptions o) {
+        auto p = spawn(o);
+        if (p) {
+            id_ = *p;
+        } else {
+            ADD_FAILURE() << "cannot start " << o.argv.front() << ": " << p.error().message;
+        }
+    }
+    ~Child() {
+        if (id_) stop_process(*id_, 5000ms);
+    }
+    Child(const Child&) = delete;
+    Child& operator=(const Child&) = delete;
+    bool running() const { return id_ && is_running(*id_); }
+    /// SIGTERM, and the exit code once it is gone.
+    int stop() {
+        if (!id_) return -1;
+        ::kill(id_->pid, SIGTERM);
+        RunResult r = wait_child(id_->pid, 10000ms);
+        id_.reset();
+        return r.exit_code;
+    }
+
+  private:
+    std::optional<ProcessId> id_;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+/// Polls `f` every 250 ms until it returns true or `limit` passes.
+template <class F>
+bool eventually(std::chrono::milliseconds limit, F f) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+        if (f()) return true;
+        std::this_thread::sleep_for(250ms);
+    }
+    return f();
+}
+
+/// The result vector of an instant PromQL query, or null on any failure.
+json query(int prom_port, const std::string& promql) {
+    httplib::Client c("127.0.0.1", prom_port);
+    c.set_connection_timeout(2, 0);
+    c.set_read_timeout(5, 0);
+    auto r = c.Get("/api/v1/query", httplib::Params{{"query", promql}}, httplib::Headers{});
+    if (!r || r->status != 200) return nullptr;
+    json j = json::parse(r->body, nullptr, false);
+    if (j.is_discarded() || j["status"] != "success") return nullptr;
+    return j["data"]["result"];
+}
+
+std::string promtool_check(const std::string& file) {
+    CmdResult r =
+        run({"sh", "-c", "promtool check metrics < \"$0\" 2>&1; echo \"exit $?\"", file}, 30s);
+    return r.out;
+}
+
+class PrometheusLab : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        lab_ = std::make_unique<Lab>(
+            std::vector<std::string>{"--spines", "2", "--leaves", "4", "--hosts-per-leaf", "4"});
+        ASSERT_TRUE(lab_->up());
+        dir_ = lab_->dir() + "-prom";
+        fs::create_directories(dir_);
+    }
+    void TearDown() override {
+        lab_.reset();
+        fs::remove_all(dir_);
+    }
+    std::unique_ptr<Lab> lab_;
+    std::string dir_;
+};
+
+TEST_F(PrometheusLab, ARealPrometheusSeesSymbolErrorsRiseOnExactlyThatPort) {
+    // The name engineers use for leaf02, by its GUID from a sweep.
+    CmdResult sw = lab_->exec({fabscope(), "sweep", "--json", "-q", "--no-routes"});
+    ASSERT_EQ(sw.exit_code, 0) << sw.err;
+    json snap = json::parse(sw.out);
+    std::string leaf_guid;
+    for (const auto& n : snap["nodes"]) {
+        if (n["description"] == "leaf02") leaf_guid = n["guid"];
+    }
+    ASSERT_FALSE(leaf_guid.empty());
+    const std::string map = dir_ + "/names.map";
+    std::ofstream(map) << "# rack names\n" << leaf_guid << " \"rack7-leaf-b\"\n";
+
+    // sweep --prom with the map: the textfile is clean for promtool and uses the name.
+    const std::string textfile = dir_ + "/fabscope.prom";
+    CmdResult sp = lab_->exec(
+        {fabscope(), "--node-name-map", map, "sweep", "-q", "--no-routes", "--prom", textfile});
+    ASSERT_EQ(sp.exit_code, 0) << sp.err;
+    EXPECT_NE(slurp(textfile).find("node=\"rack7-leaf-b\""), std::string::npos);
+    EXPECT_EQ(promtool_check(textfile), "exit 0\n");
+
+    const int exporter_port = free_port();
+    const int prom_port = free_port();
+    ASSERT_GT(exporter_port, 0);
+    ASSERT_GT(prom_port, 0);
+    SpawnOptions eo;
+    eo.argv = {fabscope(),   "lab",      "exec",     "--dir",
+               lab_->dir(),  "--",       fabscope(), "--node-name-map",
+               map,          "exporter", "--listen", "127.0.0.1:" + std::to_string(exporter_port),
+               "--interval", "1s"};
+    eo.stdout_path = dir_ + "/exporter.log";
+    eo.stderr_path = eo.stdout_path;
+    Child exporter(eo);
+
+    const std::string config = dir_ + "/prometheus.yml";
+    std::ofstream(config) << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                          << "scrape_configs:\n  - job_name: fabscope\n    static_configs:\n"
+                          << "      - targets: ['127.0.0.1:" << exporter_port << "']\n";
+    SpawnOptions po;
+    po.argv = {"/usr/bin/prometheus", "--config.file=" + config,
+               "--storage.tsdb.path=" + dir_ + "/tsdb",
+               "--web.listen-address=127.0.0.1:" + std::to_string(prom_port), "--log.level=warn"};
+    po.cwd = dir_;
+    po.stdout_path = dir_ + "/prometheus.log";
+    po.stderr_path = po.stdout_path;
+    Child prometheus(po);
+
+    // Prometheus has scraped a complete sweep of the fabric.
+    ASSERT_TRUE(eventually(30s,
+                           [&] {
+                               json r = query(prom_port, "fabscope_last_sweep_success == 1");
+                               return r.is_array() && r.size() == 1;
+                           }))
+        << slurp(po.stdout_path) << slurp(eo.stdout_path);
+    ASSERT_TRUE(eventually(10s, [&] {
+        json r = query(prom_port, "count(fabscope_port_symbol_errors_total)");
+        return r.is_array() && r.size() == 1;
+    }));
+    json none = query(prom_port, "rate(fabscope_port_symbol_errors_total[10s]) > 0");
+    ASSERT_TRUE(none.is_array());
+    EXPECT_EQ(none.size(), 0U) << none.dump();
+
+    ASSERT_EQ(lab_->fault({"counter", "leaf02[3]", "SymbolErrorCounter=50"}).exit_code, 0);
+    json rising;
+    ASSERT_TRUE(eventually(15s, [&] {
+        rising = query(prom_port, "rate(fabscope_port_symbol_errors_total[10s]) > 0");
+        return rising.is_array() && !rising.empty();
+    })) << slurp(eo.stdout_path);
+    ASSERT_EQ(rising.size(), 1U) << rising.dump(1);
+    const json& m = rising[0]["metric"];
+    EXPECT_EQ(m["node"], "rack7-leaf-b");
+    EXPECT_EQ(m["node_guid"], leaf_guid);
+    EXPECT_EQ(m["port"], "3");
+    EXPECT_EQ(m["peer_node"], "h0007 HCA-1");
+    EXPECT_EQ(m["peer_port"], "1");
+    EXPECT_GT(std::stod(rising[0]["value"][1].get<std::string>()), 0.0);
+
+    // A scrape of our own: promtool's linter has nothing to say.
+    httplib::Client c("127.0.0.1", exporter_port);
+    auto scrape = c.Get("/metrics");
+    ASSERT_TRUE(scrape);
+    EXPECT_EQ(scrape->status, 200);
+    EXPECT_EQ(scrape->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+    const std::string scraped = dir_ + "/scrape.txt";
+    std::ofstream(scraped) << scrape->body;
+    EXPECT_EQ(promtool_check(scraped), "exit 0\n") << scrape->body.substr(0, 2000);
+    // Scrapes are answered from the last sweep, never start one: fifty of them
+    // within a fraction of the 1 s interval see at most one sweep end.
+    auto sweeps = [&] {
+        auto r = c.Get("/metrics");
+        if (!r) return -1L;
+        auto at = r->body.find("\nfabscope_sweeps_total ");
+        return at == std::string::npos ? -1L : std::stol(r->body.substr(at + 23));
+    };
+    const long before = sweeps();
+    for (int i = 0; i < 48; ++i) ASSERT_TRUE(c.Get("/metrics"));
+    const long after = sweeps();
+    EXPECT_GE(before, 1);
+    EXPECT_LE(after - before, 1) << before << " -> " << after;
+    // The port is taken: a second exporter says so and exits 3.
+    CmdResult taken = lab_->exec(
+        {fabscope(), "exporter", "--listen", "127.0.0.1:" + std::to_string(exporter_port)}, 20s);
+    EXPECT_EQ(taken.exit_code, 3) << taken.err;
+    EXPECT_NE(taken.err.find("cannot listen"), std::string::npos) << taken.err;
+    // Nothing but GET (and HEAD) of / and /metrics.
+    auto post = c.Post("/metrics", "x", "text/plain");
+    ASSERT_TRUE(post);
+    EXPECT_EQ(post->status, 405);
+    auto other = c.Get("/debug");
+    ASSERT_TRUE(other);
+    EXPECT_EQ(other->status, 404);
+
+    // SIGTERM stops it cleanly, through `lab exec`.
+    EXPECT_EQ(exporter.stop(), 0) << slurp(eo.stdout_path);
+}
+
+}  // namespace
+}  // namespace fabscope::labtest
