@@ -106,8 +106,8 @@ TEST_F(CongestionLab, ATreeTowardOneHostNamesTheHostPortAsRoot) {
                               std::chrono::seconds(30));
     ASSERT_EQ(pq.exit_code, 0) << pq.err;
     auto counters = parse_perfquery(pq.out);
-    ASSERT_TRUE(counters.count("XmitWait")) << pq.out;
-    EXPECT_EQ(counters["XmitWait"], 2500000000u);
+    ASSERT_TRUE(counters.count("PortXmitWait")) << pq.out;
+    EXPECT_EQ(counters["PortXmitWait"], 2500000000u);
     EXPECT_EQ(v["delta_ticks"], 2500000000u);  // from 0 at the sweep's reading
 }
 
