@@ -55,6 +55,7 @@ void add_lab(CLI::App& app, Context& ctx);
 void add_sweep(CLI::App& app, Context& ctx);
 void add_route(CLI::App& app, Context& ctx);
 void add_validate(CLI::App& app, Context& ctx);
+void add_congestion(CLI::App& app, Context& ctx);
 void add_plan(CLI::App& app, Context& ctx);
 void add_diff(CLI::App& app, Context& ctx);
 void add_perf(CLI::App& app, Context& ctx);

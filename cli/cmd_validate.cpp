@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
+#include "congestion/xmit_wait_tree.h"
 #include "model/duration.h"
 #include "model/json_io.h"
 #include "model/plan.h"
@@ -107,6 +108,7 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
     Snapshot snap;
     std::vector<Finding> problems;
     std::optional<CounterReadings> after;
+    bool after_complete = false;
     if (!o.load.empty()) {
         auto s = load_named_snapshot(o.load, g);
         if (!s) return report(s.error(), g);
@@ -131,6 +133,7 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
                 CounterRead second = session->read_counters(snap.fabric, &stop);
                 after = std::move(second.readings);
                 meta.interrupted = second.interrupted;
+                after_complete = !second.interrupted;
             } else {
                 meta.interrupted = true;
             }
@@ -146,7 +149,20 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
                        plan ? &*plan : nullptr,
                        baseline ? &*baseline : nullptr,
                        thresholds};
+    in.after_complete = after_complete;
     Validation v = validate(in);
+    if (after) {
+        // PortXmitWait as congestion trees (roots and victims), as `fabscope
+        // congestion` reports it, in place of one xmit_wait finding per port.
+        auto trees = congestion_trees(
+            snap.fabric,
+            xmit_wait_shares(snap.fabric, before, *after, thresholds.xmit_wait.tick_multiplier),
+            thresholds.xmit_wait.warn);
+        std::erase_if(v.findings, [](const Finding& x) { return x.kind == "xmit_wait"; });
+        auto tree_findings = congestion_findings(snap.fabric, trees, thresholds.xmit_wait);
+        v.findings.insert(v.findings.end(), tree_findings.begin(), tree_findings.end());
+        sort_by_severity(v.findings);
+    }
     meta.counter_readings = after ? 2 : before.empty() ? 0 : 1;
     if (after) meta.interval_s = mean_interval_s(before, *after);
     meta.duration_s = sw.seconds();

@@ -89,6 +89,7 @@ Manual: man fabscope (docs/fabscope.1).)");
     cli::add_sweep(app, ctx);
     cli::add_route(app, ctx);
     cli::add_validate(app, ctx);
+    cli::add_congestion(app, ctx);
     cli::add_plan(app, ctx);
     cli::add_diff(app, ctx);
     cli::add_perf(app, ctx);

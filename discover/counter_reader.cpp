@@ -1,9 +1,6 @@
 #include "discover/counter_reader.h"
 
-#include <chrono>
-
-#include "discover/pma_decode.h"
-#include "util/time_util.h"
+#include "discover/pma_reading.h"
 
 namespace fabscope {
 
@@ -11,7 +8,7 @@ CounterRead read_counters(MadTransport& transport, const Clock& clock, const Fab
                           const EngineOptions& options) {
     CounterRead out;
     MadEngine engine(transport, clock, options);
-    std::map<PortRef, bool> base_ok;
+    std::map<PortRef, PmaReading> readings;
     for (const Node& n : f.nodes()) {
         Lid lid = n.lid();
         for (const Port& p : n.ports) {
@@ -21,44 +18,28 @@ CounterRead read_counters(MadTransport& transport, const Clock& clock, const Fab
             if (target == 0) continue;
             mad::Request base{mad::kClassPerf, mad::kAttrPortCounters, 0, mad::Address{{}, target},
                               p.num};
-            engine.submit(base, [&out, &base_ok, &clock, ref](const MadResult& r) {
+            engine.submit(base, [&out, &readings, &clock, ref](const MadResult& r) {
                 if (r.outcome == MadResult::Outcome::Cancelled) return;
                 if (!r.ok()) {
                     out.failed.push_back(ref);
                     return;
                 }
-                PortCounters pc = decode_port_counters(mad::pma_data(r.reply));
-                PortCounters& have = out.readings[ref];
-                bool had_ext = have.extended;
-                PortCounters ext = have;
-                have = pc;
-                have.read_at_ms = clock.unix_ms();
-                if (had_ext) {
-                    for (Counter c :
-                         {Counter::PortXmitData, Counter::PortRcvData, Counter::PortXmitPkts,
-                          Counter::PortRcvPkts, Counter::PortUnicastXmitPkts,
-                          Counter::PortUnicastRcvPkts, Counter::PortMulticastXmitPkts,
-                          Counter::PortMulticastRcvPkts}) {
-                        if (auto v = ext.get(c)) have.set(c, *v);
-                    }
-                    have.extended = true;
-                }
-                base_ok[ref] = true;
+                PmaReading& reading = readings[ref];
+                reading.base = r.reply;
+                reading.read_at_ms = clock.unix_ms();
             });
             if (p.counters->extended) {
                 mad::Request ext = base;
                 ext.attr_id = mad::kAttrPortCountersExtended;
-                engine.submit(ext, [&out, ref](const MadResult& r) {
-                    if (r.ok())
-                        merge_port_counters_extended(out.readings[ref], mad::pma_data(r.reply));
+                engine.submit(ext, [&readings, ref](const MadResult& r) {
+                    if (r.ok()) readings[ref].extended = r.reply;
                 });
             }
         }
     }
     engine.run();
-    // An extended answer without its PortCounters is no reading.
-    for (auto it = out.readings.begin(); it != out.readings.end();) {
-        it = base_ok.count(it->first) ? std::next(it) : out.readings.erase(it);
+    for (const auto& [ref, r] : readings) {
+        if (auto pc = r.counters()) out.readings[ref] = *pc;
     }
     out.stats = engine.stats();
     out.interrupted = engine.cancelled();

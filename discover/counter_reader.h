@@ -1,7 +1,8 @@
 #pragma once
 // A second reading of port counters, for rates: PortCounters and
 // PortCountersExtended of the given ports only (no topology), on the MAD
-// engine. Ports that do not answer are left out and listed.
+// engine. Ports that do not answer are listed in `failed`: a caller turns
+// them into findings (check_unanswered), never drops them silently.
 
 #include <vector>
 

@@ -1,18 +1,11 @@
 #include "discover/counters_pass.h"
 
-#include "discover/pma_decode.h"
+#include "discover/pma_reading.h"
 
 namespace fabscope {
 namespace {
 
-struct Reading {
-    PortCounters counters;
-    bool base = false;      ///< PortCounters answered
-    bool extended = false;  ///< PortCountersExtended answered
-    MadBytes ext{};         ///< its reply, merged once both are in
-};
-
-void read_port(SweepContext& ctx, std::map<PortRef, Reading>& out, Guid guid, uint8_t port,
+void read_port(SweepContext& ctx, std::map<PortRef, PmaReading>& out, Guid guid, uint8_t port,
                Lid lid) {
     const SweptNode& n = ctx.nodes.at(guid);
     const PortRef ref{guid, port};
@@ -22,10 +15,9 @@ void read_port(SweepContext& ctx, std::map<PortRef, Reading>& out, Guid guid, ui
         base,
         [&ctx, &out, ref](const MadResult& res) {
             if (!res.ok()) return ctx.failed(ctx.nodes.at(ref.node), ref.port, "PortCounters", res);
-            Reading& r = out[ref];
-            r.counters = decode_port_counters(mad::pma_data(res.reply));
-            r.counters.read_at_ms = ctx.engine.clock().unix_ms();
-            r.base = true;
+            PmaReading& r = out[ref];
+            r.base = res.reply;
+            r.read_at_ms = ctx.engine.clock().unix_ms();
         },
         deps);
     mad::Request ext = base;
@@ -34,9 +26,7 @@ void read_port(SweepContext& ctx, std::map<PortRef, Reading>& out, Guid guid, ui
         ext,
         [&out, ref](const MadResult& res) {
             if (!res.ok()) return;  // no extended counters: the 32-bit ones stand
-            Reading& r = out[ref];
-            r.ext = res.reply;
-            r.extended = true;
+            out[ref].extended = res.reply;
         },
         deps);
 }
@@ -44,7 +34,7 @@ void read_port(SweepContext& ctx, std::map<PortRef, Reading>& out, Guid guid, ui
 }  // namespace
 
 void counters_pass(SweepContext& ctx) {
-    std::map<PortRef, Reading> readings;
+    std::map<PortRef, PmaReading> readings;
     for (Guid guid : ctx.order) {
         const SweptNode& n = ctx.nodes.at(guid);
         if (n.is_switch() && !n.replies.port_info.count(0)) continue;  // its LID comes with port 0
@@ -56,10 +46,8 @@ void counters_pass(SweepContext& ctx) {
         }
     }
     ctx.engine.run();
-    for (auto& [ref, r] : readings) {
-        if (!r.base) continue;  // an extended answer without its PortCounters is no reading
-        if (r.extended) merge_port_counters_extended(r.counters, mad::pma_data(r.ext));
-        ctx.nodes.at(ref.node).counters[ref.port] = r.counters;
+    for (const auto& [ref, r] : readings) {
+        if (auto pc = r.counters()) ctx.nodes.at(ref.node).counters[ref.port] = *pc;
     }
 }
 

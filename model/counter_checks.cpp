@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 
 namespace fabscope {
 namespace {
@@ -47,7 +48,12 @@ CounterReadings readings_of(const Fabric& f) {
 }
 
 double xmit_wait_tick_seconds(Speed speed, int tick_multiplier) {
-    // A tick is a multiple of the time a lane takes to carry one byte.
+    // The IBA (vol. 1, PortCounters:PortXmitWait) counts "ticks" and leaves
+    // their length to the implementation (PortSamplesControl:Tick). The
+    // convention here, documented in the user guide: a tick is a multiple of
+    // the time a lane takes to carry one byte at the active speed (at SDR the
+    // IBA's 4 ns symbol time), the multiple set by xmit_wait.tick_multiplier.
+    // validate, the TUI's rates and `fabscope congestion` all convert here.
     return tick_multiplier * 8.0 / (lane_data_gbps(speed) * 1e9);
 }
 
@@ -134,6 +140,35 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
                           {"tick_multiplier", t.xmit_wait.tick_multiplier}};
             out.push_back(std::move(x));
         }
+    }
+    return out;
+}
+
+std::vector<Finding> check_unanswered(const Fabric& f, const CounterReadings& before,
+                                      const CounterReadings& after) {
+    std::map<Guid, std::vector<PortRef>> missing;
+    for (const auto& [ref, pc] : before) {
+        if (!after.count(ref)) missing[ref.node].push_back(ref);
+    }
+    std::vector<Finding> out;
+    for (const auto& [guid, ports] : missing) {
+        const Node* n = f.node(guid);
+        std::string list;
+        for (const PortRef& r : ports)
+            list += fmt::format("{}{}", list.empty() ? "" : ", ", r.port);
+        Finding x;
+        x.kind = "counters_unanswered";
+        x.severity = Severity::Warning;
+        x.summary = fmt::format(
+            "{}: {} {} ({}) did not answer the second counter reading: {} rates are unknown "
+            "(a hung management agent, or the node is gone)",
+            n ? n->description : format_guid(guid), ports.size(),
+            ports.size() == 1 ? "port" : "ports", list, ports.size() == 1 ? "its" : "their");
+        x.where = ports;
+        nlohmann::json p = nlohmann::json::array();
+        for (const PortRef& r : ports) p.push_back(r.port);
+        x.evidence = {{"ports", p}, {"readings_answered", 1}};
+        out.push_back(std::move(x));
     }
     return out;
 }

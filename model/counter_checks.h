@@ -33,6 +33,12 @@ double mean_interval_s(const CounterReadings& before, const CounterReadings& aft
 /// Counters already at their maximum in one reading (no interval needed).
 std::vector<Finding> check_saturated(const Fabric& f, const CounterReadings& readings);
 
+/// Ports read the first time and missing from the second reading (they did
+/// not answer it): their rates are unknown, which is a finding, one per node
+/// ("counters_unanswered"), never a port silently left out of the rates.
+std::vector<Finding> check_unanswered(const Fabric& f, const CounterReadings& before,
+                                      const CounterReadings& after);
+
 /// Seconds one PortXmitWait tick lasts on a port running `speed`.
 double xmit_wait_tick_seconds(Speed speed, int tick_multiplier);
 

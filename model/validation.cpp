@@ -107,6 +107,10 @@ Validation validate(const ValidationInput& in) {
         v.findings.insert(v.findings.end(), rates.begin(), rates.end());
         v.checks.push_back(fmt::format("{} error counters and PortXmitWait as rates on {} ports",
                                        in.thresholds.counters.size(), in.after->size()));
+        if (in.after_complete) {
+            auto silent = check_unanswered(f, *in.before, *in.after);
+            v.findings.insert(v.findings.end(), silent.begin(), silent.end());
+        }
     } else if (in.before) {
         auto sat = check_saturated(f, *in.before);
         v.findings.insert(v.findings.end(), sat.begin(), sat.end());

@@ -31,6 +31,9 @@ struct ValidationInput {
     /// replaces the guesses about the same ports; unlike a baseline it vouches
     /// for nothing, so a link bad from the start is still found.
     const Plan* since = nullptr;
+    /// The second reading asked every port of the first (it was not stopped):
+    /// a port missing from it did not answer, which is a finding.
+    bool after_complete = false;
 };
 
 struct Validation {

@@ -1,0 +1,145 @@
+// fabscope congestion: where is the fabric slow, and why? Two PMA readings of
+// every port an interval apart, PortXmitWait as a share of the interval, and
+// the congestion trees it forms over the routes: the root named first, the
+// ports waiting behind it as its victims.
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/cli.h"
+#include "cli/sweep_options.h"
+#include "congestion/congestion_report.h"
+#include "model/duration.h"
+#include "model/json_io.h"
+#include "util/exit_status.h"
+#include "util/interrupt.h"
+#include "util/time_util.h"
+
+namespace fabscope::cli {
+namespace {
+
+struct CongestionCommand {
+    LiveSweepOptions live;
+    std::string interval = "10s";
+    std::string thresholds;
+    bool watch = false;
+};
+
+/// The next round's first reading: this round's second, and the first one
+/// still for the ports that did not answer (so they stay findings).
+CounterReadings carry_over(const CounterReadings& before, CounterReadings after) {
+    for (const auto& [ref, pc] : before) after.emplace(ref, pc);
+    return after;
+}
+
+int run_congestion(const CongestionCommand& o, const Globals& g) {
+    auto interval = parse_duration(o.interval);
+    if (!interval || interval->count() < 1) {
+        return report(
+            make_error(fmt::format(
+                "--interval {}: not a duration of at least 1ms; use one such as 10s, 1m, 500ms",
+                o.interval)),
+            g);
+    }
+    Thresholds thresholds = default_thresholds();
+    if (!o.thresholds.empty()) {
+        auto t = load_thresholds(o.thresholds);
+        if (!t) return report(t.error(), g);
+        thresholds = std::move(t).value();
+    }
+    LiveSweepOptions live = o.live;
+    live.no_routes = false;  // the trees follow the forwarding tables
+    live.no_counters = false;
+    auto session = open_live_session(live, g);
+    if (!session) return report(session.error(), g);
+    install_interrupt_handlers();
+    const StopToken& stop = interrupt_token();
+    auto swept = session->sweep(&stop);
+    if (!swept) return report(swept.error(), g);
+    if (swept->interrupted) {
+        if (!g.quiet)
+            std::fputs("fabscope: interrupted during the sweep: nothing measured\n", stderr);
+        return kExitInterrupted;
+    }
+    const Fabric& fabric = swept->snapshot.fabric;
+    CongestionMeta meta;
+    meta.fabric_from =
+        fmt::format("{} port {}", swept->snapshot.source.ca, swept->snapshot.source.ca_port);
+    meta.limits = thresholds.xmit_wait;
+    CounterReadings before = readings_of(fabric);
+    bool failed = false;
+    for (;;) {
+        meta.started = iso8601_now();
+        if (!g.quiet && is_terminal(2))
+            std::fprintf(stderr, "Reading the counters again in %s (Ctrl-C stops)\n",
+                         format_duration(*interval).c_str());
+        if (!stop.sleep_for(*interval)) return kExitInterrupted;
+        CounterRead second = session->read_counters(fabric, &stop);
+        meta.interrupted = second.interrupted;
+        CongestionResult r =
+            analyse_congestion(fabric, before, second.readings, !second.interrupted, thresholds);
+        if (meta.round == 1) {
+            // What the sweep could not read is part of the answer too.
+            r.findings.insert(r.findings.end(), swept->problems.begin(), swept->problems.end());
+        }
+        failed = failed || r.failed();
+        if (!g.quiet)
+            std::fputs(render_congestion_summary(fabric, r, meta, g.err_style()).c_str(), stderr);
+        if (g.json) {
+            nlohmann::json doc = congestion_to_json(fabric, r, meta);
+            if (o.watch) {
+                std::fputs((doc.dump() + "\n").c_str(), stdout);
+                std::fflush(stdout);
+            } else if (auto w = json_io::write_json_file(doc, "-"); !w) {
+                return report(w.error(), g);
+            }
+        }
+        if (meta.interrupted) return kExitInterrupted;
+        if (!o.watch) break;
+        before = carry_over(before, std::move(second.readings));
+        ++meta.round;
+    }
+    return failed ? kExitFindings : kExitClean;
+}
+
+}  // namespace
+
+void add_congestion(CLI::App& app, Context& ctx) {
+    auto o = std::make_shared<CongestionCommand>();
+    CLI::App* cmd = app.add_subcommand(
+        "congestion",
+        "Where is the fabric slow? PortXmitWait over an interval, congestion trees "
+        "with their root named first");
+    cmd->add_option("--interval", o->interval,
+                    "Time between the two counter readings (default 10s)");
+    cmd->add_flag("--watch", o->watch,
+                  "Measure again and again until Ctrl-C (with --json: one JSON document per line)");
+    cmd->add_option("--thresholds", o->thresholds,
+                    "xmit_wait thresholds (YAML or JSON; defaults in the user guide)")
+        ->check(CLI::ExistingFile);
+    add_live_sweep_options(cmd, o->live, false);
+    cmd->footer(
+        R"(Sweeps the fabric (topology, forwarding tables, counters), reads every port's
+PMA counters again after --interval and turns the PortXmitWait rise into the
+share of the interval each port waited with data to send. Ports waiting at
+least xmit_wait.warn form congestion trees over the routes: the bottom-most
+waiting port is the root (a slow receiver when it feeds a host, else a
+bottleneck link) and is named first; the ports waiting toward it are victims,
+each with its chain of ports. A port that does not answer the second reading
+is a finding (counters_unanswered), never left out silently.
+
+Exit codes: 0 no congestion, 1 findings, 2 bad flags or input files, 3 could
+not reach the fabric, 130 interrupted (rounds already measured are printed).
+
+Examples:
+  fabscope congestion --interval 10s
+  fabscope congestion --interval 2s --json | jq '.trees[] | .root.node'
+  fabscope congestion --watch --interval 30s --json > congestion.ndjson
+  fabscope lab exec -- fabscope congestion --interval 2s)");
+    cmd->callback(
+        [&ctx, o] { ctx.action = [&ctx, o] { return run_congestion(*o, ctx.globals); }; });
+}
+
+}  // namespace fabscope::cli

@@ -1,0 +1,129 @@
+// fabscope congestion against the simulated lab. ibsim has no traffic model,
+// so congestion is faked the way the simulator allows: PerformanceSet raises
+// PortXmitWait (`lab fault counter`) on several spine ports toward one leaf
+// and on that leaf's port toward one host while `fabscope congestion` waits
+// between its two readings. The host-facing port must come out as the root,
+// the spine ports as its victims; perfquery (infiniband-diags) reads the same
+// counter. A node made silent before the second reading is a finding.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "lab_harness.h"
+#include "util/process.h"
+
+namespace fabscope::labtest {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+class CongestionLab : public ::testing::Test {
+  protected:
+    static void SetUpTestSuite() {
+        lab_ = new Lab({"--spines", "2", "--leaves", "4", "--hosts-per-leaf", "4"});
+    }
+    static void TearDownTestSuite() {
+        delete lab_;
+        lab_ = nullptr;
+    }
+    void SetUp() override { ASSERT_TRUE(lab_->up()); }
+
+    struct Outcome {
+        int exit_code = -1;
+        json report;
+        std::string text;
+    };
+    /// `fabscope congestion --interval 3s --json`, with `during` applied 1.5 s
+    /// in (after the sweep's reading, before the second).
+    Outcome measure(const std::vector<std::vector<std::string>>& during) {
+        const std::string out = lab_->dir() + "-congestion.json";
+        const std::string err = lab_->dir() + "-congestion.txt";
+        SpawnOptions o;
+        o.argv = {fabscope(), "lab",        "exec",       "--dir", lab_->dir(), "--",
+                  fabscope(), "congestion", "--interval", "3s",    "--json",    "--no-color"};
+        o.stdout_path = out;
+        o.stderr_path = err;
+        auto child = spawn(o);
+        EXPECT_TRUE(child);
+        if (!child) return {};
+        std::this_thread::sleep_for(1500ms);
+        for (const auto& words : during) EXPECT_EQ(lab_->fault(words).exit_code, 0);
+        RunResult r = wait_child(child->pid, 60000ms);
+        Outcome res;
+        res.exit_code = r.exit_code;
+        std::ifstream j(out);
+        std::stringstream t;
+        t << std::ifstream(err).rdbuf();
+        res.text = t.str();
+        try {
+            res.report = json::parse(j);
+        } catch (const json::exception& e) {
+            ADD_FAILURE() << "no JSON report: " << e.what() << "\n" << res.text;
+        }
+        std::remove(out.c_str());
+        std::remove(err.c_str());
+        return res;
+    }
+
+    static Lab* lab_;
+};
+Lab* CongestionLab::lab_ = nullptr;
+
+TEST_F(CongestionLab, ATreeTowardOneHostNamesTheHostPortAsRoot) {
+    // Toward leaf03 from both spines (spineNN[3]), and leaf03's port to h0010.
+    Outcome o = measure({{"counter", "spine01[3]", "PortXmitWait=2500000000"},
+                         {"counter", "spine02[3]", "PortXmitWait=2000000000"},
+                         {"counter", "leaf03[2]", "PortXmitWait=3500000000"}});
+    std::cerr << o.text;
+    EXPECT_EQ(o.exit_code, 1) << o.text;
+    const json& trees = o.report["trees"];
+    ASSERT_EQ(trees.size(), 1u) << o.report.dump(1);
+    EXPECT_EQ(trees[0]["root"]["node"], "leaf03");
+    EXPECT_EQ(trees[0]["root"]["port"], 2);
+    EXPECT_EQ(trees[0]["cause"], "slow_receiver");
+    ASSERT_EQ(trees[0]["victims"].size(), 2u);
+    EXPECT_EQ(trees[0]["victims"][0]["node"], "spine01");  // hottest first
+    EXPECT_EQ(trees[0]["victims"][0]["port"], 3);
+    EXPECT_EQ(trees[0]["victims"][1]["node"], "spine02");
+    EXPECT_EQ(trees[0]["victims"][1]["chain"][1]["node"], "leaf03");
+    const json& fs = o.report["findings"];
+    ASSERT_EQ(fs.size(), 3u) << fs.dump(1);
+    EXPECT_EQ(fs[0]["kind"], "congestion_root");  // the root first
+    EXPECT_EQ(fs[1]["kind"], "congestion_victim");
+    EXPECT_EQ(fs[2]["kind"], "congestion_victim");
+    // The human summary names the root before any victim.
+    EXPECT_LT(o.text.find("root leaf03[2]"), o.text.find("victim spine01[3]")) << o.text;
+
+    // The same counter through infiniband-diags' perfquery.
+    const json& v = trees[0]["victims"][0];
+    CmdResult pq = lab_->exec({"perfquery", std::to_string(v["lid"].get<int>()), "3"},
+                              std::chrono::seconds(30));
+    ASSERT_EQ(pq.exit_code, 0) << pq.err;
+    auto counters = parse_perfquery(pq.out);
+    ASSERT_TRUE(counters.count("PortXmitWait")) << pq.out;
+    EXPECT_EQ(counters["PortXmitWait"], 2500000000u);
+    EXPECT_EQ(v["delta_ticks"], 2500000000u);  // from 0 at the sweep's reading
+}
+
+TEST_F(CongestionLab, ANodeSilentBeforeTheSecondReadingIsAFinding) {
+    Outcome o = measure({{"silent", "leaf04"}});
+    ASSERT_EQ(lab_->fault({"answer", "leaf04"}).exit_code, 0);
+    EXPECT_EQ(o.exit_code, 1) << o.text;
+    EXPECT_GT(o.report["ports_unanswered"].get<int>(), 0);
+    bool found = false;
+    for (const json& f : o.report["findings"]) {
+        if (f["kind"] != "counters_unanswered") continue;
+        if (f["where"][0]["node"] == "leaf04") found = true;
+    }
+    EXPECT_TRUE(found) << o.report["findings"].dump(1);
+    EXPECT_NE(o.text.find("leaf04:"), std::string::npos) << o.text;
+}
+
+}  // namespace
+}  // namespace fabscope::labtest
