@@ -52,6 +52,7 @@ dt { color: var(--muted); } dd { margin: 0; word-break: break-word; }
   thead { display: none; } tr { border-bottom: 2px solid var(--line); padding: 4px 0; }
   td { border: 0; padding: 2px 4px; } td.num { text-align: left; }
   dl { grid-template-columns: 1fr; } dd { margin-bottom: 6px; }
+  .drawing svg { max-width: none; }  /* legible, scrolled sideways */
 }
 @media print {
   body { max-width: none; padding: 0; font-size: 11pt; }
