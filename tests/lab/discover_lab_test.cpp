@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "lab_harness.h"
@@ -133,6 +134,12 @@ TEST(DiscoverLab, SnapshotFileAndCacheImportAgree) {
     ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
     CmdResult from_cache = run({fabscope(), "discover", "--load-cache", cache, "--json", "-q"});
     ASSERT_EQ(from_cache.exit_code, 0) << from_cache.err;
+    // The file `discover -o` wrote, and what a reload and an import write, are snapshots.
+    std::ostringstream written;
+    written << std::ifstream(snap).rdbuf();
+    for (const auto& e : fabscope::testing::texts_schema_errors(
+             {written.str(), from_file.out, from_cache.out}, "snapshot.schema.json"))
+        ADD_FAILURE() << "discover -o, --load, --load-cache: " << e;
     PeerTopology a = topology_of_snapshot(from_file.out);
     PeerTopology b = topology_of_snapshot(from_cache.out);
     EXPECT_EQ(a.nodes, b.nodes);

@@ -160,7 +160,8 @@ def make_validator(schema_path):
     resolver = jsonschema.RefResolver.from_schema(schema, store=store)
 
     def no_fetching(uri):
-        raise jsonschema.RefResolutionError(f"{uri} is not a schema in {pathlib.Path(schema_path).parent}")
+        folder = pathlib.Path(schema_path).parent
+        raise jsonschema.RefResolutionError(f"{uri} is not a schema in {folder}")
 
     resolver.resolve_remote = no_fetching  # never the network
     for ref in refs(schema):
