@@ -64,6 +64,22 @@ TEST_F(NodeNamesCli, DiscoverAndPlanUseTheMappedNames) {
     EXPECT_NE(text.find("rack1-leaf-a"), std::string::npos);
 }
 
+TEST_F(NodeNamesCli, ValidatePromWritesTheMetricsWithTheMappedNames) {
+    auto map = write("names.map", "0x2001 \"rack1-leaf-a\"\n");
+    auto prom = (dir_ / "fabscope.prom").string();
+    CmdResult r = run({fabscope(), "validate", "--load", snap_, "--interval", "0", "-q", "--prom",
+                       prom, "--node-name-map", map});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::ifstream in(prom);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("fabscope_port_link_up{node=\"rack1-leaf-a\""), std::string::npos);
+    EXPECT_NE(text.find("fabscope_last_sweep_success 1\n"), std::string::npos);
+    r = run({fabscope(), "validate", "--load", snap_, "--interval", "0", "-q", "--prom",
+             (dir_ / "missing" / "x.prom").string()});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("missing/x.prom: cannot write"), std::string::npos) << r.err;
+}
+
 TEST_F(NodeNamesCli, ABadMapIsExit2NamingFileAndLine) {
     auto map = write("names.map", "0x2001 \"a\"\n0x2002 leaf02\n");
     CmdResult r = run({fabscope(), "--node-name-map", map, "discover", "--load", snap_, "-q"});
