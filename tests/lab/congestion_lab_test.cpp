@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "lab_harness.h"
+#include "schema_check.h"
 #include "util/process.h"
 
 namespace fabscope::labtest {
@@ -63,6 +64,9 @@ class CongestionLab : public ::testing::Test {
         res.text = t.str();
         try {
             res.report = json::parse(j);
+            for (const auto& e :
+                 fabscope::testing::schema_errors(res.report, "congestion.schema.json"))
+                ADD_FAILURE() << e;
         } catch (const json::exception& e) {
             ADD_FAILURE() << "no JSON report: " << e.what() << "\n" << res.text;
         }
