@@ -71,12 +71,12 @@ _fabscope() {
 
     # The value of an option: a choice list, a file, or nothing to offer.
     local prev=${COMP_WORDS[COMP_CWORD - 1]}
-    [[ $prev == = && COMP_CWORD -ge 2 ]] && prev=${COMP_WORDS[COMP_CWORD - 2]}
+    [[ $prev == = ]] && ((COMP_CWORD >= 2)) && prev=${COMP_WORDS[COMP_CWORD - 2]}
     [[ $cur == = ]] && cur=""
     local type
     type=$(printf '%s\n' "$table" "$global" | awk -v o="$prev" '$1 == "val" && $2 == o { print $3; exit }')
     if [[ $prev == -* && -n $type ]]; then
-        if [[ $type == *:{*} ]]; then
+        if [[ $type == *:\{*\} ]]; then
             local choices=${type#*:\{}
             mapfile -t COMPREPLY < <(compgen -W "$(tr ',' ' ' <<<"${choices%\}}")" -- "$cur")
         elif [[ $type == TEXT* ]]; then

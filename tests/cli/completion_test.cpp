@@ -53,9 +53,8 @@ std::set<std::string> complete(const std::vector<std::string>& words, const std:
     std::string script =
         "source \"$1\"; shift; COMP_WORDS=(\"$@\"); "
         "COMP_CWORD=$(($# - 1)); _fabscope; printf '%s\\n' \"${COMPREPLY[@]}\"";
-    std::vector<std::string> argv{
-        "bash",    "-c", script, "completion", FABSCOPE_SOURCE_DIR "/completion/fabscope.bash",
-        fabscope()};
+    const std::string file = std::string(FABSCOPE_SOURCE_DIR) + "/completion/fabscope.bash";
+    std::vector<std::string> argv{"bash", "-c", script, "completion", file, fabscope()};
     argv.insert(argv.end(), words.begin(), words.end());
     argv.push_back(cur);
     CmdResult r = run(argv, std::chrono::seconds(30));
@@ -121,7 +120,7 @@ TEST(Completion, AChoiceListOffersItsChoicesAndAFileOptionOffersFiles) {
     // -o takes a file: the source tree's README is one.
     std::string readme = FABSCOPE_SOURCE_DIR "/READM";
     EXPECT_EQ(complete({"discover", "-o"}, readme),
-              std::set<std::string>{FABSCOPE_SOURCE_DIR "/README.md"});
+              std::set<std::string>{std::string(FABSCOPE_SOURCE_DIR) + "/README.md"});
 }
 
 }  // namespace
