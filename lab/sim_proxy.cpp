@@ -9,6 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
@@ -72,11 +73,6 @@ int pid_from(const sockaddr_un& a, socklen_t len, const char* tag) {
     auto pos = name.rfind(std::string(":") + tag);
     if (pos == std::string::npos) return -1;
     return std::atoi(name.c_str() + pos + 1 + std::strlen(tag));
-}
-
-std::vector<uint8_t> dr_path(const uint8_t* mad) {
-    uint8_t hops = std::min<uint8_t>(mad[7], 63);
-    return std::vector<uint8_t>(mad + 128 + 1, mad + 128 + 1 + hops);
 }
 
 }  // namespace
@@ -183,12 +179,9 @@ void SimProxy::on_ctl() {
 bool SimProxy::drop_request(const std::vector<uint8_t>& req) const {
     const uint8_t* mad = req.data() + kMadOffset;
     if (mad[1] == 0x81) {  // directed route: through or to a silent node?
-        std::vector<uint8_t> path = dr_path(mad);
-        for (const auto& p : silent_paths_) {
-            if (p.size() <= path.size() && std::equal(p.begin(), p.end(), path.begin()))
-                return true;
-        }
-        return false;
+        DrPath path = DrPath::of_smp(mad);
+        return std::any_of(silent_paths_.begin(), silent_paths_.end(),
+                           [&](const DrPath& p) { return path.starts_with(p); });
     }
     // LID-routed: the destination LID as umad2sim stores it (network order, in a 32-bit word).
     uint16_t dlid = ntohs(static_cast<uint16_t>(u32(req.data())));
@@ -201,7 +194,7 @@ bool SimProxy::drop_request(const std::vector<uint8_t>& req) const {
 bool SimProxy::drop_reply(const std::vector<uint8_t>& rep) {
     const uint8_t* mad = rep.data() + kMadOffset;
     if (mad[1] != 0x81) return false;
-    std::vector<uint8_t> path = dr_path(mad);
+    DrPath path = DrPath::of_smp(mad);
     uint16_t attr = static_cast<uint16_t>(mad[16] << 8 | mad[17]);
     if (mad[3] == 0x81 &&
         attr == 0x0011) {  // a NodeInfo answer names the node at the end of the path
@@ -214,10 +207,8 @@ bool SimProxy::drop_reply(const std::vector<uint8_t>& rep) {
             }
         }
     }
-    for (const auto& p : silent_paths_) {
-        if (p.size() <= path.size() && std::equal(p.begin(), p.end(), path.begin())) return true;
-    }
-    return false;
+    return std::any_of(silent_paths_.begin(), silent_paths_.end(),
+                       [&](const DrPath& p) { return path.starts_with(p); });
 }
 
 void SimProxy::on_request(int id) {

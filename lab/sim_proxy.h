@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "lab/dr_path.h"
+
 namespace fabscope {
 
 struct SilentNode {
@@ -70,7 +72,7 @@ class SimProxy {
     std::map<int, Client> clients_;  // by pid
     std::map<int, int> pid_of_id_;
     std::vector<SilentNode> silent_;
-    std::set<std::vector<uint8_t>> silent_paths_;  // directed routes that lead to a silent node
+    std::set<DrPath> silent_paths_;  // directed routes that lead to a silent node
     int64_t silent_mtime_ = -1;
     uint64_t dropped_ = 0;
 };

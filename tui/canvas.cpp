@@ -66,7 +66,11 @@ void Canvas::box(Rect r, Style style, std::string_view title) {
     if (!title.empty() && r.w > 4) {
         Style t = style;
         t.bold = true;
-        text(r.x + 2, r.y, " " + std::string(title) + " ", t, r.w - 4);
+        // Appended, not `" " + std::string(title)`: GCC 12 at -O3 reports a false
+        // -Wrestrict in the string::_M_replace that operator+ inlines (GCC bug 105329).
+        std::string label = " ";
+        label.append(title).append(" ");
+        text(r.x + 2, r.y, label, t, r.w - 4);
     }
 }
 
