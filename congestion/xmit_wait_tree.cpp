@@ -113,6 +113,7 @@ std::vector<PortRef> next_hops(const Fabric& f, PortRef p) {
         }
     }
     std::vector<PortRef> hops;
+    hops.reserve(out.size());
     for (uint8_t e : out) hops.push_back(PortRef{b->guid, e});
     return hops;
 }

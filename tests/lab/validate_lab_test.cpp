@@ -140,6 +140,29 @@ TEST_F(ValidateLab, SymbolErrorsRisingDuringTheInterval) {
     EXPECT_EQ(f["where"][0]["port"], 2);
 }
 
+TEST_F(ValidateLab, XmitWaitDuringTheIntervalIsACongestionTreeRoot) {
+    // The same detectors as `fabscope congestion`: a port waiting toward a
+    // host is the root of a tree, not a bare xmit_wait finding.
+    SpawnOptions o;
+    std::string out = lab_->dir() + "-wait.json";
+    o.argv = {fabscope(), "lab", "exec",       "--dir", lab_->dir(), "--", fabscope(), "validate",
+              "--plan",   plan_, "--interval", "3s",    "-q",        "-o", out};
+    auto child = spawn(o);
+    ASSERT_TRUE(child);
+    std::this_thread::sleep_for(1500ms);
+    fault({"counter", "leaf02[3]", "PortXmitWait=3000000000"});
+    RunResult r = wait_child(child->pid, 60000ms);
+    EXPECT_EQ(r.exit_code, 1);
+    json report = json::parse(std::ifstream(out));
+    std::remove(out.c_str());
+    ASSERT_EQ(report["findings"].size(), 1u) << report["findings"].dump(1);
+    const json& f = report["findings"][0];
+    EXPECT_EQ(f["kind"], "congestion_root");
+    EXPECT_EQ(f["evidence"]["cause"], "slow_receiver");
+    EXPECT_EQ(f["where"][0]["node"], "leaf02");
+    EXPECT_EQ(f["where"][0]["port"], 3);
+}
+
 TEST_F(ValidateLab, ASaturatedCounter) {
     fault({"counter", "spine02[2]", "SymbolErrorCounter=65535"});
     Outcome o = validate();

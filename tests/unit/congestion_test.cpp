@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "congestion/congestion_report.h"
+#include "congestion/counter_source.h"
 #include "congestion/xmit_wait_tree.h"
 #include "model/validation.h"
 #include "schema_check.h"
@@ -223,6 +227,54 @@ TEST(Validate, APortThatDidNotAnswerTheSecondReadingIsAFindingNotDropped) {
     ASSERT_EQ(v.findings.size(), 1u);
     EXPECT_EQ(v.findings[0].kind, "counters_unanswered");
     EXPECT_EQ(v.findings[0].where, std::vector<PortRef>{port});
+}
+
+}  // namespace
+}  // namespace fabscope
+
+namespace fabscope {
+namespace {
+
+// A synthetic tree, named as the kernel's mlx5 documentation names the files
+// (hw_counters: np_cnp_sent, np_ecn_marked_roce_packets, rp_cnp_handled,
+// out_of_sequence; counters: port_xmit_wait), and an rxe device.
+TEST(SysfsCounterSource, EveryDevicePortStampedByTheClockWithRatesByOneRule) {
+    namespace fs = std::filesystem;
+    fs::path root = fs::temp_directory_path() / "fabscope-counter-source-test";
+    fs::remove_all(root);
+    auto put = [&](const std::string& rel, uint64_t v) {
+        fs::create_directories((root / rel).parent_path());
+        std::ofstream(root / rel) << v << "\n";
+    };
+    put("mlx5_0/ports/1/hw_counters/np_cnp_sent", 100);
+    put("mlx5_0/ports/1/hw_counters/np_ecn_marked_roce_packets", 1000);
+    put("mlx5_0/ports/1/hw_counters/lifespan", 12);
+    put("mlx5_0/ports/1/counters/port_xmit_wait", 50000);
+    put("rxe0/ports/1/hw_counters/rcvd_seq_err", 7);
+    ManualClock clock;
+    SysfsCounterSource src(root.string(), clock);
+    auto first = src.read();
+    ASSERT_EQ(first.size(), 2u);
+    EXPECT_EQ(first[0].device, "mlx5_0");
+    EXPECT_EQ(first[0].port, 1);
+    EXPECT_EQ(first[0].values.count("lifespan"), 0u);  // not a counter
+    EXPECT_EQ(first[0].read_at_ms, clock.unix_ms());
+    EXPECT_EQ(first[1].device, "rxe0");
+
+    clock.advance(std::chrono::seconds(2));
+    put("mlx5_0/ports/1/hw_counters/np_cnp_sent", 300);
+    put("mlx5_0/ports/1/hw_counters/np_ecn_marked_roce_packets", 40);  // cleared in between
+    auto second = src.read();
+    auto c = sample_changes(first[0], second[0]);
+    EXPECT_EQ(c.at("np_cnp_sent").delta, 200u);
+    EXPECT_DOUBLE_EQ(c.at("np_cnp_sent").per_second, 100.0);
+    EXPECT_FALSE(c.at("np_cnp_sent").cleared);
+    EXPECT_TRUE(c.at("np_ecn_marked_roce_packets").cleared);
+    EXPECT_EQ(c.at("np_ecn_marked_roce_packets").delta, 40u);
+    EXPECT_EQ(c.at("port_xmit_wait").delta, 0u);
+    EXPECT_TRUE(sample_changes(second[0], second[0]).empty());  // no time between them
+    EXPECT_TRUE(SysfsCounterSource((root / "none").string(), clock).read().empty());
+    fs::remove_all(root);
 }
 
 }  // namespace
