@@ -1,5 +1,5 @@
 // fabscope report: what fabscope wrote (a snapshot, a validation, perf
-// reports), as a ticket wants it (HTML, Markdown), as CI wants it (JUnit XML)
+// reports, a congestion report), as a ticket wants it (HTML, Markdown), as CI wants it (JUnit XML)
 // and as ibdiagnet users want it (CSV).
 
 #include <fmt/format.h>
@@ -63,20 +63,25 @@ void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& arg
     o->command_line = "fabscope";
     for (size_t i = 1; i < argv.size(); ++i) o->command_line += " " + argv[i];
     CLI::App* cmd = app.add_subcommand(
-        "report", "Turn results (snapshot, validation, perf) into HTML, Markdown, JUnit or CSV");
+        "report",
+        "Turn results (snapshot, validation, perf, congestion) into HTML, Markdown, JUnit or CSV");
     cmd->add_option("FILE", o->inputs,
-                    "Results fabscope wrote: a snapshot, a validation report, perf reports")
+                    "Results fabscope wrote: a snapshot, a validation report, perf reports, a "
+                    "congestion report")
         ->required()
         ->check(CLI::ExistingFile);
     cmd->add_option("-f,--format", o->format, "html | md | junit | csv")->capture_default_str();
     cmd->add_option("-o,--output", o->output, "Write to FILE (default -: stdout)")
         ->capture_default_str();
     cmd->footer(
-        R"(Each file's kind is told from its content. One snapshot and one validation at most;
-perf reports as many as there are hosts that ran tests (their pairs make the heat map).
+        R"(Each file's kind is told from its content. One snapshot, one validation and one
+congestion report (`congestion --json`, one round) at most; perf reports as many as
+there are hosts that ran tests (their pairs make the heat map). With a snapshot, the
+congestion trees' roots and victims mark their links in the drawing.
 A snapshot alone is checked as `validate --load` does (no plan, one counter reading).
 HTML is one self-contained file (inline CSS and SVG, nothing fetched).
-CSV has ibdiagnet-style sections: START_LINKS, START_PORTS, START_FINDINGS, START_PAIRS.
+CSV has ibdiagnet-style sections: START_LINKS, START_PORTS, START_FINDINGS, START_PAIRS,
+START_CONGESTION. JUnit has suites links, validation, perf and congestion.
 
 Exit codes: 0 written (whatever the verdict), 2 bad flags or input files.
 
@@ -85,7 +90,8 @@ Examples:
   fabscope report fabric.json validation.json perf-h1.json perf-h2.json -o report.html
   fabscope report validation.json --format junit -o fabscope-junit.xml
   fabscope report fabric.json --format csv -o fabric.csv
-  fabscope report validation.json --format md | xclip)");
+  fabscope report validation.json --format md | xclip
+  fabscope report fabric.json congestion.json -o congestion.html)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_report(*o, ctx.globals); }; });
 }
 

@@ -117,6 +117,19 @@ std::string render_csv_report(const ReportModel& m) {
         out += section(
             "PAIRS", {"From", "To", "Test", "Status", "Degraded", "Value", "Unit", "Note"}, pairs);
     }
+    if (m.congestion) {
+        std::vector<std::vector<std::string>> rows;
+        for (const CongestionRow& r : congestion_rows(*m.congestion)) {
+            const PortLabel& l = r.port.label;
+            rows.push_back({format_guid(l.node_guid), l.node, std::to_string(l.port),
+                            fmt::format("{:.6g}", r.port.share), std::to_string(r.port.delta_ticks),
+                            r.port.cleared ? "yes" : "no", r.role, r.root});
+        }
+        out += section(
+            "CONGESTION",
+            {"NodeGuid", "NodeDesc", "PortNum", "Share", "DeltaTicks", "Cleared", "Role", "Root"},
+            rows);
+    }
     return out;
 }
 

@@ -44,6 +44,7 @@ svg.fabric .link-label { text-anchor: middle; font-weight: 700; paint-order: str
   stroke: #fff; stroke-width: 4px; fill: var(--err); }
 svg.heat-map text.row { text-anchor: end; } svg.heat-map .heat-cell text { fill: #fff; font-weight: 600; }
 svg.heat-map .heat-cell.degraded rect { stroke: #000; stroke-width: 2; }
+.tree h3 .cause { font-weight: normal; color: var(--muted); }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; }
 dt { color: var(--muted); } dd { margin: 0; word-break: break-word; }
 @media (max-width: 640px) {
@@ -141,6 +142,54 @@ std::string counters_html(const ReportModel& m) {
            "</section>\n";
 }
 
+std::string share_html(const CongestionPort& p) {
+    return fmt::format("{:.2f}%{}", p.share * 100, p.cleared ? " (at least; cleared)" : "");
+}
+
+std::string port_html(const PortLabel& l) {
+    return "<span class=\"port\">" + html_escape(label_name(l)) + "</span>";
+}
+
+std::string congestion_html(const ReportModel& m) {
+    if (!m.congestion) return "";
+    const CongestionDoc& c = *m.congestion;
+    std::string out = fmt::format(
+        "<section id=\"congestion\"><h2>Congestion</h2>\n<p>{} tree{}; PortXmitWait of {} port{} "
+        "over {:.1f} s{}{}.</p>\n",
+        c.trees.size(), c.trees.size() == 1 ? "" : "s", c.ports_read, c.ports_read == 1 ? "" : "s",
+        c.interval_s, c.round > 1 ? fmt::format(", round {}", c.round) : "",
+        c.ports_unanswered ? fmt::format(", {} did not answer", c.ports_unanswered) : "");
+    for (const CongestionTreeDoc& t : c.trees) {
+        out += fmt::format(
+            "<div class=\"tree\"><h3>Root {} <span class=\"cause\">{}</span>, {} waiting</h3>\n",
+            port_html(t.root.label), html_escape(t.cause), share_html(t.root));
+        if (t.victims.empty()) {
+            out += "<p>No victims.</p></div>\n";
+            continue;
+        }
+        out +=
+            "<table class=\"victims\"><thead><tr><th>Victim</th><th>Waiting</th><th>Chain to the "
+            "root</th></tr></thead><tbody>\n";
+        for (const CongestionPort& v : t.victims) {
+            std::string chain;
+            for (const PortLabel& l : v.chain) chain += (chain.empty() ? "" : " → ") + port_html(l);
+            out += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+                               port_html(v.label), share_html(v), chain);
+        }
+        out += "</tbody></table></div>\n";
+    }
+    if (c.hottest.empty()) return out + "<p>No port waited.</p></section>\n";
+    out +=
+        "<h3>Hottest ports</h3>\n<table class=\"hottest\"><thead><tr><th>Port</th><th>Waiting"
+        "</th><th>PortXmitWait rise</th></tr></thead><tbody>\n";
+    for (const CongestionPort& h : c.hottest) {
+        out +=
+            fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+                        port_html(h.label), share_html(h), h.delta_ticks);
+    }
+    return out + "</tbody></table>\n</section>\n";
+}
+
 std::string meta_html(const ReportModel& m) {
     auto row = [](std::string_view k, const std::string& v) {
         return v.empty() ? std::string()
@@ -163,6 +212,7 @@ std::string meta_html(const ReportModel& m) {
         out += row("baseline", m.validation->meta.baseline);
     }
     for (const perf::PerfReport& p : m.perf) out += row("perf run", p.meta.started);
+    if (m.congestion) out += row("congestion measured", m.congestion->started);
     for (const std::string& in : m.meta.inputs) out += row("input", in);
     return out + "</dl>\n</section>\n";
 }
@@ -186,10 +236,10 @@ std::string render_html_report(const ReportModel& m) {
         "'unsafe-inline'\">\n<title>fabscope report: {0} ({1})</title>\n<style>{2}</style>\n"
         "</head>\n<body>\n<header class=\"verdict {3}\" id=\"verdict\"><h1>{0}</h1>\n<p>{4}</p>\n"
         "<p>{1}</p></header>\n<section id=\"findings\"><h2>Findings</h2>\n{5}</section>\n"
-        "{6}{7}{8}<section id=\"checks\"><h2>Checked</h2>\n<ul>\n{9}</ul>\n</section>\n{10}"
-        "</body>\n</html>\n",
+        "{6}{7}{8}{9}<section id=\"checks\"><h2>Checked</h2>\n<ul>\n{10}</ul>\n</section>\n"
+        "{11}</body>\n</html>\n",
         verdict, html_escape(m.fabric_identity()), kStyle, cls, counts, findings_html(m),
-        fabric_html(m), pairs_html(m), counters_html(m), checks, meta_html(m));
+        fabric_html(m), congestion_html(m), pairs_html(m), counters_html(m), checks, meta_html(m));
 }
 
 }  // namespace fabscope

@@ -51,6 +51,62 @@ std::string finding_text(const ReportFinding& f) {
     return s;
 }
 
+/// One case per tree root, per victim (naming its root), per port that did
+/// not answer, and per hot port in no tree; one passing case when nothing waited.
+std::vector<Case> congestion_cases(const ReportModel& m) {
+    const CongestionDoc& c = *m.congestion;
+    std::vector<Case> cases;
+    auto evidence = [&](const CongestionRow& r) {
+        std::string s = fmt::format("{:.2f}% of {:.1f} s waiting, PortXmitWait +{}{}",
+                                    r.port.share * 100, r.port.interval_s, r.port.delta_ticks,
+                                    r.port.cleared ? " (at least; the counter was cleared)" : "");
+        for (const ReportFinding& f : c.findings) {
+            bool here =
+                !f.labels.empty() && label_name(f.labels.front()) == label_name(r.port.label);
+            if (here && (f.kind == "congestion_root" || f.kind == "congestion_victim"))
+                s += "\n" + finding_text(f);
+        }
+        return s;
+    };
+    for (const CongestionRow& r : congestion_rows(c)) {
+        std::string port = label_name(r.port.label);
+        Case k{"fabscope.congestion", port, "", "", "", ""};
+        if (r.role == "root") {
+            std::string cause;
+            for (const CongestionTreeDoc& t : c.trees) {
+                if (label_name(t.root.label) == port) cause = t.cause;
+            }
+            k.name = "root " + port;
+            k.failure_type = "congestion_root";
+            k.message = fmt::format("{}: root of a congestion tree ({}), {:.2f}% waiting", port,
+                                    cause, r.port.share * 100);
+            k.body = evidence(r);
+        } else if (r.role == "victim") {
+            k.name = "victim " + port;
+            k.failure_type = "congestion_victim";
+            k.message =
+                fmt::format("{}: victim of the congestion tree rooted at {}, {:.2f}% waiting", port,
+                            r.root, r.port.share * 100);
+            k.body = evidence(r);
+        } else {
+            k.out = evidence(r);
+        }
+        cases.push_back(std::move(k));
+    }
+    for (const ReportFinding& f : c.findings) {
+        if (f.kind != "counters_unanswered") continue;
+        std::string where;
+        for (const PortLabel& l : f.labels) where += " " + label_name(l);
+        cases.push_back(
+            {"fabscope.congestion", "unanswered" + where, f.kind, f.summary, finding_text(f), ""});
+    }
+    if (cases.empty()) {
+        cases.push_back({"fabscope.congestion",
+                         fmt::format("{} ports read, none waiting", c.ports_read), "", "", "", ""});
+    }
+    return cases;
+}
+
 }  // namespace
 
 std::string render_junit_report(const ReportModel& m) {
@@ -61,8 +117,9 @@ std::string render_junit_report(const ReportModel& m) {
         for (size_t li = 0; li < m.snapshot->fabric.links().size(); ++li) {
             Case c{"fabscope.links", m.link_name(li), "", "", "", ""};
             for (size_t fi : m.link_findings[li]) {
-                on_links.insert(fi);
                 const ReportFinding& f = m.findings[fi];
+                if (f.source == "congestion") continue;  // its own suite below
+                on_links.insert(fi);
                 std::string& text = f.severity == Severity::Info ? c.out : c.body;
                 if (!text.empty()) text += "\n\n";
                 text += finding_text(f);
@@ -81,7 +138,7 @@ std::string render_junit_report(const ReportModel& m) {
         checks.push_back({"fabscope.checks", text, "", "", "", ""});
     for (size_t i = 0; i < m.findings.size(); ++i) {
         const ReportFinding& f = m.findings[i];
-        if (on_links.count(i) || f.source == "perf") continue;
+        if (on_links.count(i) || f.source == "perf" || f.source == "congestion") continue;
         std::string where;
         for (const PortLabel& l : f.labels)
             where +=
@@ -118,6 +175,7 @@ std::string render_junit_report(const ReportModel& m) {
         }
         suites.emplace_back("perf", std::move(cases));
     }
+    if (m.congestion) suites.emplace_back("congestion", congestion_cases(m));
     size_t tests = 0;
     size_t failures = 0;
     std::string body;

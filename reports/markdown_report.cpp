@@ -25,6 +25,37 @@ std::string evidence_md(const nlohmann::json& e) {
     return md_escape(s);
 }
 
+std::string congestion_md(const CongestionDoc& c) {
+    auto share = [](const CongestionPort& p) {
+        return fmt::format("{:.2f}%{}", p.share * 100, p.cleared ? " (at least)" : "");
+    };
+    std::string out = fmt::format(
+        "### Congestion\n\n{} tree{}; PortXmitWait of {} port{} over {:.1f} s{}.\n\n",
+        c.trees.size(), c.trees.size() == 1 ? "" : "s", c.ports_read, c.ports_read == 1 ? "" : "s",
+        c.interval_s,
+        c.ports_unanswered ? fmt::format(", {} did not answer", c.ports_unanswered) : "");
+    for (const CongestionTreeDoc& t : c.trees) {
+        out += fmt::format("- **root** {} ({}), {} waiting\n", md_escape(label_name(t.root.label)),
+                           md_escape(t.cause), share(t.root));
+        for (const CongestionPort& v : t.victims) {
+            std::string chain;
+            for (const PortLabel& l : v.chain)
+                chain += (chain.empty() ? "" : " → ") + md_escape(label_name(l));
+            out += fmt::format("  - victim {}, {} waiting ({})\n", md_escape(label_name(v.label)),
+                               share(v), chain);
+        }
+    }
+    if (!c.trees.empty()) out += "\n";
+    if (!c.hottest.empty()) {
+        out += "| Port | Waiting | PortXmitWait rise |\n|---|---:|---:|\n";
+        for (const CongestionPort& h : c.hottest)
+            out += fmt::format("| {} | {} | {} |\n", md_escape(label_name(h.label)), share(h),
+                               h.delta_ticks);
+        out += "\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string render_markdown_report(const ReportModel& m) {
@@ -49,9 +80,11 @@ std::string render_markdown_report(const ReportModel& m) {
     std::string links;
     for (size_t li = 0; li < m.link_findings.size(); ++li) {
         auto sev = m.link_severity(li);
-        if (sev) links += fmt::format("- **{}** `{}`\n", name(*sev), m.link_name(li));
+        // Escaped, not a code span: a node description may hold a backtick.
+        if (sev) links += fmt::format("- **{}** {}\n", name(*sev), md_escape(m.link_name(li)));
     }
     if (!links.empty()) out += "### Marked links\n\n" + links + "\n";
+    if (m.congestion) out += congestion_md(*m.congestion);
     if (!m.pairs.empty()) {
         out += "### Pairs\n\n| From | To | Test | Result | |\n|---|---|---|---|---|\n";
         for (const PairCheck& c : m.pairs) {

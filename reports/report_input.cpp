@@ -1,6 +1,7 @@
 // Reading what `fabscope report` is given: each file's kind from its
-// "format", through the reader of that kind (snapshot, perf report) or the
-// validation reader here, under the limits every JSON input has.
+// "format", through the reader of that kind (snapshot, perf report,
+// congestion report) or the validation reader here, under the limits every
+// JSON input has.
 
 #include <fmt/format.h>
 
@@ -10,25 +11,6 @@
 #include "util/version.h"
 
 namespace fabscope {
-namespace {
-
-Severity severity_from(const nlohmann::json& v) {
-    for (Severity s : {Severity::Info, Severity::Warning, Severity::Error}) {
-        if (v == name(s)) return s;
-    }
-    json_io::fail(v, "must be one of info, warning, error");
-}
-
-PortLabel label_from(const nlohmann::json& j) {
-    PortLabel l;
-    l.node = json_io::get_string(j, "node", "");
-    l.node_guid = json_io::get_guid(j, "node_guid", 0);
-    l.port = json_io::get_uint<uint8_t>(j, "port", 0);
-    l.lid = json_io::get_uint<Lid>(j, "lid", 0);
-    return l;
-}
-
-}  // namespace
 
 Result<ValidationDoc> validation_doc_from_json(const nlohmann::json& j) {
     auto format = j.is_object() ? j.find("format") : j.end();
@@ -60,21 +42,8 @@ Result<ValidationDoc> validation_doc_from_json(const nlohmann::json& j) {
                 d.checks.push_back(c.get<std::string>());
             }
         }
-        for (const nlohmann::json& x : json_io::get_array(j, "findings")) {
-            ReportFinding f;
-            f.source = "validation";
-            f.kind = json_io::get_string(x, "kind");
-            f.severity = severity_from(json_io::get(x, "severity"));
-            f.summary = json_io::get_string(x, "summary", "");
-            if (x.contains("where")) {
-                for (const nlohmann::json& w : json_io::get_array(x, "where")) {
-                    f.labels.push_back(label_from(w));
-                    f.where.push_back({f.labels.back().node_guid, f.labels.back().port});
-                }
-            }
-            if (x.contains("evidence")) f.evidence = json_io::get_object(x, "evidence");
-            d.findings.push_back(std::move(f));
-        }
+        for (const nlohmann::json& x : json_io::get_array(j, "findings"))
+            d.findings.push_back(report_finding_from_json(x, "validation"));
         return d;
     });
 }
@@ -83,6 +52,7 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
     std::optional<Snapshot> snapshot;
     std::optional<ValidationDoc> validation;
     std::vector<perf::PerfReport> perf;
+    std::optional<CongestionDoc> congestion;
     for (const std::string& path : paths) {
         auto doc = json_io::read_json_file(path);
         if (!doc) return doc.error();
@@ -113,21 +83,28 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
             if (!p) return bad(p.error());
             perf.push_back(std::move(p).value());
             meta.inputs.push_back(path + " (perf report)");
+        } else if (kind == "fabscope-congestion") {
+            if (congestion) return twice("congestion report");
+            auto c = congestion_doc_from_json(j);
+            if (!c) return bad(c.error());
+            congestion = std::move(c).value();
+            meta.inputs.push_back(path + " (congestion report)");
         } else if (j.is_object() && j.contains("rounds") && j.contains("endpoints")) {
             return make_error(fmt::format("{}: a mesh plan is what will be tested, not a result; "
                                           "give the run's report",
                                           path),
                               kExitUsage);
         } else {
-            return make_error(fmt::format("{}: not a fabscope result (a snapshot, validation or "
-                                          "perf report, told apart by their \"format\")",
+            return make_error(fmt::format("{}: not a fabscope result (a snapshot, a validation, "
+                                          "perf or congestion report, told apart by their "
+                                          "\"format\")",
                                           path),
                               kExitUsage);
         }
     }
     if (meta.tool_version.empty()) meta.tool_version = version();
     return build_report(std::move(snapshot), std::move(validation), std::move(perf),
-                        std::move(meta));
+                        std::move(meta), std::move(congestion));
 }
 
 }  // namespace fabscope

@@ -138,6 +138,8 @@ std::string ReportModel::fabric_identity() const {
     } else if (validation) {
         parts.push_back(validation->meta.fabric_from);
         parts.push_back(fmt::format("{} nodes, {} links", validation->nodes, validation->links));
+    } else if (congestion && !congestion->fabric_from.empty()) {
+        parts.push_back(congestion->fabric_from);
     }
     for (const perf::PerfReport& p : perf) {
         parts.push_back(
@@ -170,12 +172,14 @@ std::vector<CounterRow> counter_rows(const ReportModel& m, size_t max) {
 }
 
 ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<ValidationDoc> validation,
-                         std::vector<perf::PerfReport> perf, ReportMeta meta) {
+                         std::vector<perf::PerfReport> perf, ReportMeta meta,
+                         std::optional<CongestionDoc> congestion) {
     ReportModel m;
     m.meta = std::move(meta);
     m.snapshot = std::move(snapshot);
     m.validation = std::move(validation);
     m.perf = std::move(perf);
+    m.congestion = std::move(congestion);
     if (m.snapshot) {
         m.tiers = classify_tiers(m.snapshot->fabric);
         m.interrupted = m.snapshot->source.interrupted;
@@ -198,6 +202,14 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
     }
     if (!m.perf.empty())
         m.checks.push_back("pairwise RDMA tests, each against the best of its run");
+    if (m.congestion) {
+        const CongestionDoc& c = *m.congestion;
+        m.checks.push_back(fmt::format(
+            "congestion: PortXmitWait of {} port{} over {:.1f} s, trees from {:.0f}% waiting",
+            c.ports_read, c.ports_read == 1 ? "" : "s", c.interval_s, c.warn * 100));
+        m.findings.insert(m.findings.end(), c.findings.begin(), c.findings.end());
+        m.interrupted = m.interrupted || c.interrupted;
+    }
     std::stable_sort(
         m.findings.begin(), m.findings.end(),
         [](const ReportFinding& a, const ReportFinding& b) { return a.severity > b.severity; });

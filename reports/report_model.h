@@ -1,6 +1,6 @@
 #pragma once
 // What `fabscope report` renders: the results fabscope wrote (a snapshot, a
-// validation, perf reports), read back into the model and joined into one
+// validation, perf reports, a congestion report), read back into the model and joined into one
 // picture: the verdict, the findings with their evidence, the fabric by tier
 // with the links the findings name, the pair matrices, and where it all came
 // from. Every renderer (HTML, Markdown, JUnit, CSV) reads this, never JSON.
@@ -10,25 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "model/finding.h"
-#include "model/port_label.h"
 #include "model/snapshot.h"
 #include "model/tiers.h"
 #include "perf/report.h"
+#include "reports/congestion_doc.h"
+#include "reports/report_finding.h"
 #include "reports/validation_report.h"
 
 namespace fabscope {
-
-/// A finding as a report shows it: where it is, by name as well as by port.
-struct ReportFinding {
-    std::string source;  ///< "validation" or "perf"
-    std::string kind;
-    Severity severity = Severity::Warning;
-    std::string summary;
-    std::vector<PortRef> where;
-    std::vector<PortLabel> labels;  ///< the same ports, named
-    nlohmann::json evidence = nlohmann::json::object();
-};
 
 /// A validation document (docs/validation.schema.json) read back.
 struct ValidationDoc {
@@ -79,6 +68,7 @@ struct ReportModel {
     Tiers tiers;  ///< of the snapshot's fabric
     std::optional<ValidationDoc> validation;
     std::vector<perf::PerfReport> perf;
+    std::optional<CongestionDoc> congestion;
     std::vector<std::string> checks;      ///< what was checked, for people
     std::vector<ReportFinding> findings;  ///< errors first
     std::vector<PairCheck> pairs;
@@ -112,15 +102,19 @@ std::vector<CounterRow> counter_rows(const ReportModel& m, size_t max = 200);
 /// Joins what was read. Without a validation document, the snapshot is
 /// checked here (validate(), no plan, one counter reading), so a snapshot
 /// alone still gets a verdict. Perf reports are compared as `perf run` does.
+/// A congestion report's findings join the others (its ports mark the
+/// snapshot's links, roots before victims).
 ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<ValidationDoc> validation,
-                         std::vector<perf::PerfReport> perf, ReportMeta meta);
+                         std::vector<perf::PerfReport> perf, ReportMeta meta,
+                         std::optional<CongestionDoc> congestion = std::nullopt);
 
 /// Reads a validation document; errors name the JSON path of the bad value.
 Result<ValidationDoc> validation_doc_from_json(const nlohmann::json& j);
 
-/// Reads every file, tells a snapshot from a validation from a perf report by
-/// its "format", and builds the report. At most one snapshot and one
-/// validation. Every error names the file, with code 2 (kExitUsage).
+/// Reads every file, tells a snapshot from a validation from a perf or
+/// congestion report by its "format", and builds the report. At most one
+/// snapshot, one validation and one congestion report. Every error names the file, with code 2
+/// (kExitUsage).
 Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMeta meta);
 
 }  // namespace fabscope

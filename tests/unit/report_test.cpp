@@ -163,7 +163,7 @@ TEST(MarkdownReport, VerdictFindingsLinksPairs) {
     std::string md = render_markdown_report(degraded_model());
     EXPECT_EQ(md.rfind("## fabscope report: **FAIL**", 0), 0U);
     EXPECT_NE(md.find("| Severity | Finding | Where | Evidence |"), std::string::npos);
-    EXPECT_NE(md.find("`leaf02[5] -- spine01[2]`"), std::string::npos);
+    EXPECT_NE(md.find("- **warning** leaf02\\[5\\] -- spine01\\[2\\]\n"), std::string::npos) << md;
     EXPECT_NE(md.find("**degraded**"), std::string::npos);
 }
 
