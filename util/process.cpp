@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <fstream>
@@ -116,9 +117,16 @@ Result<ProcessId> spawn(const SpawnOptions& opts) {
         return make_error(
             fmt::format("cannot run {}: {}", opts.argv[0], std::strerror(child_errno)), 3);
     }
-    // The exec has happened (the error pipe closed on it), so /proc shows the
-    // new program's command line.
-    ProcessId id{pid, process_start_time(pid).value_or(0), process_cmdline(pid).value_or("")};
+    // The error pipe closes early in exec, before the kernel has placed the
+    // new program's arguments: until then /proc/PID/cmdline reads empty. Wait
+    // (briefly) for them, so the record matches the process it names; a
+    // child that has already ended keeps an empty one and matches nothing.
+    std::string cmdline;
+    for (int i = 0; i < 1000 && cmdline.empty() && process_start_time(pid); ++i) {
+        cmdline = process_cmdline(pid).value_or("");
+        if (cmdline.empty()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    ProcessId id{pid, process_start_time(pid).value_or(0), cmdline};
     return id;
 }
 

@@ -37,6 +37,21 @@ TEST(Process, RecognisedByPidStartTimeAndCommandLine) {
     EXPECT_FALSE(is_running(*child));
 }
 
+TEST(Process, TheRecordIsTheNewProgramsEvenWhileItsExecIsStillLoading) {
+    // The error pipe closes early in exec, before the kernel has set up the
+    // new program's arguments: a record read at that moment had an empty
+    // command line, matched nothing, and the lab could not stop its own process.
+    // A race: seen under load (ctest -j2), so this repeats the spawn.
+    for (int i = 0; i < 50; ++i) {
+        auto child = spawn({.argv = {"sleep", "30"}});
+        ASSERT_TRUE(child) << child.error().message;
+        EXPECT_EQ(child->cmdline, "sleep 30") << "spawn " << i;
+        EXPECT_TRUE(is_running(*child)) << "spawn " << i;
+        stop_process(*child, std::chrono::milliseconds(2000));
+        if (::testing::Test::HasFailure()) break;
+    }
+}
+
 TEST(Process, WaitChildStopsItsOwnChildOnTimeout) {
     auto child = spawn({.argv = {"sleep", "30"}});
     ASSERT_TRUE(child);
