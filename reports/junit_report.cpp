@@ -64,7 +64,7 @@ std::vector<Case> congestion_cases(const ReportModel& m) {
             bool here =
                 !f.labels.empty() && label_name(f.labels.front()) == label_name(r.port.label);
             if (here && (f.kind == "congestion_root" || f.kind == "congestion_victim"))
-                s += "\n" + finding_text(f);
+                s.append("\n").append(finding_text(f));
         }
         return s;
     };
@@ -96,9 +96,9 @@ std::vector<Case> congestion_cases(const ReportModel& m) {
     for (const ReportFinding& f : c.findings) {
         if (f.kind != "counters_unanswered") continue;
         std::string where;
-        for (const PortLabel& l : f.labels) where += " " + label_name(l);
-        cases.push_back(
-            {"fabscope.congestion", "unanswered" + where, f.kind, f.summary, finding_text(f), ""});
+        for (const PortLabel& l : f.labels) where.append(" ").append(label_name(l));
+        cases.push_back({"fabscope.congestion", fmt::format("unanswered{}", where), f.kind,
+                         f.summary, finding_text(f), ""});
     }
     if (cases.empty()) {
         cases.push_back({"fabscope.congestion",
