@@ -12,18 +12,6 @@
 namespace fabscope {
 namespace {
 
-std::string where(const Fabric& f, PortRef r) {
-    const Port* p = f.port(r);
-    if (p && p->peer) return fmt::format("{} (link to {})", describe(f, r), describe(f, *p->peer));
-    return describe(f, r);
-}
-
-std::vector<PortRef> ends(const Fabric& f, PortRef r) {
-    const Port* p = f.port(r);
-    if (p && p->peer) return {r, *p->peer};
-    return {r};
-}
-
 bool hotter(const WaitingPort& a, const WaitingPort& b) {
     if (a.share != b.share) return a.share > b.share;
     return a.port < b.port;
@@ -192,13 +180,14 @@ std::vector<Finding> congestion_findings(const Fabric& f, const std::vector<Cong
         Finding x;
         x.kind = "congestion_root";
         x.severity = severity_of(r.share, t);
-        x.summary = fmt::format("{}: root of a congestion tree: waited to transmit {}; {}",
-                                where(f, r.port), percent_of(r), cause_text(tree.cause));
+        x.summary =
+            fmt::format("{}: root of a congestion tree: waited to transmit {}; {}",
+                        describe_with_link(f, r.port), percent_of(r), cause_text(tree.cause));
         if (!tree.victims.empty())
             x.summary +=
                 fmt::format("; {} {} behind it: {}", tree.victims.size(),
                             tree.victims.size() == 1 ? "port waits" : "ports wait", behind);
-        x.where = ends(f, r.port);
+        x.where = port_and_peer(f, r.port);
         x.evidence = {{"share", r.share},           {"delta_ticks", r.ticks},
                       {"interval_s", r.interval_s}, {"cleared_during_interval", r.cleared},
                       {"cause", tree.cause},        {"victims", std::move(vj)}};
@@ -213,8 +202,8 @@ std::vector<Finding> congestion_findings(const Fabric& f, const std::vector<Cong
             y.severity = severity_of(v.wait.share, t);
             y.summary = fmt::format(
                 "{}: waited to transmit {}: a victim of the congestion at {} ({}), not its cause",
-                where(f, v.wait.port), percent_of(v.wait), describe(f, r.port), chain);
-            y.where = ends(f, v.wait.port);
+                describe_with_link(f, v.wait.port), percent_of(v.wait), describe(f, r.port), chain);
+            y.where = port_and_peer(f, v.wait.port);
             y.evidence = {{"share", v.wait.share},
                           {"delta_ticks", v.wait.ticks},
                           {"interval_s", v.wait.interval_s},

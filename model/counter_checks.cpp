@@ -5,20 +5,10 @@
 #include <cmath>
 #include <map>
 
+#include "model/port_label.h"
+
 namespace fabscope {
 namespace {
-
-std::string where(const Fabric& f, PortRef r) {
-    const Port* p = f.port(r);
-    if (p && p->peer) return fmt::format("{} (link to {})", describe(f, r), describe(f, *p->peer));
-    return describe(f, r);
-}
-
-std::vector<PortRef> ends(const Fabric& f, PortRef r) {
-    const Port* p = f.port(r);
-    if (p && p->peer) return {r, *p->peer};
-    return {r};
-}
 
 Finding saturated_finding(const Fabric& f, PortRef r, Counter c, uint64_t max,
                           std::optional<uint64_t> before) {
@@ -28,8 +18,8 @@ Finding saturated_finding(const Fabric& f, PortRef r, Counter c, uint64_t max,
     x.summary = fmt::format(
         "{}: {} is saturated at {}: new errors can no longer be seen; clear it (perfquery -R) "
         "and measure again",
-        where(f, r), name(c), max);
-    x.where = ends(f, r);
+        describe_with_link(f, r), name(c), max);
+    x.where = port_and_peer(f, r);
     x.evidence = {{"counter", name(c)}, {"value", max}};
     if (before && *before < max) x.evidence["rose_at_least"] = max - *before;
     return x;
@@ -97,10 +87,10 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
             x.severity = lim.severity;
             double per_hour = static_cast<double>(delta) * 3600.0 / seconds;
             x.summary = fmt::format("{}: {} rose by {}{} in {} ({:.0f} per hour; limit {} per {})",
-                                    where(f, ref), name(c), cleared ? "at least " : "", delta,
-                                    format_duration(interval), per_hour, lim.limit,
+                                    describe_with_link(f, ref), name(c), cleared ? "at least " : "",
+                                    delta, format_duration(interval), per_hour, lim.limit,
                                     format_duration(lim.per));
-            x.where = ends(f, ref);
+            x.where = port_and_peer(f, ref);
             x.evidence = {{"counter", name(c)},
                           {"before", vb},
                           {"after", va},
@@ -132,8 +122,9 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
             x.summary = fmt::format(
                 "{}: waited to transmit {:.1f}% of {} (PortXmitWait +{}): congestion or a slow "
                 "receiver downstream",
-                where(f, ref), std::min(fraction, 1.0) * 100, format_duration(interval), delta);
-            x.where = ends(f, ref);
+                describe_with_link(f, ref), std::min(fraction, 1.0) * 100,
+                format_duration(interval), delta);
+            x.where = port_and_peer(f, ref);
             x.evidence = {{"delta_ticks", delta},
                           {"fraction", fraction},
                           {"interval_s", seconds},

@@ -29,4 +29,17 @@ std::string to_text(const PortLabel& l) {
     return fmt::format("{}[{}]  {}  LID {}", l.node.empty() ? guid : l.node, l.port, guid, l.lid);
 }
 
+std::string describe_with_link(const Fabric& f, PortRef ref) {
+    const Port* p = f.port(ref);
+    if (p && p->peer)
+        return fmt::format("{} (link to {})", describe(f, ref), describe(f, *p->peer));
+    return describe(f, ref);
+}
+
+std::vector<PortRef> port_and_peer(const Fabric& f, PortRef ref) {
+    const Port* p = f.port(ref);
+    if (p && p->peer) return {ref, *p->peer};
+    return {ref};
+}
+
 }  // namespace fabscope

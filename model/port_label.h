@@ -6,6 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <vector>
 
 #include "model/fabric.h"
 
@@ -25,5 +26,11 @@ PortLabel port_label(const Fabric& f, PortRef ref);
 nlohmann::json to_json(const PortLabel& l);
 /// "leaf01[19]  0x0002c90300000001  LID 5" (the node's GUID when it has no name).
 std::string to_text(const PortLabel& l);
+
+/// A port as a finding names it: "leaf01[19] (link to spine02[3])", or the
+/// port alone when it has no link.
+std::string describe_with_link(const Fabric& f, PortRef ref);
+/// The ports a finding about `ref` is about: the port and, if linked, its peer.
+std::vector<PortRef> port_and_peer(const Fabric& f, PortRef ref);
 
 }  // namespace fabscope
