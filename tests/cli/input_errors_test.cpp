@@ -26,17 +26,8 @@ using nlohmann::json;
 
 class Cli : public ::testing::Test {
   protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("fabscope-cli-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
     std::string write(const std::string& name, const std::string& text) {
-        std::string p = (dir_ / name).string();
-        std::ofstream(p) << text;
-        return p;
+        return scratch_.write(name, text);
     }
     static json snapshot(const std::vector<Node>& nodes) {
         Snapshot s;
@@ -52,7 +43,8 @@ class Cli : public ::testing::Test {
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
         EXPECT_NE(r.err.find(what), std::string::npos) << r.err;
     }
-    fs::path dir_;
+    labtest::ScratchDir scratch_{"fabscope-cli"};
+    const fs::path& dir_ = scratch_.dir();
 };
 
 TEST_F(Cli, AnLmcOf40IsExit2NotThreeAndAHalfGigabytes) {

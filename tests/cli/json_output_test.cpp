@@ -28,10 +28,6 @@ using nlohmann::json;
 class JsonOutput : public ::testing::Test {
   protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("fabscope-json-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::create_directories(dir_);
         // A swept fabric: forwarding tables, counters, one degraded link and
         // one cable out, so findings and routes are in every document.
         auto n = testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
@@ -48,7 +44,6 @@ class JsonOutput : public ::testing::Test {
         testing::node_named(n, "leaf01").port(3)->counters = pc;
         after_ = write("after.json", n);
     }
-    void TearDown() override { fs::remove_all(dir_); }
     std::string write(const std::string& name, const std::vector<Node>& nodes) {
         Snapshot s;
         s.source.method = "sweep";
@@ -58,7 +53,7 @@ class JsonOutput : public ::testing::Test {
         std::ofstream(p) << snapshot_to_json(s).dump();
         return p;
     }
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+    std::string path(const std::string& name) const { return scratch_.path(name); }
     static std::string slurp(const std::string& p) {
         std::ostringstream s;
         s << std::ifstream(p).rdbuf();
@@ -70,7 +65,7 @@ class JsonOutput : public ::testing::Test {
         for (const auto& e : testing::text_schema_errors(r.out, schema))
             ADD_FAILURE() << what << " (" << schema << "): " << e << "\n" << r.err;
     }
-    fs::path dir_;
+    labtest::ScratchDir scratch_{"fabscope-json"};
     std::string before_;
     std::string after_;
 };

@@ -24,22 +24,16 @@ using nlohmann::json;
 class NodeNamesCli : public ::testing::Test {
   protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("fabscope-names-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::create_directories(dir_);
         Snapshot s;
         s.fabric = *Fabric::build(
             testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2}));
         snap_ = write("fabric.json", snapshot_to_json(s).dump());
     }
-    void TearDown() override { fs::remove_all(dir_); }
     std::string write(const std::string& name, const std::string& text) {
-        std::string p = (dir_ / name).string();
-        std::ofstream(p) << text;
-        return p;
+        return scratch_.write(name, text);
     }
-    fs::path dir_;
+    labtest::ScratchDir scratch_{"fabscope-names"};
+    const fs::path& dir_ = scratch_.dir();
     std::string snap_;
 };
 

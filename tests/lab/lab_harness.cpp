@@ -15,6 +15,24 @@
 #include "util/process.h"
 
 namespace fabscope::labtest {
+
+ScratchDir::ScratchDir(const std::string& prefix)
+    : dir_(std::filesystem::temp_directory_path() /
+           (prefix + "-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+    std::filesystem::create_directories(dir_);
+}
+
+ScratchDir::~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+}
+
+std::string ScratchDir::write(const std::string& name, const std::string& text) const {
+    std::string p = path(name);
+    std::ofstream(p) << text;
+    return p;
+}
 namespace fs = std::filesystem;
 
 namespace {

@@ -4,6 +4,7 @@
 // the PIDs the lab recorded) in its destructor, also when a test fails.
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -27,6 +28,23 @@ CmdResult run(const std::vector<std::string>& argv,
 std::string scratch_path(const char* what);
 /// The fabscope binary under test.
 std::string fabscope();
+
+/// A folder of one test's own, named after the test and this process: made
+/// when the fixture is, removed with all it holds when the fixture goes.
+class ScratchDir {
+  public:
+    explicit ScratchDir(const std::string& prefix);
+    ~ScratchDir();
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+    const std::filesystem::path& dir() const { return dir_; }
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+    /// Writes `text` to `name` in the folder; returns its path.
+    std::string write(const std::string& name, const std::string& text) const;
+
+  private:
+    std::filesystem::path dir_;
+};
 
 class Lab {
   public:
