@@ -15,6 +15,7 @@
 #include "reports/markdown_report.h"
 #include "reports/report_model.h"
 #include "test_fabrics.h"
+#include "xmit_wait_readings.h"
 
 namespace fabscope {
 namespace {
@@ -23,8 +24,7 @@ using nlohmann::json;
 
 // leaf03's description, as an untrusted switch could set it.
 const std::string kEvil = "leaf03 <script>alert(1)</script>`|*";
-// 4X HDR: over 1 s, 10% waiting is 6.25e8 ticks.
-constexpr uint64_t kTenPercent = 625000000;
+using testing::kTenPercent;
 
 std::vector<Node> routed_nodes() {
     std::vector<Node> nodes = testing::leaf_spine_nodes({});
@@ -33,31 +33,8 @@ std::vector<Node> routed_nodes() {
     return nodes;
 }
 
-struct Measured {
-    Fabric f = Fabric::build(routed_nodes()).value();
-    CounterReadings before;
-    CounterReadings after;
-
-    PortRef ref(const std::string& node, uint8_t port) const {
-        return PortRef{f.find(node)->guid, port};
-    }
-    /// Every linked port read twice, 1 s apart, with no wait unless set.
-    Measured() {
-        for (const Node& n : f.nodes()) {
-            for (const Port& p : n.ports) {
-                if (p.num == 0 || !p.peer) continue;
-                PortCounters pc;
-                pc.set(Counter::PortXmitWait, 1000);
-                pc.read_at_ms = 5000;
-                before[PortRef{n.guid, p.num}] = pc;
-                pc.read_at_ms = 6000;
-                after[PortRef{n.guid, p.num}] = pc;
-            }
-        }
-    }
-    void wait(const std::string& node, uint8_t port, uint64_t ticks) {
-        after[ref(node, port)].set(Counter::PortXmitWait, 1000 + ticks);
-    }
+struct Measured : testing::XmitWaitReadings {
+    Measured() : XmitWaitReadings(Fabric::build(routed_nodes()).value()) {}
     json doc() const {
         Thresholds t = default_thresholds();
         CongestionResult r = analyse_congestion(f, before, after, true, t);

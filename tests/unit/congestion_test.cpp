@@ -14,40 +14,17 @@
 #include "model/validation.h"
 #include "schema_check.h"
 #include "test_fabrics.h"
+#include "xmit_wait_readings.h"
 
 namespace fabscope {
 namespace {
 
 using nlohmann::json;
 
-// 4X HDR: one tick is 0.16 ns (a lane's byte time); over 1 s, 10% is 6.25e8 ticks.
-constexpr uint64_t kTenPercent = 625000000;
+using testing::kTenPercent;
 
-struct Tree {
-    Fabric f = testing::routed_leaf_spine({});
-    CounterReadings before;
-    CounterReadings after;
-
-    PortRef ref(const std::string& node, uint8_t port) const {
-        return PortRef{f.find(node)->guid, port};
-    }
-    /// Every port read twice, 1 s apart, with no wait unless set.
-    Tree() {
-        for (const Node& n : f.nodes()) {
-            for (const Port& p : n.ports) {
-                if (p.num == 0 || !p.peer) continue;
-                PortCounters pc;
-                pc.set(Counter::PortXmitWait, 1000);
-                pc.read_at_ms = 5000;
-                before[PortRef{n.guid, p.num}] = pc;
-                pc.read_at_ms = 6000;
-                after[PortRef{n.guid, p.num}] = pc;
-            }
-        }
-    }
-    void wait(const std::string& node, uint8_t port, uint64_t ticks) {
-        after[ref(node, port)].set(Counter::PortXmitWait, 1000 + ticks);
-    }
+struct Tree : testing::XmitWaitReadings {
+    Tree() : XmitWaitReadings(testing::routed_leaf_spine({})) {}
     std::vector<CongestionTree> trees() const {
         return congestion_trees(f, xmit_wait_shares(f, before, after, 1), 0.05);
     }
