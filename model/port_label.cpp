@@ -29,6 +29,10 @@ std::string to_text(const PortLabel& l) {
     return fmt::format("{}[{}]  {}  LID {}", l.node.empty() ? guid : l.node, l.port, guid, l.lid);
 }
 
+std::string label_name(const PortLabel& l) {
+    return fmt::format("{}[{}]", l.node.empty() ? format_guid(l.node_guid) : l.node, l.port);
+}
+
 std::string describe_with_link(const Fabric& f, PortRef ref) {
     const Port* p = f.port(ref);
     if (p && p->peer)

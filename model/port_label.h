@@ -26,6 +26,8 @@ PortLabel port_label(const Fabric& f, PortRef ref);
 nlohmann::json to_json(const PortLabel& l);
 /// "leaf01[19]  0x0002c90300000001  LID 5" (the node's GUID when it has no name).
 std::string to_text(const PortLabel& l);
+/// "leaf03[2]", or the node's GUID in place of a name it does not have.
+std::string label_name(const PortLabel& l);
 
 /// A port as a finding names it: "leaf01[19] (link to spine02[3])", or the
 /// port alone when it has no link.

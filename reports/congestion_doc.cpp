@@ -32,10 +32,6 @@ bool same_port(const PortLabel& a, const PortLabel& b) {
 
 }  // namespace
 
-std::string label_name(const PortLabel& l) {
-    return fmt::format("{}[{}]", l.node.empty() ? format_guid(l.node_guid) : l.node, l.port);
-}
-
 std::vector<CongestionRow> congestion_rows(const CongestionDoc& d) {
     std::vector<CongestionRow> rows;
     auto seen = [&](const PortLabel& l) {

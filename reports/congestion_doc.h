@@ -55,9 +55,6 @@ struct CongestionRow {
 /// hottest ports in no tree), once each, roots first.
 std::vector<CongestionRow> congestion_rows(const CongestionDoc& d);
 
-/// "leaf03[2]", or the GUID when the node has no name.
-std::string label_name(const PortLabel& l);
-
 /// Reads a congestion document; errors name the JSON path of the bad value.
 Result<CongestionDoc> congestion_doc_from_json(const nlohmann::json& j);
 

@@ -99,8 +99,7 @@ std::string render_csv_report(const ReportModel& m) {
         std::string where;
         for (const PortLabel& l : f.labels) {
             if (!where.empty()) where += ' ';
-            where +=
-                fmt::format("{}[{}]", l.node.empty() ? format_guid(l.node_guid) : l.node, l.port);
+            where += label_name(l);
         }
         findings.push_back({std::string(name(f.severity)), f.kind, f.source, where, f.summary,
                             f.evidence.empty() ? "" : f.evidence.dump()});

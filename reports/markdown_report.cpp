@@ -11,8 +11,7 @@ std::string where_md(const ReportFinding& f) {
     std::string out;
     for (const PortLabel& l : f.labels) {
         if (!out.empty()) out += ", ";
-        out += md_escape(
-            fmt::format("{}[{}]", l.node.empty() ? format_guid(l.node_guid) : l.node, l.port));
+        out += md_escape(label_name(l));
     }
     return out.empty() ? "—" : out;
 }
