@@ -6,9 +6,21 @@
 #   rxe_bridge N [MTU]               hosts h1..hN (10.0.0.i) on one switch (namespace sw)
 #   rxe_leaf_spine [MTU]             a routed 2-leaf/2-spine fabric with ECMP:
 #                                    a1,a2 under leaf l1 (10.1.0.x); b1,b2 under l2 (10.2.0.x)
+#                                    (rxe_fabric 2 2 2 MTU)
+#   rxe_fabric LEAVES SPINES HOSTS_PER_LEAF [MTU]
+#                                    a routed leaf-spine (at most 9 leaves, 9 spines): leaf lL
+#                                    has hosts named by letter (a1.. under l1, b1.. under l2,
+#                                    10.L.0.i) on a bridge (10.L.0.254), spine sS is cabled to
+#                                    every leaf over 10.9.LS.0/31 (l side) and .1 (s side);
+#                                    leaves spread over all spines by ECMP on the L4 hash;
+#                                    routers answer every TTL expiry (no ICMP rate limit) from
+#                                    the address they received it on; every address is named
+#                                    in $FABRIC_HOSTS (/run/fabric.hosts, /etc/hosts format)
 #   in_host H CMD...                 run CMD on host H
 #   impair H QDISC...                shape the switch port towards H (what H receives):
 #                                    impair h3 netem loss 1%; impair h3 tbf rate 50mbit ...
+#   impair_link lL sS QDISC...       shape the cable between leaf L and spine S, both ways:
+#                                    impair_link l1 s2 tbf rate 20mbit burst 32kbit latency 50ms
 #   host_counters H                  H's rxe hw_counters, "name=value" per line
 #   guest_path PATH                  a host path as the guest sees it (/tmp -> /run/hosttmp)
 set -u
@@ -53,39 +65,68 @@ rxe_bridge() {
 }
 
 rxe_leaf_spine() {
-    local mtu=${1:-1500} r
-    for r in l1 l2 s1 s2; do
+    rxe_fabric 2 2 2 "${1:-1500}"
+}
+
+rxe_fabric() {
+    local leaves=$1 spines=$2 per_leaf=$3 mtu=${4:-1500} r l s m h letters=abcdefghi
+    local names=${FABRIC_HOSTS:-/run/fabric.hosts}
+    if [ "$leaves" -gt 9 ] || [ "$spines" -gt 9 ] || [ "$per_leaf" -gt 200 ]; then
+        echo "rxe_fabric: at most 9 leaves, 9 spines, 200 hosts per leaf" >&2
+        return 2
+    fi
+    : > "$names"
+    for r in $(seq -f 'l%g' 1 "$leaves") $(seq -f 's%g' 1 "$spines"); do
         ip netns add "$r"
-        ip netns exec "$r" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.fib_multipath_hash_policy=1
+        ip -n "$r" link set lo up
+        # L4 hashing spreads RoCE flows by UDP source port; every TTL expiry
+        # answered, from the interface it came in on, so traces name cables.
+        ip netns exec "$r" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.fib_multipath_hash_policy=1 \
+            net.ipv4.icmp_ratelimit=0 net.ipv4.icmp_errors_use_inbound_ifaddr=1
     done
     # Leaves route hosts on a bridge; spines join the leaves over /31 links.
-    for l in 1 2; do
+    for l in $(seq 1 "$leaves"); do
         ip -n "l$l" link add br0 type bridge
         ip -n "l$l" addr add "10.$l.0.254/24" dev br0
         ip -n "l$l" link set br0 up
-        for s in 1 2; do
+        echo "10.$l.0.254 l$l" >> "$names"
+        for s in $(seq 1 "$spines"); do
             ip link add "up$s" netns "l$l" mtu "$mtu" type veth peer name "down$l" netns "s$s" mtu "$mtu"
             ip -n "l$l" addr add "10.9.$l$s.0/31" dev "up$s"
             ip -n "s$s" addr add "10.9.$l$s.1/31" dev "down$l"
             ip -n "l$l" link set "up$s" up
             ip -n "s$s" link set "down$l" up
+            echo "10.9.$l$s.0 l$l" >> "$names"
+            echo "10.9.$l$s.1 s$s" >> "$names"
         done
     done
-    for s in 1 2; do
-        ip -n "s$s" route add 10.1.0.0/24 via "10.9.1$s.0"
-        ip -n "s$s" route add 10.2.0.0/24 via "10.9.2$s.0"
+    for s in $(seq 1 "$spines"); do
+        for l in $(seq 1 "$leaves"); do
+            ip -n "s$s" route add "10.$l.0.0/24" via "10.9.$l$s.0"
+        done
     done
-    ip -n l1 route add 10.2.0.0/24 nexthop via 10.9.11.1 nexthop via 10.9.12.1
-    ip -n l2 route add 10.1.0.0/24 nexthop via 10.9.21.1 nexthop via 10.9.22.1
-    local h
-    for h in 1 2; do
-        _host "a$h" "10.1.0.$h/24" l1 "pa$h" "$mtu"
-        ip -n l1 link set "pa$h" master br0
-        ip -n "a$h" route add default via 10.1.0.254
-        _host "b$h" "10.2.0.$h/24" l2 "pb$h" "$mtu"
-        ip -n l2 link set "pb$h" master br0
-        ip -n "b$h" route add default via 10.2.0.254
+    for l in $(seq 1 "$leaves"); do
+        for m in $(seq 1 "$leaves"); do
+            [ "$m" = "$l" ] && continue
+            local hops=()
+            for s in $(seq 1 "$spines"); do hops+=(nexthop via "10.9.$l$s.1"); done
+            ip -n "l$l" route add "10.$m.0.0/24" "${hops[@]}"
+        done
+        local letter=${letters:$((l - 1)):1}
+        for h in $(seq 1 "$per_leaf"); do
+            _host "$letter$h" "10.$l.0.$h/24" "l$l" "p$letter$h" "$mtu"
+            ip -n "l$l" link set "p$letter$h" master br0
+            ip -n "$letter$h" route add default via "10.$l.0.254"
+            echo "10.$l.0.$h $letter$h" >> "$names"
+        done
     done
+}
+
+impair_link() {
+    local l=$1 s=$2
+    shift 2
+    ip netns exec "$l" tc qdisc replace dev "up${s#s}" root "$@"
+    ip netns exec "$s" tc qdisc replace dev "down${l#l}" root "$@"
 }
 
 in_host() {
