@@ -59,6 +59,8 @@ void add_congestion(CLI::App& app, Context& ctx);
 void add_plan(CLI::App& app, Context& ctx);
 void add_diff(CLI::App& app, Context& ctx);
 void add_perf(CLI::App& app, Context& ctx);
+/// `perf trace`, under the perf subcommand.
+void add_perf_trace(CLI::App* perf, Context& ctx);
 void add_tui(CLI::App& app, Context& ctx);
 void add_mesh(CLI::App& app, Context& ctx);
 /// `argv`: the command line as given, which the report records.

@@ -9,12 +9,14 @@
 #include "cli/cli.h"
 #include "model/json_io.h"
 #include "perf/auth.h"
+#include "perf/flow_path.h"
 #include "perf/ibv_device.h"
 #include "perf/run.h"
 #include "perf/run_table.h"
 #include "perf/server.h"
 #include "reports/severity_tag.h"
 #include "util/exit_status.h"
+#include "util/input_file.h"
 #include "util/interrupt.h"
 
 namespace fabscope::cli {
@@ -133,6 +135,8 @@ struct RunCommand {
     double degraded_at = 0.7;
     std::string output;
     std::string secret_file;
+    bool no_trace = false;
+    std::string names;
 };
 
 Result<std::vector<TestSpec>> specs_of(const RunCommand& o) {
@@ -217,8 +221,24 @@ int run_run(const RunCommand& o, const Globals& g) {
         if (!secret) return report(secret.error(), g);
         plan.peer.secret = *secret;
     }
+    HostNames names;
+    if (!o.names.empty()) {
+        auto text = read_text_file(o.names, 16 << 20);
+        if (!text) return report(text.error(), g);
+        auto parsed = parse_host_names(*text, o.names);
+        if (!parsed) return report(parsed.error(), g);
+        names = *parsed;
+    }
     auto dev = IbvDevice::open(o.dev.device, o.dev.port);
     if (!dev) return report(dev.error(), g);
+    // Only Soft-RoCE's port is known from the QPNs (perf/roce_sport.h).
+    if (!o.no_trace && is_soft_roce(dev->name())) {
+        TraceOptions t;
+        t.timeout = Millis(300);
+        plan.peer.trace_flow = [names, t](const EndpointInfo& local, const EndpointInfo& remote) {
+            return trace_rxe_flow(local, remote, t, names);
+        };
+    }
     install_interrupt_handlers();
     RunTable table;
     bool progress = !g.quiet;
@@ -331,6 +351,10 @@ Examples:
         cmd->add_option("-o,--output", o->output, "Write the results (JSON) to FILE");
         cmd->add_option("--secret-file", o->secret_file,
                         "The shared secret of servers started with --secret-file");
+        cmd->add_flag("--no-trace", o->no_trace,
+                      "Do not trace each routed test's flow (Soft-RoCE: its path is recorded)");
+        cmd->add_option("--names", o->names,
+                        "Name traced hops from an /etc/hosts-style file (ADDRESS NAME per line)");
         cmd->footer(
             R"(Results: average, peak and minimum-window bandwidth (a flapping link hides in an
 average), message rate; latency min, median, p99, p99.9, max. With several peers,
@@ -339,6 +363,10 @@ reported, with the hardware counters that moved during their tests.
 Flags as perftest spells them: -t tx depth, -s size, -n iterations, -D duration;
 the test is --test (perftest picks it by program name). A peer that is a bare
 number is refused (`-q 4` is --quiet and a peer "4" otherwise).
+On Soft-RoCE, each test's flow to a routed peer (not on this host's subnet) is
+traced after the test from its QP's own UDP source port, and the routers it
+crossed are recorded as the result's "path" (see `perf trace`); hardware NICs
+choose the port themselves, so no path is recorded there.
 Ctrl-C stops between tests: the results so far are written, marked
 "complete": false, and the exit code is 130.
 Exit codes: 0 clean, 1 a peer degraded or a test failed, 2 bad flags,
@@ -352,6 +380,7 @@ Examples:
   fabscope perf run host2 host3 host4 --latency --bandwidth   # compare three paths)");
         cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_run(*o, ctx.globals); }; });
     }
+    add_perf_trace(perf, ctx);
 }
 
 }  // namespace fabscope::cli

@@ -162,6 +162,8 @@ void run_steps(const VerbsDevice& dev, const std::string& where, const PeerOptio
         r.min_window_gbps += number_or_zero(b, "min_window_gbps");
     }
     r.ok = r.error.empty();
+    if (o.trace_flow && !(o.stop && o.stop->stop_requested()))
+        r.path = o.trace_flow(me.info(), *remote);
 }
 
 }  // namespace

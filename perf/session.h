@@ -38,6 +38,9 @@ struct PeerOptions {
     Millis queue_timeout{600000};     ///< client: waiting behind other clients at most this long
     std::string secret;               ///< the shared secret ("" = none)
     const StopToken* stop = nullptr;  ///< client: Ctrl-C ends waits and the test early
+    /// Client: the traced path of the test's flow, once the test is over
+    /// (TestResult::path; null: none). Unset: nothing is traced.
+    std::function<nlohmann::json(const EndpointInfo& local, const EndpointInfo& remote)> trace_flow;
 };
 
 /// Runs `spec` against the server at `where` ("host[:port]"). Never throws and

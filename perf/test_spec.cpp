@@ -102,6 +102,7 @@ nlohmann::json result_to_json(const TestResult& r) {
                      {"bytes", r.bytes},
                      {"counters", r.counters}};
     if (!r.caps.empty()) j["caps"] = r.caps;
+    if (!r.path.is_null()) j["path"] = r.path;
     if (r.spec.measure == Measure::Bandwidth) {
         j["bandwidth"] = {{"avg_gbps", r.avg_gbps},
                           {"peak_gbps", r.peak_gbps},
@@ -128,6 +129,7 @@ TestResult result_from_json(const nlohmann::json& j) {
     r.iterations = json_io::get_uint<uint64_t>(j, "iterations", 0);
     r.bytes = json_io::get_uint<uint64_t>(j, "bytes", 0);
     if (j.contains("counters")) r.counters = json_io::get_object(j, "counters");
+    if (j.contains("path")) r.path = json_io::get_object(j, "path");
     if (j.contains("caps")) {
         for (const nlohmann::json& c : json_io::get_array(j, "caps")) {
             if (!c.is_string()) json_io::fail(c, "must be a string");

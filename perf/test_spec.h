@@ -61,6 +61,8 @@ struct TestResult {
     LatencyStats latency;
     nlohmann::json counters =
         nlohmann::json::object();  ///< hw_counters deltas: {"local": {..}, "remote": {..}}
+    /// The flow's traced path (perf/flow_path.h); null when not routed or not traced.
+    nlohmann::json path;
 };
 
 nlohmann::json spec_to_json(const TestSpec& s);
