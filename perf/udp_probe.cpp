@@ -66,10 +66,6 @@ Result<int> UdpProbeTransport::socket_for(uint16_t sport) {
     local.sin_family = AF_INET;
     local.sin_addr.s_addr = source_;
     local.sin_port = htons(sport);
-    sockaddr_in remote{};
-    remote.sin_family = AF_INET;
-    remote.sin_addr.s_addr = destination_;
-    remote.sin_port = htons(kRoceV2Port);
     auto fail = [&](const char* what) {
         std::string e = fmt::format("{} UDP port {}: {}", what, sport, std::strerror(errno));
         ::close(fd);
@@ -77,8 +73,6 @@ Result<int> UdpProbeTransport::socket_for(uint16_t sport) {
     };
     if (setsockopt(fd, SOL_IP, IP_RECVERR, &on, sizeof on) != 0) return fail("IP_RECVERR on");
     if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) return fail("binding");
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof remote) != 0)
-        return fail("connecting");
     sockets_[sport] = fd;
     return fd;
 }
@@ -92,9 +86,19 @@ Status UdpProbeTransport::send(uint16_t sport, int ttl, uint32_t tag) {
     std::memcpy(payload.data(), kMagic.data(), kMagic.size());
     uint32_t t = htonl(tag);
     std::memcpy(payload.data() + 4, &t, sizeof t);
+    sockaddr_in remote{};
+    remote.sin_family = AF_INET;
+    remote.sin_addr.s_addr = destination_;
+    remote.sin_port = htons(kRoceV2Port);
     // An earlier ICMP error is also reported by the next send: once more then.
     for (int attempt = 0; attempt < 2; ++attempt) {
-        if (::send(*fd, payload.data(), payload.size(), 0) >= 0) return Ok{};
+        // Never connect(): a connected UDP socket gets a random transmit hash
+        // (sk_txhash) that its packets carry as their L4 hash, and a Linux
+        // router's multipath choice then follows that instead of the ports.
+        // Unconnected, a probe is hashed from its headers, as the RoCE flow is.
+        if (::sendto(*fd, payload.data(), payload.size(), 0, reinterpret_cast<sockaddr*>(&remote),
+                     sizeof remote) >= 0)
+            return Ok{};
         if (errno != EHOSTUNREACH && errno != ENETUNREACH && errno != ECONNREFUSED &&
             errno != EHOSTDOWN)
             break;

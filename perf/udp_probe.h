@@ -1,7 +1,7 @@
 #pragma once
 // The socket ProbeTransport: one unprivileged UDP socket per source port,
-// bound to it (and to the source address when given) and connected to the
-// destination's port 4791. ICMP answers come back on the socket's error
+// bound to it (and to the source address when given), sending to the
+// destination's port 4791 (unconnected: see send()). ICMP answers come back on the socket's error
 // queue (IP_RECVERR, read with MSG_ERRQUEUE): sock_extended_err gives the
 // ICMP type and code, SO_EE_OFFENDER the router, and the quoted payload the
 // probe's tag. No raw socket, no privilege.

@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -265,6 +267,100 @@ echo "rc=$?"
                 << f.dump(1);
         }
     }
+    fs::remove_all(vm.dir);
+}
+
+// RoCE paths through a routed 2x2 leaf-spine of 8 hosts (issue 10 section 3),
+// in one boot: a trace of 16 flows sees both spines and only the fabric's
+// routers; a test's recorded path is the one its packets took (spine
+// counters, and the source port on the wire is the one derived from the
+// QPNs); with one leaf-spine cable shaped, tests whose path crosses it are
+// the slow ones.
+TEST(PerfVm, TracedPathsAreTheFlowsOwnAcrossAnEcmpFabric) {
+    VmRun vm = run_in_vm("ecmp", R"SH(
+rxe_init
+t0=$(date +%s.%N)
+rxe_fabric 2 2 4
+echo "fabric_s=$(echo "$(date +%s.%N) - $t0" | bc)"
+N=/run/fabric.hosts
+in_host a1 $F perf trace 10.2.0.1 --flows 16 --names $N --json > trace16.json; echo "trace_rc=$?"
+in_host a1 $F perf trace 10.2.0.1 --flows 16 --names $N -t 300ms; echo "trace_text_rc=$?"
+for h in b1 b2 b3 b4; do in_host $h $F perf serve -q --allow 10.1.0.0/16 & done
+sleep 1
+spine_rx() { ip netns exec "$1" cat /sys/class/net/down1/statistics/rx_packets; }
+ip netns exec l1 timeout 20 tcpdump -nn -i any -c 20 'udp dst port 4791 and src host 10.1.0.1' > wire.txt 2>/dev/null &
+s1=$(spine_rx s1); s2=$(spine_rx s2)
+in_host a1 $F perf run 10.2.0.1 -D 1s --warmup 200ms -q --names $N -o flow.json; echo "flow_rc=$?"
+echo "s1_packets=$(( $(spine_rx s1) - s1 ))"
+echo "s2_packets=$(( $(spine_rx s2) - s2 ))"
+wait %%
+echo "wire_sport=$(grep -o '10\.1\.0\.1\.[0-9]*' wire.txt | head -1 | sed 's/.*\.//')"
+impair_link l1 s1 tbf rate 20mbit burst 32kbit latency 50ms
+in_host a1 $F perf run 10.2.0.1 10.2.0.2 10.2.0.3 10.2.0.4 -D 1s --warmup 200ms -q --names $N -o shaped1.json
+in_host a2 $F perf run 10.2.0.1 10.2.0.2 10.2.0.3 10.2.0.4 -D 1s --warmup 200ms -q --names $N -o shaped2.json
+echo "done=1"
+)SH");
+    EXPECT_EQ(vm.value("trace_rc"), "0");
+    std::ifstream in(vm.dir / "trace16.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const auto& e : fabscope::testing::text_schema_errors(text, "perf-trace.schema.json"))
+        ADD_FAILURE() << e;
+    json trace = json::parse(text, nullptr, false);
+    ASSERT_TRUE(trace.is_object()) << vm.output;
+    // (a) Both spines, every hop a router of the fabric, three of them.
+    std::set<std::string> spines;
+    const std::set<std::string> routers{"l1", "l2", "s1", "s2"};
+    ASSERT_EQ(trace["flows"].size(), 16u);
+    for (const json& f : trace["flows"]) {
+        ASSERT_EQ(f["hops"].size(), 3u) << f.dump();
+        EXPECT_EQ(f["end"], "silent");
+        for (const json& h : f["hops"]) EXPECT_TRUE(routers.count(h.value("name", ""))) << h;
+        EXPECT_EQ(f["hops"][0]["name"], "l1");
+        EXPECT_EQ(f["hops"][2]["name"], "l2");
+        spines.insert(f["hops"][1]["name"].get<std::string>());
+    }
+    EXPECT_EQ(spines, (std::set<std::string>{"s1", "s2"}));
+    EXPECT_EQ(trace["paths"].size(), 2u);
+    EXPECT_EQ(vm.value("trace_text_rc"), "0");
+    EXPECT_NE(vm.output.find("2 distinct paths:"), std::string::npos) << vm.output;
+
+    // (b) The recorded path is the flow's: its port is the one on the wire,
+    // and its spine carried the traffic.
+    EXPECT_EQ(vm.value("flow_rc"), "0");
+    json flow = vm.file("flow.json");
+    ASSERT_EQ(flow["results"].size(), 1u);
+    const json& path = flow["results"][0]["path"];
+    ASSERT_TRUE(path.is_object()) << flow.dump(1);
+    EXPECT_EQ(std::to_string(path["sport"].get<int>()), vm.value("wire_sport"));
+    std::string spine = path["hops"][1]["name"];
+    int s1 = std::stoi(vm.value("s1_packets"));
+    int s2 = std::stoi(vm.value("s2_packets"));
+    int busy = spine == "s1" ? s1 : s2;
+    int idle = spine == "s1" ? s2 : s1;
+    EXPECT_GT(busy, 1000) << spine << " s1=" << s1 << " s2=" << s2;
+    EXPECT_LT(idle * 10, busy) << spine << " s1=" << s1 << " s2=" << s2;
+
+    // (c) The cable l1-s1 shaped to 20 Mb/s: the tests through s1 are the slow ones.
+    std::vector<double> through;
+    std::vector<double> around;
+    for (const char* name : {"shaped1.json", "shaped2.json"}) {
+        json doc = vm.file(name);
+        for (const json& r : doc["results"]) {
+            ASSERT_TRUE(r.contains("path")) << r.dump();
+            double gbps = r["bandwidth"]["avg_gbps"];
+            (r["path"]["hops"][1]["name"] == "s1" ? through : around).push_back(gbps);
+        }
+    }
+    ASSERT_FALSE(through.empty());
+    ASSERT_FALSE(around.empty());
+    double fastest_through = *std::max_element(through.begin(), through.end());
+    double slowest_around = *std::min_element(around.begin(), around.end());
+    EXPECT_LT(fastest_through * 2, slowest_around)
+        << "through l1-s1: " << fastest_through << " Gb/s at best; around: " << slowest_around
+        << " at worst";
+    std::cout << "fabric setup " << vm.value("fabric_s") << " s; " << through.size()
+              << " tests through the shaped cable (best " << fastest_through << " Gb/s), "
+              << around.size() << " around it (worst " << slowest_around << " Gb/s)\n";
     fs::remove_all(vm.dir);
 }
 

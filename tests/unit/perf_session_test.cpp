@@ -167,6 +167,24 @@ TEST(PerfServe, AGoodClientIsServed) {
     EXPECT_EQ(r.counters["remote"]["sent_pkts"], 10);
 }
 
+TEST(PerfServe, TheClientTracesItsOwnFlowOnceTheTestIsOver) {
+    TestServer srv;
+    FakeDevice here;
+    PeerOptions p = quick_peer();
+    std::vector<std::pair<uint32_t, uint32_t>> asked;
+    p.trace_flow = [&](const EndpointInfo& local, const EndpointInfo& remote) {
+        asked.emplace_back(local.qpn, remote.qpn);
+        return nlohmann::json{{"sport", 49441}};
+    };
+    TestResult r = run_client(here, srv.where(), quick_spec(), p);
+    EXPECT_TRUE(r.ok) << r.error;
+    ASSERT_EQ(asked.size(), 1u);  // once, after the test
+    EXPECT_EQ(r.path["sport"], 49441);
+    EXPECT_EQ(result_to_json(r)["path"]["sport"], 49441);
+    // Without a tracer, no path.
+    EXPECT_TRUE(run_client(here, srv.where(), quick_spec(), quick_peer()).path.is_null());
+}
+
 TEST(PerfServe, MalformedLinesEndOnlyTheirSession) {
     TestServer srv;
     const std::string nl = "\n";
