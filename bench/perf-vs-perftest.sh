@@ -66,7 +66,7 @@ tools="perftest fabscope${B:+ base}"
 vm_busy() { awk '/^cpu / {print $2+$3+$4+$7+$8+$9}' /proc/stat; }   # user nice system irq softirq steal
 ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
 # h1's rxe counters: bytes sent (headers included) and retransmission timeouts.
-sent() { host_counters h1 | awk -F= '$1 == "sent_bytes" {b=$2} $1 == "completer_retry_err" {r=$2} END {print b, r}'; }
+sent() { host_counters h1 | awk -F= '$1 == "sent_bytes" {b=$2} $1 == "completer_retry_err" {r=$2} END {print b + 0, r + 0}'; }
 tck=$(getconf CLK_TCK)
 # measure TEST TOOL CMD...: runs CMD (which writes out.txt, cli.cpu and maybe srv.cpu),
 # then prints "TEST TOOL VALUE client_cpu server_cpu vm_busy_s bytes retries"; keeps out.txt
@@ -75,14 +75,15 @@ measure() {
     local test=$1 tool=$2; shift 2
     rm -f cli.cpu srv.cpu out.txt
     local b0 t0 v0 s0 srv=0
-    read -r b0 t0 < <(sent)
+    local c
+    c=$(sent); b0=${c% *}; t0=${c#* }
     if [ "$tool" = fabscope ]; then s0=$(ticks $FSP); elif [ "$tool" = base ]; then s0=$(ticks $BSP); fi
     v0=$(vm_busy)
     "$@"
     local v1 b1 t1
     v1=$(vm_busy)
     if [ "$tool" = fabscope ]; then srv=$(( $(ticks $FSP) - s0 )); elif [ "$tool" = base ]; then srv=$(( $(ticks $BSP) - s0 )); fi
-    read -r b1 t1 < <(sent)
+    c=$(sent); b1=${c% *}; t1=${c#* }
     cp out.txt "out-$r-$test-$tool.txt" 2>/dev/null || true
     local value
     value=$(value_of "$test" "$tool")

@@ -46,6 +46,9 @@ def main():
     rows = load(sys.argv[1])
     seconds, wall = sys.argv[2], sys.argv[3]
     nrounds = max((max(t) for test in rows.values() for t in test.values()), default=0)
+    if not nrounds:
+        print(f"no figures in {sys.argv[1]}: see output.log beside it", file=sys.stderr)
+        return 1
     print(f"== Soft-RoCE VM (2 vCPUs), h1 -> h2: {nrounds} rounds, order alternating, "
           f"bandwidth runs {seconds} s, bench wall {wall} s")
     verdicts = []
