@@ -4,7 +4,6 @@
 #include <array>
 #include <chrono>
 
-#include "perf/cq_wait.h"
 #include "perf/data_path.h"
 #include "perf/pacer.h"
 
@@ -78,7 +77,6 @@ BandwidthOutcome run_bandwidth(Endpoint& ep, const TestSpec& spec, const KeepGoi
     uint64_t measured_from = 0;  // messages completed when measuring began
     std::array<ibv_wc, 32> wcs{};
     Pacer pacer;
-    CqWaiter waiter(ep.cq(), ep.channel());
 
     for (;;) {
         // Keep `depth` in flight; signal one completion per `moderation`, and
@@ -128,8 +126,7 @@ BandwidthOutcome run_bandwidth(Endpoint& ep, const TestSpec& spec, const KeepGoi
         if (stop_posting && completed >= posted) break;
         if (total && completed >= total) break;
         // Every iteration asks; every 10 ms the peer and the deadline are checked.
-        const bool waited = waiter.after_poll(n);
-        if (waited ? pacer.due_now() : pacer.due()) {
+        if (pacer.due()) {
             if (std::string why = keep_going(); !why.empty()) {
                 out.error = why;
                 return out;

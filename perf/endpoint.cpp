@@ -1,6 +1,5 @@
 #include "perf/endpoint.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -42,13 +41,7 @@ Result<Endpoint> Endpoint::create(const Device& dev, const EndpointConfig& cfg) 
     // In 64 bits: depths near 2^32 must not wrap into a small CQ.
     int cqe = static_cast<int>(std::min<uint64_t>(
         cq_entries(cfg), static_cast<uint64_t>(std::max(1, dev.attr().max_cqe))));
-    // A completion channel lets the bandwidth loop sleep between completions
-    // (perf/cq_wait.h); without one it spins.
-    e.channel_.reset(ibv_create_comp_channel(dev.context()));
-    if (e.channel_ &&
-        ::fcntl(e.channel_->fd, F_SETFL, ::fcntl(e.channel_->fd, F_GETFL) | O_NONBLOCK) != 0)
-        e.channel_.reset();
-    e.cq_.reset(ibv_create_cq(dev.context(), cqe, nullptr, e.channel_.get(), 0));
+    e.cq_.reset(ibv_create_cq(dev.context(), cqe, nullptr, nullptr, 0));
     if (!e.cq_) return verbs_error("creating a completion queue", dev, errno);
     // Both halves: one the peer reaches, one we send from.
     e.buffer_.assign(static_cast<size_t>(cfg.buffer_size) * 2, 0);

@@ -18,8 +18,6 @@ class Endpoint {
 
     ibv_qp* qp() const { return qp_.get(); }
     ibv_cq* cq() const { return cq_.get(); }
-    /// The CQ's completion channel (non-blocking), or null if the device has none.
-    ibv_comp_channel* channel() const { return channel_.get(); }
     /// The half the peer writes into (and reads from).
     uint8_t* remote_area() { return buffer_.data(); }
     /// The half this side sends from.
@@ -34,7 +32,6 @@ class Endpoint {
     const Device* dev_ = nullptr;
     EndpointConfig cfg_;
     PdPtr pd_;
-    ChannelPtr channel_;  // before cq_: destroyed after it
     CqPtr cq_;
     QpPtr qp_;
     std::vector<uint8_t> buffer_;

@@ -37,15 +37,6 @@ class Pacer {
         return true;
     }
 
-    /// As due(), but reads the clock now, whatever the stride: after a wait.
-    bool due_now() {
-        calls_ = 0;
-        auto now = clock_.now();
-        if (now - last_ < interval_) return false;
-        last_ = now;
-        return true;
-    }
-
   private:
     const Clock& clock_;
     std::chrono::milliseconds interval_;

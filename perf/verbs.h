@@ -21,9 +21,6 @@ struct ContextDeleter {
 struct PdDeleter {
     void operator()(ibv_pd* p) const { ibv_dealloc_pd(p); }
 };
-struct ChannelDeleter {
-    void operator()(ibv_comp_channel* c) const { ibv_destroy_comp_channel(c); }
-};
 struct CqDeleter {
     void operator()(ibv_cq* c) const { ibv_destroy_cq(c); }
 };
@@ -35,7 +32,6 @@ struct MrDeleter {
 };
 using ContextPtr = std::unique_ptr<ibv_context, ContextDeleter>;
 using PdPtr = std::unique_ptr<ibv_pd, PdDeleter>;
-using ChannelPtr = std::unique_ptr<ibv_comp_channel, ChannelDeleter>;
 using CqPtr = std::unique_ptr<ibv_cq, CqDeleter>;
 using QpPtr = std::unique_ptr<ibv_qp, QpDeleter>;
 using MrPtr = std::unique_ptr<ibv_mr, MrDeleter>;
