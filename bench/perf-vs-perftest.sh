@@ -32,6 +32,26 @@
 # the median and the min/max of the per-round ratios (the two tools of one
 # round ran back to back).
 # Goals: bandwidth >= 0.95 of perftest's, median latency <= 1.10 of perftest's.
+#
+# Last figures (2026-12-01, 2-core host, 3 s runs; "before" = fabscope at
+# 2f934c7, the pacer read the clock on every spin; the VM's clock_gettime is a
+# system call (strace: 10,028 calls in one 3 s run, perftest's loop has none)):
+#   bench 1, 6 rounds, 378 s wall, before | pacer fix | perftest (medians):
+#     bw        29.5 | 30.0 | 33.8 MB/s   ratio 0.87 [0.65, 1.00] | 0.89 [0.73, 0.97]
+#     write_lat  104 |   83 |   68 us     ratio 1.52 | 1.22
+#     send_lat    99 |   84 |   84 us     ratio 1.18 | 0.99
+#     CPU s/GB bw, processes (client+server) 32.3 | 31.1 | 27.9; whole VM 70.9 | 65.1 | 61.3
+#   bench 2, 6 rounds, 394 s wall, pacer fix | + one clock read per latency sample
+#   (final code) | perftest:
+#     bw        31.7 (pacer fix = final bandwidth code) | 31.5 MB/s: ratio 1.01 [0.82, 1.20],
+#               per-round ratios 0.67-1.23
+#     write_lat   84 | 73 | 69 us        final ratio 1.07 [1.05, 1.63]
+#     send_lat    78 | 79 | 82 us        final ratio 0.96 [0.85, 1.01]
+#     CPU s/GB bw, processes 30.1 vs 30.0; whole VM 65.2 vs 67.0; no retransmissions
+#   A sender sleeping on the CQ's completion channel (tried, reverted in
+#   547aa9c) used 5 s/GB instead of 30 but reached only 0.69 of perftest.
+#   Single runs still spread 20-35 MB/s: the bandwidth verdict needs more
+#   rounds than 6 to be stable (interval width ~0.4).
 # FABSCOPE_BASE=path adds a second fabscope binary ("base") to every round:
 # the before/after of a change, in the same VM and the same rounds;
 # FABSCOPE_BASE_BW_ARGS adds flags to its bandwidth runs (e.g. "--warmup 0s").
