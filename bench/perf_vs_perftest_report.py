@@ -1,0 +1,96 @@
+"""bench/perf_vs_perftest_report.py FIGURES SECONDS WALL: the figures of
+bench/perf-vs-perftest.sh side by side (medians, spread, ratio of medians with
+a bootstrap interval, per-round ratios, CPU seconds per GB moved).
+
+FIGURES has one line per run: ROUND TEST TOOL VALUE CLIENT_CPU_S SERVER_CPU_S
+VM_BUSY_S BYTES RETRIES (h1's completer_retry_err: retransmission timeouts)."""
+
+import random
+import statistics
+import sys
+
+GOALS = {"bw": ("MB/s", "higher", 0.95), "write_lat": ("us", "lower", 1.10), "send_lat": ("us", "lower", 1.10)}
+
+
+def load(path):
+    rows = {}
+    for line in open(path):
+        parts = line.split()
+        if len(parts) != 9:
+            continue
+        rnd, test, tool = int(parts[0]), parts[1], parts[2]
+        value, cli, srv, vm, nbytes, retries = (float(x) for x in parts[3:])
+        rows.setdefault(test, {}).setdefault(tool, {})[rnd] = (value, cli, srv, vm, nbytes, retries)
+    return rows
+
+
+def bootstrap(pairs, draws=2000, seed=1):
+    rng = random.Random(seed)
+    ratios = []
+    for _ in range(draws):
+        sample = [rng.choice(pairs) for _ in pairs]
+        ratios.append(statistics.median(a for a, _ in sample) / statistics.median(b for _, b in sample))
+    ratios.sort()
+    return ratios[int(0.025 * draws)], ratios[int(0.975 * draws) - 1]
+
+
+def per_gb(runs, field):
+    out = []
+    for r in runs:
+        if r[4] > 0:
+            out.append((r[1] + r[2] if field == "proc" else r[3]) / (r[4] / 1e9))
+    return statistics.median(out) if out else float("nan")
+
+
+def main():
+    rows = load(sys.argv[1])
+    seconds, wall = sys.argv[2], sys.argv[3]
+    nrounds = max((max(t) for test in rows.values() for t in test.values()), default=0)
+    if not nrounds:
+        print(f"no figures in {sys.argv[1]}: see output.log beside it", file=sys.stderr)
+        return 1
+    print(f"== Soft-RoCE VM (2 vCPUs), h1 -> h2: {nrounds} rounds, order alternating, "
+          f"bandwidth runs {seconds} s, bench wall {wall} s")
+    verdicts = []
+    for test, (unit, better, goal) in GOALS.items():
+        tools = rows.get(test, {})
+        if "perftest" not in tools:
+            continue
+        print(f"-- {test} ({unit}; goal {'>=' if better == 'higher' else '<='} {goal:.2f} of perftest)")
+        for tool, runs in tools.items():
+            vals = [v[0] for v in runs.values() if v[0] == v[0]]
+            if not vals:
+                print(f"   {tool:9s} no figures")
+                continue
+            q = statistics.quantiles(vals, n=4) if len(vals) > 1 else [vals[0]] * 3
+            line = (f"   {tool:9s} median {statistics.median(vals):8.2f}  min {min(vals):8.2f}  "
+                    f"max {max(vals):8.2f}  IQR {q[0]:.2f}-{q[2]:.2f}  n {len(vals)}")
+            if test == "bw":
+                line += (f"  CPU s/GB: processes {per_gb(runs.values(), 'proc'):6.2f}"
+                         f"  whole VM {per_gb(runs.values(), 'vm'):6.2f}"
+                         f"  retries {int(sum(v[5] for v in runs.values()))}")
+            print(line)
+        for tool in tools:
+            if tool == "perftest":
+                continue
+            common = sorted(set(tools[tool]) & set(tools["perftest"]))
+            pairs = [(tools[tool][r][0], tools["perftest"][r][0]) for r in common
+                     if tools[tool][r][0] == tools[tool][r][0] and tools["perftest"][r][0] == tools["perftest"][r][0]]
+            if not pairs:
+                continue
+            ratio = statistics.median(a for a, _ in pairs) / statistics.median(b for _, b in pairs)
+            lo, hi = bootstrap(pairs)
+            per_round = [a / b for a, b in pairs]
+            ok = ratio >= goal if better == "higher" else ratio <= goal
+            stable = (lo >= goal if better == "higher" else hi <= goal) if ok else \
+                (hi < goal if better == "higher" else lo > goal)
+            print(f"   {tool}/perftest: ratio of medians {ratio:.3f}  bootstrap 95% [{lo:.3f}, {hi:.3f}]  "
+                  f"per round median {statistics.median(per_round):.3f} min {min(per_round):.3f} "
+                  f"max {max(per_round):.3f}  -> {'met' if ok else 'NOT met'}"
+                  f"{'' if stable else ' (interval straddles the goal)'}")
+            verdicts.append((test, tool, ok))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
