@@ -209,5 +209,27 @@ TEST(RoceDetectors, RocePriorityFromDcbElseThresholds) {
     EXPECT_EQ(roce_priority(h.change(), "veth0", t), 4);
 }
 
+TEST(RoceThresholds, TheRoceSectionOverridesItsDefaults) {
+    auto t = parse_thresholds(
+        "fabscope_thresholds: 1\nroce: {priority: 4, pause_share_warn: 0.2, loss_per_s: 50}\n",
+        "t.yaml");
+    ASSERT_TRUE(t) << t.error().message;
+    EXPECT_EQ(t->roce.priority, 4);
+    EXPECT_DOUBLE_EQ(t->roce.pause_share_warn, 0.2);
+    EXPECT_DOUBLE_EQ(t->roce.loss_per_s, 50);
+    EXPECT_EQ(t->roce.ecn_marked_min, 100u);  // untouched default
+    auto bad = parse_thresholds("fabscope_thresholds: 1\nroce: {priority: 9}\n", "t.yaml");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("t.yaml:2:"), std::string::npos) << bad.error().message;
+    bad = parse_thresholds("fabscope_thresholds: 1\nroce: {pfc: 1}\n", "t.yaml");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("unknown key \"pfc\""), std::string::npos);
+    bad = parse_thresholds(
+        "fabscope_thresholds: 1\nroce: {pause_share_warn: 0.5, pause_share_error: 0.1}\n",
+        "t.yaml");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("must not exceed"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fabscope
