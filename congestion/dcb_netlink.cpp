@@ -79,7 +79,7 @@ std::vector<std::pair<uint16_t, std::span<const char>>> attrs(std::span<const ch
 template <class T>
 std::optional<T> as(std::span<const char> d) {
     if (d.size() < sizeof(T)) return std::nullopt;
-    T v;
+    T v{};
     std::memcpy(&v, d.data(), sizeof(T));
     return v;
 }
