@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
 #include "congestion/congestion_report.h"
+#include "congestion/roce_run.h"
 #include "model/duration.h"
 #include "model/json_io.h"
 #include "util/exit_status.h"
@@ -25,7 +26,17 @@ struct CongestionCommand {
     std::string interval = "10s";
     std::string thresholds;
     bool watch = false;
+    bool roce = false;
+    std::string sysfs_root;
+    std::string before, after;
 };
+
+/// RoCE: asked for, a fixture tree or saved readings given, or every local
+/// RDMA port is Ethernet.
+bool wants_roce(const CongestionCommand& o) {
+    return o.roce || !o.sysfs_root.empty() || !o.before.empty() || !o.after.empty() ||
+           local_devices_are_roce("/sys/class/infiniband");
+}
 
 /// The next round's first reading: this round's second, and the first one
 /// still for the ports that did not answer (so they stay findings).
@@ -48,6 +59,23 @@ int run_congestion(const CongestionCommand& o, const Globals& g) {
         auto t = load_thresholds(o.thresholds);
         if (!t) return report(t.error(), g);
         thresholds = std::move(t).value();
+    }
+    if (wants_roce(o)) {
+        if (o.before.empty() != o.after.empty())
+            return report(make_error("--before and --after go together: the two saved readings"),
+                          g);
+        RoceRunOptions r;
+        if (!o.sysfs_root.empty()) r.sysfs_root = o.sysfs_root;
+        r.interval = *interval;
+        r.watch = o.watch && o.before.empty();
+        r.thresholds = std::move(thresholds);
+        r.before_dir = o.before;
+        r.after_dir = o.after;
+        r.json = g.json;
+        r.quiet = g.quiet;
+        r.style = g.err_style();
+        install_interrupt_handlers();
+        return run_roce_congestion(r, interrupt_token());
     }
     LiveSweepOptions live = o.live;
     live.no_routes = false;  // the trees follow the forwarding tables
@@ -119,6 +147,18 @@ void add_congestion(CLI::App& app, Context& ctx) {
     cmd->add_option("--thresholds", o->thresholds,
                     "xmit_wait thresholds (YAML or JSON; defaults in the user guide)")
         ->check(CLI::ExistingFile);
+    cmd->add_flag("--roce", o->roce,
+                  "This host's RoCE devices (the default when every local RDMA port is Ethernet)");
+    cmd->add_option("--sysfs-root", o->sysfs_root,
+                    "RoCE: read RDMA devices under DIR instead of /sys/class/infiniband")
+        ->check(CLI::ExistingDirectory);
+    cmd->add_option("--before", o->before,
+                    "RoCE: analyse two saved readings: the first (a host folder or a folder of "
+                    "hosts; see the user guide)")
+        ->check(CLI::ExistingDirectory);
+    cmd->add_option("--after", o->after,
+                    "RoCE: the second saved reading, taken --interval after --before")
+        ->check(CLI::ExistingDirectory);
     add_live_sweep_options(cmd, o->live, false);
     cmd->footer(
         R"(Sweeps the fabric (topology, forwarding tables, counters), reads every port's
@@ -130,6 +170,14 @@ bottleneck link) and is named first; the ports waiting toward it are victims,
 each with its chain of ports. A port that does not answer the second reading
 is a finding (counters_unanswered), never left out silently.
 
+On RoCE (--roce, or when every local RDMA port is Ethernet) it reads this
+host's RDMA hw_counters, the ethtool statistics of the netdev behind each
+port (SIOCETHTOOL) and its DCB settings (dcbnl) twice, --interval apart, and
+reports PFC storms (pause time per priority), who sends pauses and who only
+receives them, ECN marks without CNPs, CNPs with collapsing throughput, and
+loss on the lossless class. --before/--after analyse two saved readings
+(fixture trees) as if taken --interval apart.
+
 Exit codes: 0 no congestion, 1 findings, 2 bad flags or input files, 3 could
 not reach the fabric, 130 interrupted (rounds already measured are printed).
 
@@ -137,7 +185,9 @@ Examples:
   fabscope congestion --interval 10s
   fabscope congestion --interval 2s --json | jq '.trees[] | .root.node'
   fabscope congestion --watch --interval 30s --json > congestion.ndjson
-  fabscope lab exec -- fabscope congestion --interval 2s)");
+  fabscope lab exec -- fabscope congestion --interval 2s
+  fabscope congestion --roce --interval 5s --json
+  fabscope congestion --before saved/before --after saved/after --interval 10s)");
     cmd->callback(
         [&ctx, o] { ctx.action = [&ctx, o] { return run_congestion(*o, ctx.globals); }; });
 }

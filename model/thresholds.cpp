@@ -45,6 +45,36 @@ Severity severity_of(const YAML::Node& n) {
     yaml_io::fail(n, fmt::format("\"{}\" is not one of info, warning, error", s));
 }
 
+void read_roce(const YAML::Node& n, RoceLimits& r) {
+    if (!n.IsMap()) yaml_io::fail(n, "roce: expected a mapping (priority, pause_share_warn, ...)");
+    for (const auto& field : n) {
+        std::string f = yaml_io::as_string(field.first);
+        const YAML::Node& v = field.second;
+        if (f == "priority")
+            r.priority = static_cast<int>(yaml_io::as_int(v, 0, 7));
+        else if (f == "pause_share_warn")
+            r.pause_share_warn = yaml_io::as_double(v, 0, 1);
+        else if (f == "pause_share_error")
+            r.pause_share_error = yaml_io::as_double(v, 0, 1);
+        else if (f == "pause_frames_per_s")
+            r.pause_frames_per_s = yaml_io::as_double(v, 0, 1e12);
+        else if (f == "ecn_marked_min")
+            r.ecn_marked_min = static_cast<uint64_t>(yaml_io::as_int(v, 1, 1LL << 48));
+        else if (f == "collapse_ratio")
+            r.collapse_ratio = yaml_io::as_double(v, 0, 1);
+        else if (f == "loss_per_s")
+            r.loss_per_s = yaml_io::as_double(v, 0, 1e12);
+        else
+            yaml_io::fail(field.first,
+                          fmt::format("unknown key \"{}\" (priority, pause_share_warn, "
+                                      "pause_share_error, pause_frames_per_s, ecn_marked_min, "
+                                      "collapse_ratio, loss_per_s)",
+                                      f));
+    }
+    if (r.pause_share_warn > r.pause_share_error)
+        yaml_io::fail(n, "roce: pause_share_warn must not exceed pause_share_error");
+}
+
 Thresholds read_thresholds(const YAML::Node& root) {
     {
         auto version = yaml_io::require(root, "fabscope_thresholds");
@@ -54,10 +84,11 @@ Thresholds read_thresholds(const YAML::Node& root) {
         Thresholds t = default_thresholds();
         for (const auto& kv : root) {
             std::string key = yaml_io::as_string(kv.first);
-            if (key != "fabscope_thresholds" && key != "counters" && key != "xmit_wait") {
+            if (key != "fabscope_thresholds" && key != "counters" && key != "xmit_wait" &&
+                key != "roce") {
                 yaml_io::fail(
                     kv.first,
-                    fmt::format("unknown key \"{}\" (expected counters, xmit_wait)", key));
+                    fmt::format("unknown key \"{}\" (expected counters, xmit_wait, roce)", key));
             }
         }
         if (YAML::Node counters = root["counters"]) {
@@ -116,6 +147,7 @@ Thresholds read_thresholds(const YAML::Node& root) {
             if (t.xmit_wait.warn > t.xmit_wait.error)
                 yaml_io::fail(xw, "xmit_wait: warn must not exceed error");
         }
+        if (YAML::Node roce = root["roce"]) read_roce(roce, t.roce);
         return t;
     }
 }

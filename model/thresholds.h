@@ -9,6 +9,9 @@
 //     SymbolErrorCounter: {limit: 10, per: 1h}
 //     LinkDownedCounter: {limit: 0, per: 1h, severity: error}
 //   xmit_wait: {warn: 0.05, error: 0.20, tick_multiplier: 1}
+//   roce: {priority: 3, pause_share_warn: 0.05, pause_share_error: 0.25,
+//          pause_frames_per_s: 10, ecn_marked_min: 100, collapse_ratio: 0.5,
+//          loss_per_s: 1}
 
 #include <map>
 #include <string>
@@ -36,9 +39,26 @@ struct XmitWaitLimit {
     int tick_multiplier = 1;
 };
 
+/// The RoCE detectors' limits (congestion/roce_detectors.h).
+struct RoceLimits {
+    int priority = 3;  ///< the RoCE priority where dcbnl's app table does not say
+    /// Pause time (pause_duration) as a share of the interval, per priority.
+    double pause_share_warn = 0.05;
+    double pause_share_error = 0.25;
+    /// A host sends (or receives) pauses when at least this many frames a second.
+    double pause_frames_per_s = 10;
+    /// ECN-marked RoCE packets over the interval before a CNP is expected.
+    uint64_t ecn_marked_min = 100;
+    /// Throughput below this share of the previous interval's, with CNPs handled: a collapse.
+    double collapse_ratio = 0.5;
+    /// Loss signals (discards, sequence errors, timeouts, retries) a second on the RoCE class.
+    double loss_per_s = 1;
+};
+
 struct Thresholds {
     std::map<Counter, CounterLimit> counters;
     XmitWaitLimit xmit_wait;
+    RoceLimits roce;
 };
 
 /// The documented defaults.
