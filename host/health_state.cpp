@@ -59,7 +59,7 @@ Result<CounterState> parse_state(const std::string& text, const std::string& ori
         if (!counters.is_object()) return bad("ports/" + key);
         auto& out = s.ports[key];
         for (const auto& [name, v] : counters.items()) {
-            if (!v.is_number_unsigned()) return bad("ports/" + key + "/" + name);
+            if (!v.is_number_unsigned()) return bad(fmt::format("ports/{}/{}", key, name));
             out[name] = v.get<uint64_t>();
         }
     }
