@@ -66,5 +66,6 @@ void add_mesh(CLI::App& app, Context& ctx);
 /// `argv`: the command line as given, which the report records.
 void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& argv);
 void add_exporter(CLI::App& app, Context& ctx);
+void add_health(CLI::App& app, Context& ctx);
 
 }  // namespace fabscope::cli

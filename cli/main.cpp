@@ -96,6 +96,7 @@ Manual: man fabscope (docs/fabscope.1).)");
     cli::add_mesh(app, ctx);
     cli::add_tui(app, ctx);
     cli::add_exporter(app, ctx);
+    cli::add_health(app, ctx);
     cli::add_lab(app, ctx);
     std::vector<std::string> args(argv, argv + argc);
     cli::add_report(app, ctx, args);

@@ -1,0 +1,67 @@
+#pragma once
+// The checks of `fabscope health`: pure functions over a host's inventory,
+// what is expected of it and the counters of the last run. Each returns the
+// findings of one check; check_health runs them all in order.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/health_expect.h"
+#include "host/health_state.h"
+#include "host/inventory.h"
+#include "model/link_rate.h"
+
+namespace fabscope::host {
+
+/// Error: the node should not run jobs. Warning: worth a look, never fails.
+enum class HealthSeverity : uint8_t { Warning, Error };
+
+struct HealthFinding {
+    std::string check;  ///< "devices", "port_state", "port_rate", "pcie", "roce_gid", ...
+    HealthSeverity severity = HealthSeverity::Error;
+    std::string subject;  ///< "mlx5_0", "mlx5_0/1", a file
+    std::string message;  ///< one line naming the subject
+};
+
+/// The width and speed every Active port should run at, and where that came from.
+struct ExpectedRate {
+    std::optional<Width> width;
+    std::optional<Speed> speed;
+    std::string source;  ///< "--expect FILE", "--plan FILE", "majority of 3 ports", ""
+};
+
+/// The error counters whose rise fails a node: physical-layer and link
+/// integrity errors (ports/N/counters, Documentation/ABI/stable/sysfs-class-infiniband).
+const std::vector<std::string>& error_counters();
+
+std::vector<HealthFinding> check_devices(const HostInventory& inv, const HealthExpect& e);
+std::vector<HealthFinding> check_port_state(const HostInventory& inv);
+/// The most common width and speed among Active ports of each link layer;
+/// nullopt members when there is no Active port or no single most common one.
+ExpectedRate majority_rate(const HostInventory& inv);
+std::vector<HealthFinding> check_port_rate(const HostInventory& inv, const ExpectedRate& want);
+std::vector<HealthFinding> check_pcie(const HostInventory& inv);
+std::vector<HealthFinding> check_roce_gid(const HostInventory& inv);
+std::vector<HealthFinding> check_ib_sm(const HostInventory& inv);
+std::vector<HealthFinding> check_counters(const HostInventory& inv, const CounterState& before,
+                                          const HealthExpect& e);
+/// Every inventory problem as a warning naming its file.
+std::vector<HealthFinding> inventory_findings(const HostInventory& inv);
+
+struct HealthResult {
+    ExpectedRate expected;
+    std::vector<HealthFinding> findings;
+    bool healthy() const;
+    /// The first error's message, "+N more" when there are others; "" when healthy.
+    std::string reason() const;
+};
+
+/// Every check. The expected rate is `e`'s when it names one, else the
+/// majority of this host's ports. `before` is the last run's counters.
+HealthResult check_health(const HostInventory& inv, const HealthExpect& e,
+                          const std::optional<CounterState>& before);
+
+std::string_view name(HealthSeverity s);  ///< "warning", "error"
+
+}  // namespace fabscope::host

@@ -1,0 +1,62 @@
+#include "host/slurm_drain.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+
+#include "util/exit_status.h"
+#include "util/printable.h"
+#include "util/process.h"
+
+namespace fabscope::host {
+
+std::string slurm_node_name(const std::string& flag, const char* slurmd_nodename,
+                            const std::string& hostname) {
+    if (!flag.empty()) return flag;
+    if (slurmd_nodename && *slurmd_nodename) return slurmd_nodename;
+    return hostname.substr(0, hostname.find('.'));
+}
+
+std::string drain_reason(const std::string& reason) {
+    constexpr size_t kMax = 200;
+    std::string r = "fabscope: " + one_line(reason);
+    if (r.size() > kMax) r = r.substr(0, kMax - 3) + "...";
+    return r;
+}
+
+std::vector<std::string> drain_command(const std::string& scontrol, const std::string& node,
+                                       const std::string& reason) {
+    return {scontrol, "update", "NodeName=" + node, "State=DRAIN",
+            "Reason=" + drain_reason(reason)};
+}
+
+Status drain_node(const std::string& scontrol, const std::string& node, const std::string& reason) {
+    if (node.empty()) return make_error("--drain: no node name (give --node-name)", kExitUsage);
+    SpawnOptions o;
+    o.argv = drain_command(scontrol, node, reason);
+    auto child = spawn(o);
+    if (!child) {
+        return make_error(
+            fmt::format("--drain: cannot run {}: {}", scontrol, child.error().message),
+            kExitCannotRun);
+    }
+    RunResult r = wait_child(child->pid, std::chrono::seconds(10));
+    if (r.timed_out)
+        return make_error(fmt::format("--drain: {} did not finish within 10 s", scontrol),
+                          kExitCannotRun);
+    if (r.exit_code != 0)
+        return make_error(fmt::format("--drain: {} update NodeName={} failed (exit {})", scontrol,
+                                      node, r.exit_code),
+                          kExitCannotRun);
+    return Ok{};
+}
+
+std::string host_name() {
+    char buf[HOST_NAME_MAX + 1] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0) return "";
+    return buf;
+}
+
+}  // namespace fabscope::host
