@@ -65,7 +65,8 @@ int run_congestion(const CongestionCommand& o, const Globals& g) {
             return report(make_error("--before and --after go together: the two saved readings"),
                           g);
         RoceRunOptions r;
-        if (!o.sysfs_root.empty()) r.sysfs_root = o.sysfs_root;
+        // DIR stands for / as in `health --sysfs-root`: one tree serves both.
+        if (!o.sysfs_root.empty()) r.sysfs_root = o.sysfs_root + "/sys/class/infiniband";
         r.interval = *interval;
         r.watch = o.watch && o.before.empty();
         r.thresholds = std::move(thresholds);
@@ -150,7 +151,7 @@ void add_congestion(CLI::App& app, Context& ctx) {
     cmd->add_flag("--roce", o->roce,
                   "This host's RoCE devices (the default when every local RDMA port is Ethernet)");
     cmd->add_option("--sysfs-root", o->sysfs_root,
-                    "RoCE: read RDMA devices under DIR instead of /sys/class/infiniband")
+                    "RoCE: read DIR/sys/... instead of /sys (as health does: a fixture tree, a copied host)")
         ->check(CLI::ExistingDirectory);
     cmd->add_option("--before", o->before,
                     "RoCE: analyse two saved readings: the first (a host folder or a folder of "
