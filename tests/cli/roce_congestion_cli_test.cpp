@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "lab_harness.h"
 #include "schema_check.h"
@@ -47,6 +48,21 @@ TEST(RoceCongestionCli, CleanFixtureExitsZero) {
     EXPECT_EQ(doc["roce"]["hosts"][0]["dcb"]["ens1f0np0"]["roce_priority"], 3);
     EXPECT_DOUBLE_EQ(doc["interval_s"].get<double>(), 10.0);
     EXPECT_NE(r.err.find("CLEAR"), std::string::npos) << r.err;
+}
+
+// --sysfs-root DIR stands for / (DIR/sys/class/infiniband), as it does for
+// `health`: the host fixture trees serve both commands.
+TEST(RoceCongestionCli, SysfsRootIsTheTreeHealthReads) {
+    CmdResult r = run({fabscope(), "congestion", "--roce", "--sysfs-root",
+                       std::string(FABSCOPE_SOURCE_DIR) + "/tests/fixtures/host/healthy",
+                       "--interval", "100ms", "--json"},
+                      std::chrono::seconds(30));
+    ASSERT_FALSE(r.out.empty()) << r.err;
+    json doc = checked(r);
+    ASSERT_EQ(doc["roce"]["hosts"].size(), 1u) << r.out;
+    std::set<std::string> ports;
+    for (const json& p : doc["roce"]["hosts"][0]["ports"]) ports.insert(p["port"]);
+    EXPECT_TRUE(ports.count("mlx5_0/1")) << r.out;
 }
 
 TEST(RoceCongestionCli, PfcStormNamesSourceAndVictim) {
