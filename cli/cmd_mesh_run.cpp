@@ -71,6 +71,8 @@ Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
     m.spec.size = *size;
     m.spec.duration = *duration;
     m.spec.warmup_time = *warmup;
+    // Warm up by time: perf run's 256 messages take seconds on a slow or shared link.
+    m.spec.warmup = 16;
     m.spec.tx_depth = o.tx_depth;
     m.device = o.device;
     for (size_t at = 0; !o.devices.empty() && at <= o.devices.size();) {
