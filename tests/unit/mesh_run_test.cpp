@@ -186,9 +186,11 @@ struct World {
         outcomes.assign(size, {});
         died.assign(size, false);
         std::vector<std::unique_ptr<StopToken>> stops;
+        stops.reserve(static_cast<size_t>(size));
         for (int r = 0; r < size; ++r) stops.push_back(std::make_unique<StopToken>());
         auto t0 = MeshClock::now();
         std::vector<std::thread> threads;
+        threads.reserve(static_cast<size_t>(size));
         for (int r = 0; r < size; ++r) {
             threads.emplace_back([&, r] {
                 FakeComm comm(po, r, size, r % per_host);
@@ -361,6 +363,7 @@ TEST(MeshRun, ReportMatchesItsSchemaAndRefusesWhatItDoesNotDescribe) {
 
 TEST(MeshRun, PlanRoundsPairEachRankOncePerRound) {
     std::vector<MeshRank> ranks;
+    ranks.reserve(7);
     for (int r = 0; r < 7; ++r) ranks.push_back({.rank = r, .host = "h" + std::to_string(r)});
     auto rounds = plan_rounds(ranks);
     EXPECT_EQ(rounds.size(), 7u);  // odd: a bye per round
