@@ -63,6 +63,8 @@ void add_perf(CLI::App& app, Context& ctx);
 void add_perf_trace(CLI::App* perf, Context& ctx);
 void add_tui(CLI::App& app, Context& ctx);
 void add_mesh(CLI::App& app, Context& ctx);
+/// `mesh run`, under `mesh` (cmd_mesh_run.cpp).
+void add_mesh_run(CLI::App* mesh, Context& ctx);
 /// `argv`: the command line as given, which the report records.
 void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& argv);
 void add_exporter(CLI::App& app, Context& ctx);

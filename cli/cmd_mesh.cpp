@@ -168,6 +168,7 @@ Examples:
   fabscope mesh plan --load fabric.json --pattern incast --incast 8 --receiver h0001 --json)");
     plan->callback(
         [&ctx, o] { ctx.action = [&ctx, o] { return run_mesh_plan(*o, ctx.globals); }; });
+    add_mesh_run(mesh, ctx);
 }
 
 }  // namespace fabscope::cli

@@ -23,6 +23,8 @@
 #                                    impair_link l1 s2 tbf rate 20mbit burst 32kbit latency 50ms
 #   host_counters H                  H's rxe hw_counters, "name=value" per line
 #   guest_path PATH                  a host path as the guest sees it (/tmp -> /run/hosttmp)
+#   mesh_mpirun N CMD...             Open MPI's mpirun from h1, one rank on each of h1..hN (of
+#                                    rxe_bridge), launched through lab/rxe/netns-rsh, TCP over eth0
 set -u
 
 guest_path() {
@@ -145,4 +147,20 @@ impair() {
 
 host_counters() {
     ip netns exec "$1" sh -c 'cd /sys/class/infiniband/*/ports/1/hw_counters && for f in *; do echo "$f=$(cat $f)"; done'
+}
+
+mesh_mpirun() {
+    local n=$1 hosts="" i
+    shift
+    for i in $(seq 1 "$n"); do hosts="$hosts${hosts:+,}10.0.0.$i"; done
+    # Each host is a namespace: "ssh" into it is netns-rsh. No tree spawn (every
+    # daemon from h1), TCP only (no UCX, no verbs BTL: the RDMA is what we test).
+    # FABSCOPE_MPIRUN_OPTIONS: more mpirun options, split on spaces.
+    # shellcheck disable=SC2086
+    in_host h1 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun -np "$n" --host "$hosts" --map-by ppr:1:node \
+        --mca plm_rsh_agent "$(guest_path "${FABSCOPE_RXE_DIR:?}")/netns-rsh" \
+        --mca plm_rsh_no_tree_spawn 1 --mca pml ob1 --mca btl tcp,self \
+        --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
+        ${FABSCOPE_MPIRUN_OPTIONS:-} "$@"
 }

@@ -192,3 +192,22 @@ TEST_F(Cli, UsageErrorsAreOneLine) {
 
 }  // namespace
 }  // namespace fabscope
+
+namespace fabscope {
+namespace {
+
+TEST(MeshRunCli, BadFlagsAreExit2AndASingleRankSaysHowToLaunch) {
+    auto pattern = run({fabscope(), "mesh", "run", "--pattern", "cover"});
+    EXPECT_EQ(pattern.exit_code, 2) << pattern.err;
+    EXPECT_NE(pattern.err.find("knows all-pairs so far"), std::string::npos) << pattern.err;
+    auto ratio = run({fabscope(), "mesh", "run", "--degraded-at", "1.5"});
+    EXPECT_EQ(ratio.exit_code, 2) << ratio.err;
+    // Not under mpirun: one rank (MPI singleton), or no MPI built in; either way exit 3
+    // with the command that would work.
+    auto alone = run({fabscope(), "mesh", "run"}, std::chrono::seconds(60));
+    EXPECT_EQ(alone.exit_code, 3) << alone.err;
+    EXPECT_NE(alone.err.find("mpirun -np"), std::string::npos) << alone.err;
+}
+
+}  // namespace
+}  // namespace fabscope

@@ -1,0 +1,241 @@
+// fabscope mesh run: a fabric-wide test with one rank per endpoint, launched
+// by mpirun or srun. Every rank runs this; rank 0 plans, collects, localizes
+// and writes the report. The loop itself is perf/mesh_run; this file parses
+// options, starts MPI and prints.
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/cli.h"
+#include "model/duration.h"
+#include "model/json_io.h"
+#include "perf/mesh_report.h"
+#include "perf/mesh_run.h"
+#include "util/exit_status.h"
+#include "util/interrupt.h"
+#ifdef FABSCOPE_HAVE_MPI
+#include "perf/ibv_device.h"
+#include "perf/mesh_comm_mpi.h"
+#endif
+
+namespace fabscope::cli {
+namespace {
+
+using perf::MeshRunData;
+
+struct MeshRunCommand {
+    std::string device;
+    std::string devices;
+    int port = 0;
+    int gid_index = -1;
+    int traffic_class = 0;
+    int mtu = 0;
+    std::string pattern = "all-pairs";
+    std::string size = "64K";
+    std::string duration = "2s";
+    std::string warmup = "500ms";
+    uint32_t tx_depth = 128;
+    std::string step_timeout = "10s";
+    double degraded_at = 0.6;
+    std::string output;
+};
+
+Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
+    perf::MeshRunOptions m;
+    if (o.pattern != "all-pairs") {
+        return make_error(
+            fmt::format("mesh run: --pattern {}: a mesh run knows all-pairs so far "
+                        "(cover, leaf, incast and pairs need the fabric's paths: "
+                        "see `fabscope mesh plan`)",
+                        o.pattern));
+    }
+    auto size = perf::parse_size(o.size);
+    if (!size)
+        return make_error(fmt::format("mesh run: --size {}: use bytes, or e.g. 64K", o.size));
+    auto duration = parse_duration(o.duration);
+    auto warmup = parse_duration(o.warmup);
+    auto step = parse_duration(o.step_timeout);
+    if (!duration || duration->count() <= 0)
+        return make_error(fmt::format("mesh run: --duration {}: use e.g. 2s, 500ms", o.duration));
+    if (!warmup) return make_error(fmt::format("mesh run: --warmup {}: use e.g. 500ms", o.warmup));
+    if (!step || step->count() <= 0)
+        return make_error(fmt::format("mesh run: --step-timeout {}: use e.g. 10s", o.step_timeout));
+    if (!(o.degraded_at > 0 && o.degraded_at < 1))
+        return make_error(
+            "mesh run: --degraded-at: a share of the median between 0 and 1, e.g. 0.6");
+    if (!o.device.empty() && !o.devices.empty())
+        return make_error("mesh run: -d and --devices: give one or the other");
+    m.spec.op = perf::Op::Write;
+    m.spec.size = *size;
+    m.spec.duration = *duration;
+    m.spec.warmup_time = *warmup;
+    // Warm up by time: perf run's 256 messages take seconds on a slow or shared link.
+    m.spec.warmup = 16;
+    m.spec.tx_depth = o.tx_depth;
+    m.device = o.device;
+    for (size_t at = 0; !o.devices.empty() && at <= o.devices.size();) {
+        size_t comma = o.devices.find(',', at);
+        if (comma == std::string::npos) comma = o.devices.size();
+        std::string d = o.devices.substr(at, comma - at);
+        if (d.empty()) return make_error("mesh run: --devices: a comma-separated list of devices");
+        m.devices.push_back(d);
+        at = comma + 1;
+    }
+    m.port = o.port;
+    if (o.gid_index >= 0) m.peer.gid_index = o.gid_index;
+    m.peer.traffic_class = static_cast<uint8_t>(o.traffic_class);
+    m.peer.mtu_cap = o.mtu;
+    m.step_timeout = *step;
+    return m;
+}
+
+#ifdef FABSCOPE_HAVE_MPI
+int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
+    auto opts = options_of(o);
+    if (!opts) return report(opts.error(), g);
+    auto comm = perf::MpiComm::init(nullptr, nullptr);
+    if (!comm) return report(comm.error(), g);
+    if ((*comm)->size() < 2) {
+        return report(make_error("mesh run: one rank per endpoint, and this is the only one: "
+                                 "launch it with e.g. `mpirun -np 8 --map-by ppr:1:node fabscope "
+                                 "mesh run -o mesh.json` or `srun --mpi=pmix fabscope mesh run`",
+                                 kExitCannotRun),
+                      g);
+    }
+    install_interrupt_handlers();
+    const bool root = (*comm)->rank() == 0;
+    const TextStyle st = g.err_style();
+    size_t rounds_told = 0;
+    auto write_report = [&](const MeshRunData& d) -> Status {
+        if (o.output.empty()) return Ok{};
+        auto a = perf::analyse_mesh(d, o.degraded_at);
+        return json_io::write_json_file(perf::mesh_run_json(d, a), o.output);
+    };
+    opts->on_progress = [&](const MeshRunData& d) {
+        if (auto w = write_report(d); !w)
+            std::fprintf(stderr, "fabscope: %s\n", w.error().message.c_str());
+        if (!g.quiet && d.rounds_done > rounds_told) {
+            rounds_told = d.rounds_done;
+            std::fprintf(stderr, "mesh run: round %zu/%zu done (%.1f s)\n", d.rounds_done,
+                         d.rounds.size(), d.wall_seconds);
+        }
+    };
+    auto open = [](const std::string& name,
+                   int port) -> Result<std::unique_ptr<perf::VerbsDevice>> {
+        auto d = perf::IbvDevice::open(name, port);
+        if (!d) return d.error();
+        return std::unique_ptr<perf::VerbsDevice>(std::make_unique<perf::IbvDevice>(std::move(*d)));
+    };
+    if (root && !g.quiet) {
+        std::fprintf(stderr, "mesh run: %d ranks (%s), %s, WRITE %s for %s each way\n",
+                     (*comm)->size(), perf::MpiComm::library_version().c_str(), o.pattern.c_str(),
+                     o.size.c_str(), o.duration.c_str());
+    }
+    perf::MeshRunOutcome out = perf::run_mesh(**comm, open, *opts, interrupt_token());
+    if (out.peers_gone) (*comm)->finalize_with_peers_gone();
+    if (!root) {
+        // Not taking part (no device) is rank 0's to report; losing rank 0 is this rank's.
+        if (out.error.empty() || out.error == "interrupted") return kExitClean;
+        std::fprintf(stderr, "fabscope: mesh run (rank %d): %s\n", (*comm)->rank(),
+                     out.error.c_str());
+        return out.data.ranks.empty() && out.error.rfind("rank 0", 0) == 0 ? kExitCannotRun
+                                                                           : kExitClean;
+    }
+    MeshRunData& d = out.data;
+    d.launcher = perf::MpiComm::library_version();
+    auto a = perf::analyse_mesh(d, o.degraded_at);
+    nlohmann::json doc = perf::mesh_run_json(d, a);
+    if (!o.output.empty()) {
+        if (auto w = json_io::write_json_file(doc, o.output); !w) return report(w.error(), g);
+    }
+    if (g.json) {
+        if (auto w = json_io::write_json_file(doc, "-"); !w) return report(w.error(), g);
+    }
+    if (!g.quiet) {
+        for (const std::string& line : perf::mesh_run_summary(d, a)) {
+            std::string tag;
+            if (line.rfind("suspect:", 0) == 0)
+                tag = st.red("suspect:") + line.substr(8);
+            else if (line.rfind("finding:", 0) == 0)
+                tag = st.yellow("finding:") + line.substr(8);
+            else
+                tag = line;
+            std::fprintf(stderr, "%s\n", tag.c_str());
+        }
+    }
+    if (d.status == "interrupted") return kExitInterrupted;
+    if (d.status == "aborted")
+        return report(make_error("mesh run: " + out.error, kExitCannotRun), g);
+    return a.suspects.empty() && d.findings.empty() ? kExitClean : kExitFindings;
+}
+#else
+int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
+    if (auto opts = options_of(o); !opts) return report(opts.error(), g);
+    return report(make_error("mesh run: this fabscope was built without MPI. Install Open MPI "
+                             "(Debian, Ubuntu: apt-get install libopenmpi-dev openmpi-bin) and "
+                             "build again: CMake finds it. Then launch one rank per endpoint: "
+                             "mpirun -np N --map-by ppr:1:node fabscope mesh run -o mesh.json",
+                             kExitCannotRun),
+                  g);
+}
+#endif
+
+}  // namespace
+
+void add_mesh_run(CLI::App* mesh, Context& ctx) {
+    auto o = std::make_shared<MeshRunCommand>();
+    CLI::App* cmd = mesh->add_subcommand(
+        "run", "Every endpoint with every other, one MPI rank per endpoint (mpirun, srun)");
+    cmd->add_option("-d,--ib-dev", o->device, "Every rank's RDMA device (default: the first)");
+    cmd->add_option("--devices", o->devices,
+                    "Hosts with several HCAs: local rank i takes the i-th of this comma-separated "
+                    "list, and is in plane i; pairs stay within a plane");
+    cmd->add_option("-i,--ib-port", o->port, "Device port (default: the first active)");
+    cmd->add_option("-x,--gid-index", o->gid_index,
+                    "GID index (default: a RoCE v2 IPv4 GID on RoCE, 0 on IB)");
+    cmd->add_option("--tclass", o->traffic_class, "RoCE traffic class; 2 marks packets ECT(0)")
+        ->check(CLI::Range(0, 255));
+    cmd->add_option("-m,--mtu", o->mtu, "Path MTU at most: 256 .. 4096 (default: the port's)")
+        ->check(CLI::IsMember({256, 512, 1024, 2048, 4096}));
+    cmd->add_option("--pattern", o->pattern, "all-pairs: N-1 rounds of disjoint pairs, both ways")
+        ->capture_default_str();
+    cmd->add_option("-s,--size", o->size, "WRITE message size")->capture_default_str();
+    cmd->add_option("-D,--duration", o->duration, "Each direction of each pair measures this long")
+        ->capture_default_str();
+    cmd->add_option("--warmup", o->warmup, "Run this long before measuring")->capture_default_str();
+    cmd->add_option("-t,--tx-depth", o->tx_depth, "Work requests in flight")
+        ->check(CLI::Range(1U, 16384U))
+        ->capture_default_str();
+    cmd->add_option("--step-timeout", o->step_timeout,
+                    "A partner or rank silent this long is gone; the run goes on without it")
+        ->capture_default_str();
+    cmd->add_option("--degraded-at", o->degraded_at,
+                    "A flow below this share of its plane's median bandwidth is slow")
+        ->capture_default_str();
+    cmd->add_option("-o,--output", o->output,
+                    "Rank 0 writes the report (JSON) to FILE, after every round and at the end");
+    cmd->footer(R"(Every rank opens its device and rank 0 plans the rounds (all-pairs: N-1 rounds
+for N ranks, a bye per round when N is odd). In each round the paired ranks connect
+an RC QP, exchanging endpoint info over MPI, and measure WRITE bandwidth one way,
+then the other. After each step every rank reports to rank 0, which tells the
+others to go on: a rank that dies or hangs is named and left out within
+--step-timeout or so, and the run still ends. Rank 0 localizes the slow flows to
+endpoints (the send or receive side of a host's NIC) and prints suspects first.
+Ctrl-C (SIGINT or SIGTERM to rank 0) stops after the current step; the report so
+far is written with "status": "interrupted".
+Exit codes: 0 clean, 1 a suspect or finding (a rank gone, a flow failed), 2 bad
+flags, 3 could not run (built without MPI, a single rank, fewer than two ranks
+with a device, rank 0 lost), 130 interrupted.
+
+Examples:
+  mpirun -np 16 --map-by ppr:1:node --hostfile hosts fabscope mesh run -o mesh.json
+  mpirun -np 32 --map-by ppr:2:node fabscope mesh run --devices mlx5_0,mlx5_1 -o mesh.json
+  srun -N 64 --ntasks-per-node=1 --mpi=pmix fabscope mesh run -d mlx5_0 -D 1s -o mesh.json
+  # Open MPI: let the run outlive a rank that dies
+  mpirun --enable-recovery --mca orte_abort_on_non_zero_status 0 -np 8 ... fabscope mesh run)");
+    cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_mesh_run(*o, ctx.globals); }; });
+}
+
+}  // namespace fabscope::cli

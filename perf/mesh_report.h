@@ -1,0 +1,52 @@
+#pragma once
+// What a mesh run found: which flows fell short, which endpoints explain
+// them (perf/localize over each endpoint's send and receive side, until the
+// flows' paths through the fabric are known), and the report: JSON
+// (docs/mesh-run.schema.json) and the human summary, top suspects first.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "perf/mesh_run.h"
+
+namespace fabscope::perf {
+
+/// One side of one endpoint: a NIC (or its cable) that slows what it sends
+/// or what it receives.
+struct EndpointSide {
+    int rank = 0;
+    bool sending = true;
+};
+
+struct EndpointSuspect {
+    /// One when localized; several when the flows cannot tell them apart.
+    std::vector<EndpointSide> sides;
+    size_t slow_flows = 0;
+    size_t total_flows = 0;
+    std::vector<size_t> evidence;  ///< indices into MeshRunData::flows
+};
+
+struct MeshAnalysis {
+    double slow_ratio = 0.5;
+    /// Per flow: measured bandwidth / the median of its plane; 0 for a flow
+    /// that failed between live ranks; -1 when not measured.
+    std::vector<double> ratio;
+    std::vector<char> slow;
+    std::vector<std::pair<int, double>> plane_median_gbps;
+    std::vector<EndpointSuspect> suspects;
+};
+
+/// A flow is slow below `slow_ratio` of its plane's median.
+MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio);
+
+nlohmann::json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a);
+
+/// "h3 (receiving): 7 of 7 flows slow, 0.31 of the median": suspects first,
+/// then findings, then the totals; one line each.
+std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalysis& a);
+
+/// "h3 (receiving)" or "h3 (receiving) or h1 (sending)".
+std::string describe(const MeshRunData& d, const EndpointSuspect& s);
+
+}  // namespace fabscope::perf

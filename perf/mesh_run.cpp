@@ -1,0 +1,432 @@
+#include "perf/mesh_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "model/duration.h"
+#include "perf/schedule.h"
+
+namespace fabscope::perf {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int kTagHello = 1;
+constexpr int kTagPlan = 2;
+enum class StepMsg : int { Report = 0, Go = 1, Info = 2, Ready = 3 };
+int step_tag(size_t step, StepMsg kind) {
+    // Distinct per step, so a message that comes a step late is never taken
+    // for the current one.
+    return 16 + static_cast<int>(step % 100000) * 4 + static_cast<int>(kind);
+}
+
+json rank_json(const MeshRank& r) {
+    return {{"rank", r.rank}, {"host", r.host},   {"device", r.device},
+            {"port", r.port}, {"plane", r.plane}, {"error", r.error}};
+}
+
+MeshRank rank_from_json(const json& j) {
+    MeshRank r;
+    r.rank = j.value("rank", 0);
+    r.host = j.value("host", "");
+    r.device = j.value("device", "");
+    r.port = j.value("port", 0);
+    r.plane = j.value("plane", 0);
+    r.error = j.value("error", "");
+    return r;
+}
+
+std::string who(const std::vector<MeshRank>& ranks, int r) {
+    if (r >= 0 && static_cast<size_t>(r) < ranks.size() && !ranks[r].host.empty())
+        return fmt::format("rank {} ({})", r, ranks[r].host);
+    return fmt::format("rank {}", r);
+}
+
+/// Safe parse: a message that is not JSON counts as not received.
+std::optional<json> parse(const std::optional<std::string>& m) {
+    if (!m) return std::nullopt;
+    json j = json::parse(*m, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return std::nullopt;
+    return j;
+}
+
+/// The partner side of one round: a QP towards `partner`, connected and known
+/// to be connected on the other side too.
+struct PairUp {
+    std::unique_ptr<TestEndpoint> ep;
+    std::string error;
+    bool partner_silent = false;
+};
+
+PairUp pair_up(MeshComm& comm, const VerbsDevice& dev, const MeshRunOptions& o,
+               const std::vector<MeshRank>& ranks, int partner, size_t step) {
+    PairUp p;
+    const auto deadline = MeshClock::now() + o.step_timeout;
+    auto ep = dev.create_endpoint(endpoint_config(o.spec, o.peer));
+    json mine =
+        ep ? json{{"info", info_to_json((*ep)->info())}} : json{{"error", ep.error().message}};
+    auto silent = [&] {
+        p.partner_silent = true;
+        p.error = fmt::format("{} did not answer within {}", who(ranks, partner),
+                              format_duration(o.step_timeout));
+        return std::move(p);
+    };
+    auto theirs =
+        parse(comm.exchange(partner, step_tag(step, StepMsg::Info), mine.dump(), deadline));
+    if (!theirs) return silent();
+    if (!ep) {
+        p.error = "creating the QP failed: " + ep.error().message;
+    } else if (!theirs->contains("info")) {
+        p.error = fmt::format("{} could not create its QP: {}", who(ranks, partner),
+                              theirs->value("error", "no reason given"));
+    } else {
+        try {
+            if (auto c = (*ep)->connect(info_from_json((*theirs)["info"])); !c)
+                p.error = "connecting the QP failed: " + c.error().message;
+        } catch (const std::exception& e) {
+            p.error = fmt::format("{} sent bad endpoint info: {}", who(ranks, partner), e.what());
+        }
+    }
+    // Both sides connected before either sends: a WRITE to a QP not yet
+    // ready to receive is dropped and retried until the QP gives up.
+    json ready = {{"ok", p.error.empty()}};
+    auto their_ready =
+        parse(comm.exchange(partner, step_tag(step, StepMsg::Ready), ready.dump(), deadline));
+    if (!their_ready) return silent();
+    if (p.error.empty() && !their_ready->value("ok", false))
+        p.error = fmt::format("{} could not connect its QP", who(ranks, partner));
+    if (p.error.empty()) p.ep = std::move(*ep);
+    return p;
+}
+
+json measure(TestEndpoint& ep, const MeshRunOptions& o, const StopToken& stop) {
+    const Millis limit = o.spec.duration + o.spec.warmup_time + o.step_timeout;
+    const auto deadline = MeshClock::now() + limit;
+    auto keep_going = [&]() -> std::string {
+        if (stop.stop_requested()) return "interrupted";
+        if (MeshClock::now() > deadline)
+            return fmt::format("no result within {}", format_duration(limit));
+        return "";
+    };
+    BandwidthOutcome b = ep.run_bandwidth(o.spec, keep_going);
+    return {{"ok", b.error.empty()},
+            {"error", b.error},
+            {"avg_gbps", b.meter.average_gbps()},
+            {"peak_gbps", b.meter.peak_gbps()},
+            {"min_window_gbps", b.meter.min_window_gbps()},
+            {"bytes", b.meter.bytes()},
+            {"seconds", b.meter.seconds()}};
+}
+
+/// Rank 0's bookkeeping of one step's reports.
+class Coordinator {
+  public:
+    explicit Coordinator(MeshRunData& d) : d_(d) {}
+
+    /// Whether the ranks still missing will not come: each one's partner
+    /// has already said it is silent.
+    static bool all_missing_vouched(const MeshComm::Messages& got, const std::vector<char>& skip) {
+        std::vector<char> silent(got.size(), 0);
+        for (const auto& m : got) {
+            if (auto j = parse(m); j && j->contains("silent_partner")) {
+                int p = (*j)["silent_partner"].get<int>();
+                if (p >= 0 && static_cast<size_t>(p) < silent.size()) silent[p] = 1;
+            }
+        }
+        for (size_t r = 0; r < got.size(); ++r) {
+            if (!got[r] && !skip[r] && !silent[r]) return false;
+        }
+        return true;
+    }
+
+    void absorb(size_t round, const MeshComm::Messages& got, std::vector<char>& skip) {
+        for (size_t r = 0; r < got.size(); ++r) {
+            if (skip[r]) continue;
+            auto j = parse(got[r]);
+            if (!j) {
+                skip[r] = 1;
+                MeshRank& mr = d_.ranks[r];
+                mr.gone = true;
+                mr.gone_round = static_cast<int>(round);
+                d_.findings.push_back(
+                    {"rank-gone", static_cast<int>(r), static_cast<int>(round),
+                     fmt::format("{} stopped reporting in round {}: it died or hangs; the run "
+                                 "went on without it",
+                                 who(d_.ranks, static_cast<int>(r)), round + 1)});
+                continue;
+            }
+            if (j->contains("silent_partner")) note_silent(round, static_cast<int>(r), *j);
+            if (j->contains("flow")) record(round, static_cast<int>(r), (*j)["flow"]);
+        }
+    }
+
+  private:
+    MeshFlow* flow(size_t round, int src) {
+        for (MeshFlow& f : d_.flows) {
+            if (f.round == round && f.src == src) return &f;
+        }
+        return nullptr;
+    }
+    void note_silent(size_t round, int r, const json& j) {
+        int p = j["silent_partner"].get<int>();
+        for (MeshFlow& f : d_.flows) {
+            if (f.round != round || f.measured) continue;
+            if ((f.src == r && f.dst == p) || (f.src == p && f.dst == r))
+                f.error = j.value("error", "the partner did not answer");
+        }
+    }
+    void record(size_t round, int src, const json& j) {
+        MeshFlow* f = flow(round, src);
+        if (!f) return;
+        if (j.value("error", "") == "interrupted") {
+            f->error = "not run: the run was interrupted";  // cut short, not failed
+            return;
+        }
+        f->measured = true;
+        f->ok = j.value("ok", false);
+        f->error = j.value("error", "");
+        f->avg_gbps = j.value("avg_gbps", 0.0);
+        f->peak_gbps = j.value("peak_gbps", 0.0);
+        f->min_window_gbps = j.value("min_window_gbps", 0.0);
+        f->bytes = j.value("bytes", uint64_t{0});
+        f->seconds = j.value("seconds", 0.0);
+        if (!f->ok) {
+            d_.findings.push_back({"flow-failed", src, static_cast<int>(round),
+                                   fmt::format("{} -> {} in round {}: {}", who(d_.ranks, src),
+                                               who(d_.ranks, f->dst), round + 1, f->error)});
+        }
+    }
+    MeshRunData& d_;
+};
+
+json plan_json(const MeshRunData& d) {
+    json ranks = json::array();
+    for (const MeshRank& r : d.ranks) ranks.push_back(rank_json(r));
+    json rounds = json::array();
+    for (const auto& round : d.rounds) {
+        json pairs = json::array();
+        for (const MeshPair& p : round) pairs.push_back({p.a, p.b, p.both_ways});
+        rounds.push_back(pairs);
+    }
+    return {{"ranks", ranks}, {"rounds", rounds}};
+}
+
+std::vector<std::vector<MeshPair>> rounds_from_json(const json& j) {
+    std::vector<std::vector<MeshPair>> rounds;
+    for (const json& round : j.at("rounds")) {
+        auto& out = rounds.emplace_back();
+        for (const json& p : round)
+            out.push_back({p.at(0).get<int>(), p.at(1).get<int>(), p.at(2).get<bool>()});
+    }
+    return rounds;
+}
+
+}  // namespace
+
+std::vector<std::vector<MeshPair>> plan_rounds(const std::vector<MeshRank>& ranks) {
+    std::map<int, std::vector<int>> by_plane;
+    for (const MeshRank& r : ranks) {
+        if (r.error.empty() && !r.gone) by_plane[r.plane].push_back(r.rank);
+    }
+    std::vector<std::vector<MeshPair>> rounds;
+    for (const auto& [plane, members] : by_plane) {
+        Schedule s = all_pairs(members.size());
+        for (size_t i = 0; i < s.rounds.size(); ++i) {
+            if (rounds.size() <= i) rounds.resize(i + 1);
+            for (const PairTest& t : s.rounds[i].tests)
+                rounds[i].push_back({members[t.a], members[t.b], t.both_ways});
+        }
+    }
+    return rounds;
+}
+
+MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOptions& o,
+                        const StopToken& stop) {
+    MeshRunOutcome out;
+    MeshRunData& d = out.data;
+    const auto t0 = MeshClock::now();
+    const int me = comm.rank();
+    const int n = comm.size();
+    const bool root = me == 0;
+    auto elapsed = [&] { return std::chrono::duration<double>(MeshClock::now() - t0).count(); };
+
+    // This rank's device.
+    MeshRank self;
+    self.rank = me;
+    self.host = hostname();
+    self.device = o.device;
+    self.port = o.port;
+    if (!o.devices.empty()) {
+        self.plane = comm.local_rank();
+        if (static_cast<size_t>(self.plane) < o.devices.size()) {
+            self.device = o.devices[self.plane];
+        } else {
+            self.error = fmt::format("local rank {} on {} has no device: --devices names {}",
+                                     self.plane, self.host, o.devices.size());
+        }
+    }
+    std::unique_ptr<VerbsDevice> dev;
+    if (self.error.empty()) {
+        try {
+            auto opened = open(self.device, o.port);
+            if (opened) {
+                dev = std::move(*opened);
+                self.device = dev->name();
+                self.port = dev->port();
+            } else {
+                self.error = opened.error().message;
+            }
+        } catch (const std::exception& e) {
+            self.error = e.what();
+        }
+    }
+
+    // Everyone says hello; rank 0 plans and tells everyone.
+    const Millis start_wait = o.step_timeout * 3;
+    std::vector<char> skip(static_cast<size_t>(n), 0);
+    auto hellos = comm.gather(kTagHello, rank_json(self).dump(), skip, t0 + start_wait, nullptr);
+    std::string plan_msg;
+    if (root) {
+        d.spec = o.spec;
+        for (int r = 0; r < n; ++r) {
+            auto j = parse(hellos[r]);
+            MeshRank mr = j ? rank_from_json(*j) : MeshRank{};
+            mr.rank = r;
+            if (!j) {
+                mr.gone = true;
+                skip[r] = 1;
+                d.findings.push_back({"rank-gone", r, -1,
+                                      fmt::format("rank {} did not start within {}", r,
+                                                  format_duration(start_wait))});
+            } else if (!mr.error.empty()) {
+                d.findings.push_back(
+                    {"rank-unavailable", r, -1,
+                     fmt::format("rank {} ({}) takes no part: {}", r, mr.host, mr.error)});
+            }
+            d.ranks.push_back(mr);
+        }
+        d.rounds = plan_rounds(d.ranks);
+        for (size_t i = 0; i < d.rounds.size(); ++i) {
+            for (const MeshPair& p : d.rounds[i]) {
+                d.flows.push_back({.round = i, .src = p.a, .dst = p.b});
+                if (p.both_ways) d.flows.push_back({.round = i, .src = p.b, .dst = p.a});
+            }
+        }
+        json plan = plan_json(d);
+        if (d.rounds.empty()) {
+            plan["abort"] = "fewer than two ranks can test (see the findings)";
+        }
+        plan_msg = plan.dump();
+    }
+    auto plan = parse(comm.broadcast(kTagPlan, plan_msg, skip, t0 + start_wait * 2));
+    if (!plan) {
+        out.error = fmt::format("rank 0 sent no plan within {}", format_duration(start_wait * 2));
+        return out;
+    }
+    std::vector<MeshRank> ranks;
+    std::vector<std::vector<MeshPair>> rounds;
+    try {
+        for (const json& r : plan->at("ranks")) ranks.push_back(rank_from_json(r));
+        rounds = rounds_from_json(*plan);
+    } catch (const std::exception& e) {
+        out.error = std::string("rank 0 sent a bad plan: ") + e.what();
+        return out;
+    }
+    if (plan->contains("abort")) {
+        d.status = "aborted";
+        out.error = "the run cannot start: " + (*plan)["abort"].get<std::string>();
+        if (root && o.on_progress) o.on_progress(d);
+        return out;
+    }
+    if (root) {
+        // Ranks without a device take no part in the steps.
+        for (const MeshRank& r : d.ranks) skip[r.rank] = skip[r.rank] || !r.error.empty();
+        if (o.on_progress) o.on_progress(d);
+    } else if (!self.error.empty()) {
+        out.error = self.error;
+        return out;
+    }
+
+    Coordinator coord(d);
+    std::vector<char> gone(static_cast<size_t>(n), 0);
+    size_t step = 0;
+    const Millis phase_budget = o.step_timeout * 3 + o.spec.duration + o.spec.warmup_time;
+    bool stopping = false;
+    for (size_t r = 0; r < rounds.size() && !stopping; ++r) {
+        const MeshPair* mine = nullptr;
+        for (const MeshPair& p : rounds[r]) {
+            if (p.a == me || p.b == me) mine = &p;
+        }
+        const int partner = mine ? (mine->a == me ? mine->b : mine->a) : -1;
+        const bool two_phases = std::any_of(rounds[r].begin(), rounds[r].end(),
+                                            [](const MeshPair& p) { return p.both_ways; });
+        PairUp pair;
+        for (int phase = 0; phase < (two_phases ? 2 : 1) && !stopping; ++phase, ++step) {
+            const auto phase_start = MeshClock::now();
+            json report = {{"round", r}, {"phase", phase}};
+            const bool active = mine && dev && !gone[partner] && (phase == 0 || mine->both_ways);
+            if (active && phase == 0) pair = pair_up(comm, *dev, o, ranks, partner, step);
+            if (pair.partner_silent && phase == 0) {
+                report["silent_partner"] = partner;
+                report["error"] = pair.error;
+            }
+            const bool sender = active && (phase == 0 ? mine->a == me : mine->b == me);
+            if (sender && !pair.partner_silent) {
+                report["flow"] = pair.ep ? measure(*pair.ep, o, stop)
+                                         : json{{"ok", false}, {"error", pair.error}};
+            }
+            auto got =
+                comm.gather(step_tag(step, StepMsg::Report), report.dump(), skip,
+                            phase_start + phase_budget, [&](const MeshComm::Messages& so_far) {
+                                return Coordinator::all_missing_vouched(so_far, skip) ||
+                                       (stop.stop_requested() &&
+                                        MeshClock::now() - phase_start > o.step_timeout);
+                            });
+            std::string go_msg;
+            if (root) {
+                coord.absorb(r, got, skip);
+                if (phase == (two_phases ? 1 : 0)) d.rounds_done = r + 1;
+                d.wall_seconds = elapsed();
+                if (o.on_progress) o.on_progress(d);
+                json dead = json::array();
+                for (int i = 0; i < n; ++i) {
+                    if (d.ranks[i].gone) dead.push_back(i);
+                }
+                go_msg = json{{"gone", dead}, {"stop", stop.stop_requested()}}.dump();
+            }
+            auto go = parse(comm.broadcast(step_tag(step, StepMsg::Go), go_msg, skip,
+                                           phase_start + phase_budget + o.step_timeout));
+            if (!go) {
+                out.error = fmt::format("rank 0 did not answer within {}: the run ended without it",
+                                        format_duration(phase_budget + o.step_timeout));
+                return out;
+            }
+            for (const json& g : (*go)["gone"]) gone[g.get<int>()] = 1;
+            stopping = (*go).value("stop", false) || (!root && stop.stop_requested());
+        }
+    }
+    if (root) {
+        for (MeshFlow& f : d.flows) {
+            if (f.measured || !f.error.empty()) continue;
+            for (int r : {f.src, f.dst}) {
+                if (d.ranks[r].gone && d.ranks[r].gone_round <= static_cast<int>(f.round)) {
+                    f.error = fmt::format("not run: {} was gone", who(d.ranks, r));
+                    break;
+                }
+            }
+            if (f.error.empty() && stopping) f.error = "not run: the run was interrupted";
+        }
+        d.status = stopping ? "interrupted" : "complete";
+        d.wall_seconds = elapsed();
+        if (o.on_progress) o.on_progress(d);
+    }
+    out.peers_gone = std::count(gone.begin(), gone.end(), 1) > 0;
+    if (!root && stopping && stop.stop_requested()) out.error = "interrupted";
+    return out;
+}
+
+}  // namespace fabscope::perf

@@ -1,0 +1,383 @@
+// The round logic of `mesh run` (perf/mesh_run) with one thread per rank: an
+// in-process MeshComm (messages in a shared post office, waits with the same
+// deadlines) and a device whose flows run at a rate chosen per pair, so a
+// slow host, a rank that dies and an interrupt can be staged. The real
+// launcher and NICs are tested in the VM lab (tests/lab/mesh_vm_test.cpp).
+
+#include "perf/mesh_run.h"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <tuple>
+
+#include "perf/mesh_report.h"
+#include "schema_check.h"
+
+namespace fabscope::perf {
+namespace {
+
+using namespace std::chrono_literals;
+
+class PostOffice {
+  public:
+    void post(int from, int to, int tag, std::string m) {
+        std::lock_guard l(m_);
+        box_[{from, to, tag}].push_back(std::move(m));
+        cv_.notify_all();
+    }
+    std::optional<std::string> take(int from, int to, int tag, MeshDeadline d) {
+        std::unique_lock l(m_);
+        for (;;) {
+            auto it = box_.find({from, to, tag});
+            if (it != box_.end() && !it->second.empty()) {
+                std::string m = std::move(it->second.front());
+                it->second.erase(it->second.begin());
+                return m;
+            }
+            if (cv_.wait_until(l, d) == std::cv_status::timeout && MeshClock::now() >= d)
+                return std::nullopt;
+        }
+    }
+
+  private:
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::map<std::tuple<int, int, int>, std::vector<std::string>> box_;
+};
+
+/// Thrown when a rank "dies": not a std::exception, so nothing in the
+/// logic under test catches it, as nothing survives a SIGKILL.
+struct Died {};
+
+class FakeComm final : public MeshComm {
+  public:
+    FakeComm(PostOffice& po, int rank, int size, int local_rank)
+        : po_(po), rank_(rank), size_(size), local_rank_(local_rank) {}
+    int rank() const override { return rank_; }
+    int size() const override { return size_; }
+    int local_rank() const override { return local_rank_; }
+    std::optional<std::string> exchange(int peer, int tag, const std::string& mine,
+                                        MeshDeadline d) override {
+        alive();
+        po_.post(rank_, peer, tag, mine);
+        return po_.take(peer, rank_, tag, d);
+    }
+    Messages gather(int tag, const std::string& mine, const std::vector<char>& skip, MeshDeadline d,
+                    const std::function<bool(const Messages&)>& give_up) override {
+        alive();
+        if (rank_ != 0) {
+            po_.post(rank_, 0, tag, mine);
+            return {};
+        }
+        Messages got(static_cast<size_t>(size_));
+        got[0] = mine;
+        for (;;) {
+            bool missing = false;
+            for (int r = 1; r < size_; ++r) {
+                if (got[r] || skip[r]) continue;
+                got[r] = po_.take(r, 0, tag, MeshClock::now());
+                missing = missing || !got[r];
+            }
+            if (!missing || MeshClock::now() >= d || (give_up && give_up(got))) return got;
+            std::this_thread::sleep_for(1ms);
+        }
+    }
+    std::optional<std::string> broadcast(int tag, const std::string& msg,
+                                         const std::vector<char>& skip, MeshDeadline d) override {
+        alive();
+        if (rank_ != 0) {
+            auto m = po_.take(0, rank_, tag, d);
+            ++broadcasts_;
+            return m;
+        }
+        for (int r = 1; r < size_; ++r) {
+            if (!skip[r]) po_.post(0, r, tag, msg);
+        }
+        return msg;
+    }
+    /// Dies at its next call after this many broadcasts received (the plan is the first).
+    int die_after_broadcasts = -1;
+
+  private:
+    void alive() const {
+        if (die_after_broadcasts >= 0 && broadcasts_ >= die_after_broadcasts) throw Died{};
+    }
+    PostOffice& po_;
+    int rank_;
+    int size_;
+    int local_rank_;
+    int broadcasts_ = 0;
+};
+
+/// Endpoints that know which rank they belong to (as the LID) and "move"
+/// data at rate(src, dst) GB/s-ish for one simulated second.
+class RateDevice final : public VerbsDevice {
+  public:
+    RateDevice(int rank, std::function<double(int, int)> rate)
+        : rank_(rank), rate_(std::move(rate)) {}
+    std::string name() const override { return "fake" + std::to_string(rank_); }
+    int port() const override { return 1; }
+    DeviceLimits limits() const override { return {}; }
+    CounterMap read_counters() const override { return {}; }
+    Result<std::unique_ptr<TestEndpoint>> create_endpoint(const EndpointConfig&) const override {
+        return std::unique_ptr<TestEndpoint>(std::make_unique<Ep>(rank_, rate_));
+    }
+
+  private:
+    class Ep final : public TestEndpoint {
+      public:
+        Ep(int rank, std::function<double(int, int)> rate) : rank_(rank), rate_(std::move(rate)) {}
+        EndpointInfo info() const override {
+            EndpointInfo i;
+            i.lid = static_cast<uint16_t>(rank_);
+            return i;
+        }
+        Status connect(const EndpointInfo& r) override {
+            remote_ = r.lid;
+            return Ok{};
+        }
+        bool post_receives(uint32_t, uint32_t) override { return true; }
+        BandwidthOutcome run_bandwidth(const TestSpec&, const KeepGoing& k) override {
+            BandwidthOutcome out;
+            out.error = k();
+            if (!out.error.empty()) return out;
+            double bytes_per_window = 1e7 * rate_(rank_, remote_);
+            for (uint64_t w = 1; w <= 10; ++w)
+                out.meter.add(w * 100000000, static_cast<uint64_t>(bytes_per_window));
+            out.meter.finish(1000000000);
+            out.messages = 100;
+            return out;
+        }
+        BandwidthOutcome receive_sends(const TestSpec&, const KeepGoing&) override { return {}; }
+        LatencyOutcome run_latency(const TestSpec&, const KeepGoing&) override { return {}; }
+        std::string answer_latency(const TestSpec&, const KeepGoing&) override { return ""; }
+
+      private:
+        int rank_;
+        int remote_ = -1;
+        std::function<double(int, int)> rate_;
+    };
+    int rank_;
+    std::function<double(int, int)> rate_;
+};
+
+struct World {
+    int size = 6;
+    int per_host = 1;  ///< local ranks per host
+    std::function<double(int, int)> rate = [](int, int) { return 1.0; };
+    std::map<int, int> die_after;  ///< rank -> broadcasts
+    std::set<int> no_device;
+    MeshRunOptions options;
+    int stop_root_after_round = -1;
+
+    std::vector<MeshRunOutcome> outcomes;
+    std::vector<bool> died;
+    double seconds = 0;
+
+    void run() {
+        options.step_timeout = 300ms;
+        options.spec.duration = 10ms;
+        options.spec.warmup_time = 0ms;
+        PostOffice po;
+        outcomes.assign(size, {});
+        died.assign(size, false);
+        std::vector<std::unique_ptr<StopToken>> stops;
+        stops.reserve(static_cast<size_t>(size));
+        for (int r = 0; r < size; ++r) stops.push_back(std::make_unique<StopToken>());
+        auto t0 = MeshClock::now();
+        std::vector<std::thread> threads;
+        threads.reserve(static_cast<size_t>(size));
+        for (int r = 0; r < size; ++r) {
+            threads.emplace_back([&, r] {
+                FakeComm comm(po, r, size, r % per_host);
+                if (die_after.count(r)) comm.die_after_broadcasts = die_after[r];
+                MeshRunOptions o = options;
+                if (r == 0 && stop_root_after_round >= 0) {
+                    o.on_progress = [&](const MeshRunData& d) {
+                        if (static_cast<int>(d.rounds_done) >= stop_root_after_round)
+                            stops[0]->request_stop(2);
+                    };
+                }
+                auto open = [&, r](const std::string&,
+                                   int) -> Result<std::unique_ptr<VerbsDevice>> {
+                    if (no_device.count(r)) return make_error("no RDMA device found", 3);
+                    return std::unique_ptr<VerbsDevice>(std::make_unique<RateDevice>(r, rate));
+                };
+                try {
+                    outcomes[r] = run_mesh(comm, open, o, *stops[r]);
+                } catch (const Died&) {
+                    died[r] = true;
+                }
+            });
+        }
+        for (auto& t : threads) t.join();
+        seconds = std::chrono::duration<double>(MeshClock::now() - t0).count();
+    }
+    const MeshRunData& data() const { return outcomes[0].data; }
+};
+
+size_t measured(const MeshRunData& d) {
+    size_t n = 0;
+    for (const MeshFlow& f : d.flows) n += f.measured && f.ok;
+    return n;
+}
+
+TEST(MeshRun, AllPairsMeasuresEveryFlowBothWays) {
+    World w;
+    w.run();
+    const MeshRunData& d = w.data();
+    EXPECT_EQ(d.status, "complete");
+    EXPECT_EQ(d.rounds.size(), 5u);
+    EXPECT_EQ(d.rounds_done, 5u);
+    ASSERT_EQ(d.flows.size(), 30u);
+    EXPECT_EQ(measured(d), 30u);
+    std::set<std::pair<int, int>> directions;
+    for (const MeshFlow& f : d.flows) directions.insert({f.src, f.dst});
+    EXPECT_EQ(directions.size(), 30u);
+    EXPECT_TRUE(d.findings.empty());
+    auto a = analyse_mesh(d, 0.6);
+    EXPECT_TRUE(a.suspects.empty());
+    for (int r = 1; r < w.size; ++r) EXPECT_EQ(w.outcomes[r].error, "") << r;
+}
+
+TEST(MeshRun, AHostThatReceivesSlowlyIsTheTopSuspect) {
+    World w;
+    w.rate = [](int, int dst) { return dst == 2 ? 0.3 : 1.0; };
+    w.run();
+    auto a = analyse_mesh(w.data(), 0.6);
+    ASSERT_FALSE(a.suspects.empty());
+    const EndpointSuspect& top = a.suspects.front();
+    ASSERT_EQ(top.sides.size(), 1u);
+    EXPECT_EQ(top.sides[0].rank, 2);
+    EXPECT_FALSE(top.sides[0].sending);
+    EXPECT_EQ(top.slow_flows, 5u);
+    EXPECT_EQ(a.suspects.size(), 1u);
+    auto lines = mesh_run_summary(w.data(), a);
+    EXPECT_EQ(lines.front().find("suspect: "), 0u) << lines.front();
+    EXPECT_NE(lines.front().find("(receiving)"), std::string::npos) << lines.front();
+}
+
+TEST(MeshRun, ARankThatDiesIsAFindingAndTheRunEndsWithoutIt) {
+    World w;
+    w.die_after[4] = 3;  // the plan and both steps of round 1
+    w.run();
+    ASSERT_TRUE(w.died[4]);
+    const MeshRunData& d = w.data();
+    EXPECT_EQ(d.status, "complete");
+    EXPECT_EQ(d.rounds_done, 5u);
+    ASSERT_EQ(d.findings.size(), 1u);
+    EXPECT_EQ(d.findings[0].kind, "rank-gone");
+    EXPECT_EQ(d.findings[0].rank, 4);
+    EXPECT_EQ(d.findings[0].round, 1);
+    EXPECT_TRUE(d.ranks[4].gone);
+    // Every flow without rank 4 was measured; those with it after round 1 were not, and say why.
+    for (const MeshFlow& f : d.flows) {
+        bool with4 = f.src == 4 || f.dst == 4;
+        if (!with4 || f.round == 0) {
+            EXPECT_TRUE(f.measured && f.ok) << f.src << "->" << f.dst << " " << f.error;
+        } else {
+            EXPECT_FALSE(f.measured);
+            EXPECT_FALSE(f.error.empty());
+        }
+    }
+    // Its partner vouched that it was gone: one step timeout, not a whole step budget.
+    EXPECT_LT(w.seconds, 3.0);
+    EXPECT_TRUE(w.outcomes[0].peers_gone);
+    auto a = analyse_mesh(d, 0.6);
+    EXPECT_TRUE(a.suspects.empty());
+}
+
+TEST(MeshRun, InterruptOnRankZeroStopsEveryRankAndKeepsWhatWasMeasured) {
+    World w;
+    w.stop_root_after_round = 2;
+    w.run();
+    const MeshRunData& d = w.data();
+    EXPECT_EQ(d.status, "interrupted");
+    EXPECT_EQ(d.rounds_done, 2u);
+    EXPECT_EQ(measured(d), 12u);
+    for (const MeshFlow& f : d.flows) {
+        if (!f.measured) {
+            EXPECT_EQ(f.error, "not run: the run was interrupted");
+        }
+    }
+    for (int r = 1; r < w.size; ++r) EXPECT_EQ(w.outcomes[r].error, "") << r;
+}
+
+TEST(MeshRun, RanksWithoutADeviceAreLeftOutAndNamed) {
+    World w;
+    w.size = 5;
+    w.no_device = {3};
+    w.run();
+    const MeshRunData& d = w.data();
+    EXPECT_EQ(d.status, "complete");
+    ASSERT_EQ(d.findings.size(), 1u);
+    EXPECT_EQ(d.findings[0].kind, "rank-unavailable");
+    EXPECT_NE(d.findings[0].message.find("no RDMA device found"), std::string::npos);
+    EXPECT_EQ(d.rounds.size(), 3u);  // four ranks left
+    for (const MeshFlow& f : d.flows) EXPECT_TRUE(f.src != 3 && f.dst != 3);
+    EXPECT_EQ(measured(d), 12u);
+    EXPECT_EQ(w.outcomes[3].error, "no RDMA device found");
+}
+
+TEST(MeshRun, EachPlaneTestsWithinItself) {
+    World w;
+    w.size = 8;
+    w.per_host = 2;
+    w.options.devices = {"mlx5_0", "mlx5_1"};
+    w.run();
+    const MeshRunData& d = w.data();
+    EXPECT_EQ(d.status, "complete");
+    EXPECT_EQ(d.rounds.size(), 3u);  // four hosts per plane
+    for (const MeshFlow& f : d.flows) EXPECT_EQ(f.src % 2, f.dst % 2);
+    EXPECT_EQ(measured(d), 24u);
+    EXPECT_EQ(d.ranks[1].plane, 1);
+}
+
+TEST(MeshRun, TooFewRanksToTestAbortsEveryRank) {
+    World w;
+    w.size = 3;
+    w.no_device = {1, 2};
+    w.run();
+    EXPECT_EQ(w.data().status, "aborted");
+    for (int r = 0; r < w.size; ++r) EXPECT_NE(w.outcomes[r].error, "") << r;
+}
+
+TEST(MeshRun, ReportMatchesItsSchemaAndRefusesWhatItDoesNotDescribe) {
+    World w;
+    w.rate = [](int src, int) { return src == 1 ? 0.2 : 1.0; };
+    w.die_after[5] = 5;
+    w.run();
+    auto a = analyse_mesh(w.data(), 0.6);
+    nlohmann::json doc = mesh_run_json(w.data(), a);
+    for (const auto& e : testing::schema_errors(doc, "mesh-run.schema.json")) ADD_FAILURE() << e;
+    EXPECT_EQ(doc["suspects"][0]["endpoints"][0]["rank"], 1);
+    EXPECT_EQ(doc["suspects"][0]["endpoints"][0]["direction"], "send");
+    nlohmann::json bad = doc;
+    bad["flows"][0]["surprise"] = 1;
+    EXPECT_FALSE(testing::schema_errors(bad, "mesh-run.schema.json").empty());
+}
+
+TEST(MeshRun, PlanRoundsPairEachRankOncePerRound) {
+    std::vector<MeshRank> ranks;
+    ranks.reserve(7);
+    for (int r = 0; r < 7; ++r) ranks.push_back({.rank = r, .host = "h" + std::to_string(r)});
+    auto rounds = plan_rounds(ranks);
+    EXPECT_EQ(rounds.size(), 7u);  // odd: a bye per round
+    std::set<std::pair<int, int>> pairs;
+    for (const auto& round : rounds) {
+        std::set<int> seen;
+        for (const MeshPair& p : round) {
+            EXPECT_TRUE(seen.insert(p.a).second);
+            EXPECT_TRUE(seen.insert(p.b).second);
+            pairs.insert({std::min(p.a, p.b), std::max(p.a, p.b)});
+        }
+    }
+    EXPECT_EQ(pairs.size(), 21u);
+}
+
+}  // namespace
+}  // namespace fabscope::perf
