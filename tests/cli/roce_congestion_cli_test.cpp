@@ -62,7 +62,8 @@ TEST(RoceCongestionCli, SysfsRootIsTheTreeHealthReads) {
     ASSERT_EQ(doc["roce"]["hosts"].size(), 1u) << r.out;
     std::set<std::string> ports;
     for (const json& p : doc["roce"]["hosts"][0]["ports"]) ports.insert(p["port"]);
-    EXPECT_TRUE(ports.count("mlx5_0/1")) << r.out;
+    // mlx5_0 is InfiniBand in that tree; mlx5_1 is its RoCE port.
+    EXPECT_EQ(ports, std::set<std::string>{"mlx5_1/1"}) << r.out;
 }
 
 TEST(RoceCongestionCli, PfcStormNamesSourceAndVictim) {
