@@ -221,14 +221,9 @@ int run_run(const RunCommand& o, const Globals& g) {
         if (!secret) return report(secret.error(), g);
         plan.peer.secret = *secret;
     }
-    HostNames names;
-    if (!o.names.empty()) {
-        auto text = read_text_file(o.names, 16 << 20);
-        if (!text) return report(text.error(), g);
-        auto parsed = parse_host_names(*text, o.names);
-        if (!parsed) return report(parsed.error(), g);
-        names = *parsed;
-    }
+    auto loaded = load_host_names(o.names);
+    if (!loaded) return report(loaded.error(), g);
+    const HostNames names = std::move(loaded).value();
     auto dev = IbvDevice::open(o.dev.device, o.dev.port);
     if (!dev) return report(dev.error(), g);
     // Only Soft-RoCE's port is known from the QPNs (perf/roce_sport.h).

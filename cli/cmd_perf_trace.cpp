@@ -12,7 +12,6 @@
 #include "perf/roce_trace.h"
 #include "perf/udp_probe.h"
 #include "util/exit_status.h"
-#include "util/input_file.h"
 
 namespace fabscope::cli {
 namespace {
@@ -81,14 +80,9 @@ int run_trace(const TraceCommand& o, const Globals& g) {
     auto timeout = parse_duration(o.timeout);
     if (!timeout || timeout->count() <= 0)
         return report(make_error(fmt::format("--timeout {}: use e.g. 500ms", o.timeout)), g);
-    HostNames names;
-    if (!o.names.empty()) {
-        auto text = read_text_file(o.names, 16 << 20);
-        if (!text) return report(text.error(), g);
-        auto parsed = parse_host_names(*text, o.names);
-        if (!parsed) return report(parsed.error(), g);
-        names = *parsed;
-    }
+    auto loaded = load_host_names(o.names);
+    if (!loaded) return report(loaded.error(), g);
+    const HostNames names = std::move(loaded).value();
     auto dst = resolve_ipv4(o.host);
     if (!dst) return report(dst.error(), g);
     auto transport = UdpProbeTransport::open(o.source, *dst);

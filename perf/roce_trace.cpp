@@ -6,6 +6,8 @@
 #include <deque>
 #include <sstream>
 
+#include "util/input_file.h"
+
 namespace fabscope::perf {
 namespace {
 
@@ -40,6 +42,13 @@ Result<HostNames> parse_host_names(const std::string& text, const std::string& s
         out.emplace(addr, name);
     }
     return out;
+}
+
+Result<HostNames> load_host_names(const std::string& path) {
+    if (path.empty()) return HostNames{};
+    auto text = read_text_file(path, 16 << 20);
+    if (!text) return text.error();
+    return parse_host_names(*text, path);
 }
 
 std::vector<FlowTrace> trace_flows(ProbeTransport& transport, const Clock& clock,

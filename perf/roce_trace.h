@@ -78,6 +78,8 @@ struct FlowTrace {
 /// '#' comments): the first name of an address wins.
 using HostNames = std::map<std::string, std::string>;
 Result<HostNames> parse_host_names(const std::string& text, const std::string& source);
+/// The names in `path` (at most 16 MiB); none when `path` is empty.
+Result<HostNames> load_host_names(const std::string& path);
 
 /// Traces every port in `sports` towards `destination` (an IPv4 address).
 /// Never hangs: each probe has options.timeout, each flow at most max_hops probes.

@@ -16,6 +16,7 @@
 
 #include "lab_harness.h"
 #include "schema_check.h"
+#include "vm_run.h"
 
 namespace fabscope::labtest {
 namespace {
@@ -23,41 +24,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Guest {
-    fs::path dir;
-    std::string output;
-    std::string value(const std::string& key) const {
-        std::istringstream in(output);
-        std::string line;
-        while (std::getline(in, line)) {
-            if (line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
-        }
-        ADD_FAILURE() << "no " << key << "= in the guest output:\n" << output;
-        return "";
-    }
-    /// A report rank 0 wrote, checked against its schema.
-    json report(const std::string& name) const {
-        std::ifstream in(dir / name);
-        if (!in) {
-            ADD_FAILURE() << name << " was not written; guest output:\n" << output;
-            return json::object();
-        }
-        std::ostringstream text;
-        text << in.rdbuf();
-        for (const auto& e :
-             fabscope::testing::text_schema_errors(text.str(), "mesh-run.schema.json"))
-            ADD_FAILURE() << name << ": " << e;
-        return json::parse(text.str(), nullptr, false);
-    }
-};
-
 TEST(MeshVm, MpirunAllPairsNamesTheShapedHostAndOutlivesAKilledRank) {
-    fs::path dir = fs::temp_directory_path() / ("fabscope-vm-mesh-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    fs::path script = dir.string() + ".sh";
-    std::ofstream(script) << "F=$(guest_path " << fabscope() << ")\n"
-                          << R"SH(
+    VmRun g = run_in_vm("mesh", R"SH(
 rxe_init
 rxe_bridge 8
 # What h3 receives is shaped to well below what a flow gets here (1 MB/s).
@@ -84,24 +52,17 @@ wait $job
 echo "killed_rc=$?"
 echo "killed_s=$(echo "$(date +%s.%N) - $t0" | bc)"
 echo "after_kill_s=$(echo "$(date +%s.%N) - $t1" | bc)"
-)SH";
-    auto t0 = std::chrono::steady_clock::now();
-    CmdResult r =
-        run({std::string(FABSCOPE_SOURCE_DIR) + "/lab/rxe/vm", "-o", dir.string(), script.string()},
-            std::chrono::seconds(600));
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    Guest g{dir, ""};
-    std::ifstream out(dir / "output.log");
-    g.output.assign(std::istreambuf_iterator<char>(out), std::istreambuf_iterator<char>());
-    fs::remove(script);
-    ASSERT_EQ(r.exit_code, 0) << "the VM did not run the scenario:\n" << r.err << "\n" << g.output;
+)SH",
+                        std::chrono::seconds(600));
+    ASSERT_EQ(g.exit_code, 0);
+    double wall = g.wall_s;
     std::printf("mesh VM: %.1f s wall; all-pairs run %s s, killed run %s s; top: %s\n", wall,
                 g.value("shaped_s").c_str(), g.value("killed_s").c_str(),
                 g.value("shaped_top").c_str());
 
     // All pairs, both ways, every one measured; h3 is the top suspect.
     EXPECT_EQ(g.value("shaped_rc"), "1");  // a suspect
-    json shaped = g.report("shaped.json");
+    json shaped = g.file("shaped.json", "mesh-run.schema.json");
     EXPECT_EQ(shaped["status"], "complete");
     EXPECT_EQ(shaped["rounds"].size(), 7u);
     ASSERT_EQ(shaped["flows"].size(), 56u);
@@ -126,7 +87,7 @@ echo "after_kill_s=$(echo "$(date +%s.%N) - $t1" | bc)"
     // seen to return 0 for the job: the report is the verdict here, not mpirun's code.
     std::printf("killed run: mpirun exit code %s\n", g.value("killed_rc").c_str());
     EXPECT_LT(std::stod(g.value("after_kill_s")), 60.0);
-    json killed = g.report("killed.json");
+    json killed = g.file("killed.json", "mesh-run.schema.json");
     EXPECT_EQ(killed["status"], "complete");
     EXPECT_EQ(killed["rounds_done"], 7);
     bool named = false;
