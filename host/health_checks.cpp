@@ -16,7 +16,10 @@ std::string port_name(const RdmaDevice& d, const HostPort& p) {
 std::string rate_name(std::optional<Width> w, std::optional<Speed> s) {
     std::string out;
     if (w) out += name(*w);
-    if (s) out += (out.empty() ? "" : " ") + std::string(name(*s));
+    if (s) {
+        if (!out.empty()) out += ' ';
+        out += name(*s);
+    }
     return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "perf/mesh_run.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <condition_variable>
@@ -364,7 +365,7 @@ TEST(MeshRun, ReportMatchesItsSchemaAndRefusesWhatItDoesNotDescribe) {
 TEST(MeshRun, PlanRoundsPairEachRankOncePerRound) {
     std::vector<MeshRank> ranks;
     ranks.reserve(7);
-    for (int r = 0; r < 7; ++r) ranks.push_back({.rank = r, .host = "h" + std::to_string(r)});
+    for (int r = 0; r < 7; ++r) ranks.push_back({.rank = r, .host = fmt::format("h{}", r)});
     auto rounds = plan_rounds(ranks);
     EXPECT_EQ(rounds.size(), 7u);  // odd: a bye per round
     std::set<std::pair<int, int>> pairs;
