@@ -150,8 +150,9 @@ void add_congestion(CLI::App& app, Context& ctx) {
         ->check(CLI::ExistingFile);
     cmd->add_flag("--roce", o->roce,
                   "This host's RoCE devices (the default when every local RDMA port is Ethernet)");
-    cmd->add_option("--sysfs-root", o->sysfs_root,
-                    "RoCE: read DIR/sys/... instead of /sys (as health does: a fixture tree, a copied host)")
+    cmd->add_option(
+           "--sysfs-root", o->sysfs_root,
+           "RoCE: read DIR/sys/... instead of /sys (as health does: a fixture tree, a copied host)")
         ->check(CLI::ExistingDirectory);
     cmd->add_option("--before", o->before,
                     "RoCE: analyse two saved readings: the first (a host folder or a folder of "

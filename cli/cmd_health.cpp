@@ -139,9 +139,8 @@ int run_health(const HealthCommand& o, const Globals& g) {
     if (r.healthy() && !g.quiet) {
         size_t ports = 0;
         for (const auto& d : inv.devices) ports += d.ports.size();
-        std::fprintf(g.json ? stderr : stdout,
-                     "fabscope health: healthy (%zu device(s), %zu "
-                     "port(s))\n",
+        // People's text on stderr, as every command: stdout is for --json.
+        std::fprintf(stderr, "fabscope health: healthy (%zu device(s), %zu port(s))\n",
                      inv.devices.size(), ports);
     }
     meta.elapsed_ms = clock.seconds() * 1000.0;
