@@ -66,12 +66,17 @@ class Request {
 
 /// The attributes in `data`, by type (NLA_F_NESTED and friends masked off).
 std::vector<std::pair<uint16_t, std::span<const char>>> attrs(std::span<const char> data) {
+    // Headers are copied out (memcpy), not cast in place: the buffer has no
+    // alignment to promise, and a length that runs past the data ends the walk.
     std::vector<std::pair<uint16_t, std::span<const char>>> out;
-    auto len = static_cast<int>(data.size());
-    for (auto* a = reinterpret_cast<const rtattr*>(data.data()); RTA_OK(a, len);  // NOLINT
-         a = RTA_NEXT(a, len)) {                                                  // NOLINT
-        const char* p = static_cast<const char*>(RTA_DATA(a));
-        out.emplace_back(a->rta_type & NLA_TYPE_MASK, std::span<const char>(p, RTA_PAYLOAD(a)));
+    size_t off = 0;
+    while (off + sizeof(rtattr) <= data.size()) {
+        rtattr a{};
+        std::memcpy(&a, data.data() + off, sizeof a);
+        if (a.rta_len < RTA_LENGTH(0) || off + a.rta_len > data.size()) break;
+        out.emplace_back(a.rta_type & NLA_TYPE_MASK,
+                         data.subspan(off + RTA_LENGTH(0), a.rta_len - RTA_LENGTH(0)));
+        off += RTA_ALIGN(a.rta_len);
     }
     return out;
 }
@@ -132,21 +137,26 @@ Result<Reply> transact(int fd, Request& req, const std::string& netdev) {
             if (errno == EAGAIN || errno == EINTR) continue;
             return fail("receive", errno);
         }
-        int len = static_cast<int>(n);
-        for (auto* nh = reinterpret_cast<nlmsghdr*>(buf.data()); NLMSG_OK(nh, len);  // NOLINT
-             nh = NLMSG_NEXT(nh, len)) {                                             // NOLINT
-            if (nh->nlmsg_seq != seq) continue;  // a late answer to an earlier question
-            if (nh->nlmsg_type == NLMSG_ERROR) {
-                auto* e = nl_data<nlmsgerr>(nh);
-                if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(nlmsgerr)))
+        const auto got = static_cast<size_t>(n);
+        for (size_t off = 0; off + sizeof(nlmsghdr) <= got;) {
+            nlmsghdr nh{};
+            std::memcpy(&nh, buf.data() + off, sizeof nh);
+            if (nh.nlmsg_len < NLMSG_HDRLEN || off + nh.nlmsg_len > got) break;
+            const char* body = buf.data() + off + NLMSG_HDRLEN;
+            const size_t body_len = nh.nlmsg_len - NLMSG_HDRLEN;
+            off += NLMSG_ALIGN(nh.nlmsg_len);
+            if (nh.nlmsg_seq != seq) continue;  // a late answer to an earlier question
+            if (nh.nlmsg_type == NLMSG_ERROR) {
+                if (body_len < sizeof(nlmsgerr))
                     return make_error(fmt::format("{}: dcbnl: truncated error", netdev),
                                       kExitCannotRun);
-                return Reply{-e->error, {}};
+                nlmsgerr e{};
+                std::memcpy(&e, body, sizeof e);
+                return Reply{-e.error, {}};
             }
-            if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(dcbmsg))) continue;
-            const char* data = nl_data<const char>(nh) + NLMSG_ALIGN(sizeof(dcbmsg));
-            size_t size = nh->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof(dcbmsg)));
-            return Reply{0, std::vector<char>(data, data + size)};
+            if (body_len < NLMSG_ALIGN(sizeof(dcbmsg))) continue;
+            const char* data = body + NLMSG_ALIGN(sizeof(dcbmsg));
+            return Reply{0, std::vector<char>(data, body + body_len)};
         }
     }
 }
