@@ -40,7 +40,8 @@ enum class PhysState : uint8_t {
 struct PortRef {
     Guid node = 0;
     uint8_t port = 0;
-    auto operator<=>(const PortRef&) const = default;
+    // clang-tidy 14 reads the 0 that a defaulted <=> compares against as a null pointer.
+    auto operator<=>(const PortRef&) const = default;  // NOLINT(modernize-use-nullptr)
 };
 
 struct Port {

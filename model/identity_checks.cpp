@@ -10,7 +10,7 @@ namespace fabscope {
 namespace {
 
 constexpr uint32_t kUnicastEnd = 0xC000;  // LIDs 0xC000 and up are multicast
-constexpr unsigned kMaxLmc = 7;           // PortInfo's LMC is three bits
+constexpr unsigned kLmcMax = 7;           // PortInfo's LMC is three bits
 
 struct LidRange {
     uint32_t first = 0;
@@ -33,7 +33,7 @@ void duplicate_lids(const Fabric& f, std::vector<Finding>& out) {
         for (const Port& p : n.ports) {
             bool addressable = n.type == NodeType::Switch ? p.num == 0 : true;
             if (!addressable || p.lid == 0 || p.lid >= kUnicastEnd) continue;
-            uint32_t size = 1U << std::min<unsigned>(p.lmc, kMaxLmc);
+            uint32_t size = 1U << std::min<unsigned>(p.lmc, kLmcMax);
             ranges.push_back({p.lid, std::min(p.lid + size, kUnicastEnd), PortRef{n.guid, p.num}});
         }
     }

@@ -35,7 +35,8 @@ inline constexpr int kPlanVersion = 1;
 struct PlanEnd {
     std::string node;
     uint8_t port = 0;
-    auto operator<=>(const PlanEnd&) const = default;
+    // clang-tidy 14 reads the 0 that a defaulted <=> compares against as a null pointer.
+    auto operator<=>(const PlanEnd&) const = default;  // NOLINT(modernize-use-nullptr)
 };
 
 struct PlanLink {

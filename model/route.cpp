@@ -8,7 +8,7 @@ namespace fabscope {
 namespace {
 
 constexpr size_t kMaxHops = 64;
-constexpr uint8_t kNoRoute = 0xFF;
+constexpr uint8_t kUnrouted = 0xFF;
 
 std::string node_name(const Node& n) {
     return n.description.empty() ? format_guid(n.guid) : n.description;
@@ -50,8 +50,8 @@ Result<Route> trace_route(const Fabric& f, const Node& src, Lid dlid, uint8_t sr
                     fmt::format("{} has no forwarding table in this snapshot (sweep with routes)",
                                 node_name(*at)));
             }
-            uint8_t port = dlid < at->lft.size() ? at->lft[dlid] : kNoRoute;
-            if (port == kNoRoute) {
+            uint8_t port = dlid < at->lft.size() ? at->lft[dlid] : kUnrouted;
+            if (port == kUnrouted) {
                 return make_error(fmt::format("{} has no route for LID {}", node_name(*at), dlid));
             }
             if (port == 0) {

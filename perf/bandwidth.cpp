@@ -10,11 +10,11 @@
 namespace fabscope::perf {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 
-uint64_t ns_since(Clock::time_point t0) {
+uint64_t ns_since(Steady::time_point t0) {
     return static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Steady::now() - t0).count());
 }
 
 std::string wc_error(const ibv_wc& wc) {
@@ -72,8 +72,8 @@ BandwidthOutcome run_bandwidth(Endpoint& ep, const TestSpec& spec, const KeepGoi
     uint64_t since_signal = 0;
     bool measuring = false;
     bool stop_posting = false;
-    Clock::time_point t0 = Clock::now();
-    const Clock::time_point started = t0;
+    Steady::time_point t0 = Steady::now();
+    const Steady::time_point started = t0;
     uint64_t measured_from = 0;  // messages completed when measuring began
     std::array<ibv_wc, 32> wcs{};
     Pacer pacer;
@@ -115,9 +115,9 @@ BandwidthOutcome run_bandwidth(Endpoint& ep, const TestSpec& spec, const KeepGoi
             completed +=
                 wc.wr_id;  // a signalled completion stands for the messages since the last one
             if (!measuring && completed >= spec.warmup &&
-                (total || Clock::now() - started >= spec.warmup_time)) {
+                (total || Steady::now() - started >= spec.warmup_time)) {
                 measuring = true;
-                t0 = Clock::now();
+                t0 = Steady::now();
                 measured_from = completed;
             } else if (measuring) {
                 out.meter.add(ns_since(t0), wc.wr_id * spec.size);

@@ -21,10 +21,10 @@
 namespace fabscope::perf {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 
-int remaining_ms(Clock::time_point end) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
+int remaining_ms(Steady::time_point end) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Steady::now()).count();
     return static_cast<int>(std::max<int64_t>(0, left));
 }
 
@@ -111,7 +111,7 @@ Result<Channel> Channel::connect(const std::string& where, Millis timeout) {
         return make_error(fmt::format("cannot resolve {}: {}", host, ::gai_strerror(rc)),
                           kExitUsage);
     }
-    auto end = Clock::now() + timeout;
+    auto end = Steady::now() + timeout;
     std::string why = "no address";
     for (addrinfo* ai = res; ai; ai = ai->ai_next) {
         int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
@@ -218,7 +218,7 @@ Result<Channel> Channel::accept(int listen_fd, Millis timeout) {
 
 Status Channel::send(const nlohmann::json& msg, Millis timeout) {
     std::string line = msg.dump() + "\n";
-    auto end = Clock::now() + timeout;
+    auto end = Steady::now() + timeout;
     size_t off = 0;
     while (off < line.size()) {
         ssize_t n = ::send(fd_, line.data() + off, line.size() - off, MSG_NOSIGNAL);
@@ -261,7 +261,7 @@ bool Channel::fill(Millis timeout, std::string* why) {
 }
 
 Result<nlohmann::json> Channel::receive(Millis timeout) {
-    auto end = Clock::now() + timeout;
+    auto end = Steady::now() + timeout;
     for (;;) {
         auto nl = buffer_.find('\n');
         if (nl != std::string::npos) {

@@ -10,16 +10,16 @@
 namespace fabscope::perf {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 
-constexpr uint64_t kRecvTag = ~uint64_t{0};
+constexpr uint64_t kLatencyRecvTag = ~uint64_t{0};
 
 // The byte a ping carries: never 0 (what the buffer starts with), never the previous one.
 uint8_t mark(uint64_t i) {
     return static_cast<uint8_t>(i % 255 + 1);
 }
 
-double us_between(Clock::time_point a, Clock::time_point b) {
+double us_between(Steady::time_point a, Steady::time_point b) {
     return std::chrono::duration<double, std::micro>(b - a).count();
 }
 
@@ -38,7 +38,7 @@ class Poller {
                 return fmt::format("a work request failed: {}: the peer or the path to it failed",
                                    ibv_wc_status_str(wc.status));
             }
-            if (wc.wr_id == kRecvTag)
+            if (wc.wr_id == kLatencyRecvTag)
                 ++received_;
             else
                 ++sent_;
@@ -118,7 +118,7 @@ LatencyOutcome run_latency(Endpoint& ep, const TestSpec& spec, const KeepGoing& 
     // from one post to the next. Two reads per message doubled the clock's
     // cost inside every sample where clock_gettime is a system call (the
     // Soft-RoCE VM under software emulation).
-    Clock::time_point t0 = Clock::now();
+    Steady::time_point t0 = Steady::now();
     for (uint64_t i = 1; i <= total; ++i) {
         if (spec.op == Op::Read) {
             if (!post_one(ep, spec, IBV_WR_RDMA_READ, false, &out.error)) return out;
@@ -135,7 +135,7 @@ LatencyOutcome run_latency(Endpoint& ep, const TestSpec& spec, const KeepGoing& 
         }
         // Keep the send queue drained (WRITE and SEND completions arrive in their own time).
         if (std::string e = poller.reap(); !e.empty()) return out.error = e, out;
-        Clock::time_point t1 = Clock::now();
+        Steady::time_point t1 = Steady::now();
         // One way for ping-pong, as perftest reports it; a READ is a round trip by nature.
         double us = us_between(t0, t1) / (spec.op == Op::Read ? 1.0 : 2.0);
         if (i > spec.warmup) out.samples_us.push_back(us);

@@ -7,8 +7,8 @@
 namespace fabscope::tui {
 namespace {
 
-constexpr std::array<const char*, kCounterSorts> kSortNames{"errors", "xmit wait", "traffic",
-                                                            "name"};
+constexpr std::array<const char*, kCounterSorts> kCounterSortNames{"errors", "xmit wait", "traffic",
+                                                                   "name"};
 
 }  // namespace
 
@@ -132,8 +132,8 @@ ViewOutput draw_counters(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
     const RateSample& n = sel.now();
     out.status = fmt::format(
         "{}/{}  sorted by {}{}  {}: {} Gb/s, {} errors/s{}; {} samples", cur.row + 1, rows.size(),
-        kSortNames[static_cast<size_t>(s.counter_sort)], s.reverse ? " (reversed)" : "", sel.label,
-        format_rate(n.gbps), format_rate(n.errors),
+        kCounterSortNames[static_cast<size_t>(s.counter_sort)], s.reverse ? " (reversed)" : "",
+        sel.label, format_rate(n.gbps), format_rate(n.errors),
         n.wait >= 0 ? fmt::format(", waiting {:.1f}% of the time", n.wait * 100) : std::string(),
         sel.samples.size());
     out.drill = sel.label.substr(0, sel.label.find('['));

@@ -21,8 +21,8 @@ double traffic_of(const BoardLink& l) {
     return l.rates ? std::max(l.rates->xmit_gbps, l.rates->rcv_gbps) : -1;
 }
 
-constexpr std::array<const char*, kLinkSorts> kSortNames{"health", "rate", "state", "err/s",
-                                                         "wait",   "Gb/s", "name"};
+constexpr std::array<const char*, kLinkSorts> kLinkSortNames{"health", "rate", "state", "err/s",
+                                                             "wait",   "Gb/s", "name"};
 
 }  // namespace
 
@@ -148,9 +148,9 @@ ViewOutput draw_links(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         if (cur.top + i == cur.row) c.restyle({body.x + 1, y, body.w - 1, 1}, kCursor);
     }
     const BoardLink& sel = b.links[rows[static_cast<size_t>(cur.row)]];
-    out.status =
-        fmt::format("{}/{}  sorted by {}{}  ", cur.row + 1, rows.size(),
-                    kSortNames[static_cast<size_t>(s.link_sort)], s.reverse ? " (reversed)" : "");
+    out.status = fmt::format("{}/{}  sorted by {}{}  ", cur.row + 1, rows.size(),
+                             kLinkSortNames[static_cast<size_t>(s.link_sort)],
+                             s.reverse ? " (reversed)" : "");
     out.status += fmt::format("{} ↔ {}  {}", b.end_name(sel.a), b.end_name(sel.b), sel.state);
     if (!sel.findings.empty()) out.status += "  — " + b.findings[sel.findings.front()].summary;
     out.status_style = health_style(sel.health);

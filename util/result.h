@@ -16,8 +16,10 @@ struct Error {
     int code = 2;  // an ExitStatus
 };
 
+// bugprone-exception-escape expects every move assignment not to throw; this
+// one throws exactly when T's does, as std::variant's, and is noexcept then.
 template <class T>
-class [[nodiscard]] Result {
+class [[nodiscard]] Result {  // NOLINT(bugprone-exception-escape)
   public:
     Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
     Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
