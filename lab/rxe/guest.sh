@@ -178,6 +178,9 @@ mesh_mpirun() {
 lldp_start() {
     local dir=$1 ns
     shift
+    # lldpd configures itself through lldpcli running as _lldpd, which must
+    # reach the socket: a mktemp -d directory (0700) would stop it.
+    chmod 755 "$dir"
     for ns in "$@"; do
         printf '%s\n' "configure system hostname $ns" "configure lldp tx-interval 1" \
             "configure lldp tx-hold 2" "configure lldp portidsubtype ifname" > "$dir/$ns.conf"
@@ -192,8 +195,9 @@ lldp_show() {
 }
 
 lldp_wait() {
-    local dir=$1 ns=$2 re=$3 limit=${4:-30} i
-    for i in $(seq 1 $((limit * 5))); do
+    local dir=$1 ns=$2 re=$3 limit=${4:-30} end
+    end=$(($(date +%s) + limit))
+    while [ "$(date +%s)" -lt "$end" ]; do
         lldp_show "$dir" "$ns" | grep -Eq "$re" && return 0
         sleep 0.2
     done

@@ -48,7 +48,7 @@ L=$(mktemp -d /run/lldp.XXXXXX)
 t0=$(date +%s.%N)
 lldp_start "$L" l1 l2 a1 a2 b1 b2
 ok=1
-for h in a1 a2 b1 b2; do lldp_wait "$L" "$h" 'port\.ifname=p' 30 || ok=0; done
+for h in a1 a2 b1 b2; do lldp_wait "$L" "$h" 'port\.ifname=p' 20 || ok=0; done
 echo "lldp_ready=$ok"
 echo "lldp_ready_s=$(echo "$(date +%s.%N) - $t0" | bc)"
 lldp_show "$L" a1 > a1.lldp.txt
@@ -65,10 +65,11 @@ leaf_swap_ports l1 pa1 pa2
 ok=1
 for h in a1 a2; do
     want=pa2; [ "$h" = a2 ] && want=pa1
-    lldp_wait "$L" "$h" "port\.ifname=$want\$" 30 || ok=0
+    lldp_wait "$L" "$h" "port\.ifname=$want\$" 20 || ok=0
 done
 # The neighbour seen before the swap ages out (TTL 3 s).
-for i in $(seq 1 50); do
+end=$(($(date +%s) + 15))
+while [ "$(date +%s)" -lt "$end" ]; do
     [ "$(lldp_show "$L" a1 | grep -c 'port\.ifname=')" = 1 ] && [ "$(lldp_show "$L" a2 | grep -c 'port\.ifname=')" = 1 ] && break
     sleep 0.2
 done
@@ -81,13 +82,14 @@ echo "merge_rc=$?"
 $F validate --plan plan.yaml --load moved.json -o moved-validate.json 2> validate.err
 echo "moved_rc=$?"
 cat validate.err
+cp "$L"/*.log .
 lldp_stop "$L"
 sleep 0.5
 left=0
 for f in "$L"/*.pid; do kill -0 "$(cat "$f")" 2>/dev/null && left=$((left + 1)); done
 echo "lldpd_left=$left"
 )SH",
-                        std::chrono::seconds(300));
+                        std::chrono::seconds(240));
     std::printf("lldp VM: %.1f s wall; lldpd neighbours in %s s, MPI discover %s s\n", g.wall_s,
                 g.value("lldp_ready_s").c_str(), g.value("discover_s").c_str());
     std::printf("%s\n", g.output.c_str());
