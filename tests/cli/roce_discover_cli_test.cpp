@@ -42,6 +42,10 @@ TEST(RoceDiscoverCli, NoLldpdAloneCannotRunAndAHostReportSaysWhy) {
                        "-o", scratch.path("snap.json")},
                       std::chrono::seconds(30));
     ASSERT_EQ(merged.exit_code, 0) << merged.err;
+    std::string header = "Fabric from ";
+    header += scratch.path("gpu07.json");
+    header += " (roce-lldp";
+    EXPECT_NE(merged.err.find(header), std::string::npos) << merged.err;
     std::ifstream in(scratch.path("snap.json"));
     json snap = json::parse(in);
     EXPECT_EQ(testing::schema_errors(snap, "snapshot.schema.json"), std::vector<std::string>{});

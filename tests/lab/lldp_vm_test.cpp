@@ -96,6 +96,8 @@ echo "lldpd_left=$left"
     ASSERT_EQ(g.exit_code, 0);
     EXPECT_EQ(g.value("lldp_ready"), "1");
     EXPECT_EQ(g.value("discover_rc"), "0");
+    EXPECT_NE(g.output.find("Fabric from RoCE hosts and LLDP (roce-lldp"), std::string::npos);
+    EXPECT_NE(g.output.find("LLDP: b2 eth0 -> l2 pb2 (port 2)"), std::string::npos);
 
     json snap = g.file("roce.json", "snapshot.schema.json");
     EXPECT_EQ(snap["source"]["method"], "roce-lldp");

@@ -67,6 +67,7 @@ std::vector<RoceHost> two_leaves() {
 
 std::vector<std::string> kinds(const std::vector<Finding>& fs) {
     std::vector<std::string> k;
+    k.reserve(fs.size());
     for (const Finding& f : fs) k.push_back(f.kind);
     std::sort(k.begin(), k.end());
     return k;
