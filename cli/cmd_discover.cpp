@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/cli.h"
+#include "cli/discover_roce.h"
 #include "cli/sweep_options.h"
 #include "discover/ibnetdisc_discovery.h"
 #include "model/snapshot.h"
@@ -19,9 +20,11 @@ struct DiscoverOptions {
     std::string output;
     std::string load;
     std::string load_cache;
+    RoceDiscoverOptions roce;
 };
 
 int run_discover(const DiscoverOptions& o, const Globals& g) {
+    if (o.roce.enabled) return run_discover_roce(o.roce, o.output, g);
     if (!o.load.empty() || !o.load_cache.empty()) {
         auto snap =
             !o.load.empty() ? load_snapshot(o.load) : import_ibnetdiscover_cache(o.load_cache);
@@ -55,6 +58,7 @@ void add_discover(CLI::App& app, Context& ctx) {
                     "Import an `ibnetdiscover --cache` file instead of the fabric")
         ->check(CLI::ExistingFile)
         ->excludes(load);
+    add_roce_discover_options(cmd, o->roce);
     cmd->footer(
         R"(Discovery runs on fabscope's own MAD engine, as `sweep` does (topology only):
 a deadline per MAD (-t), retries with backoff (--retries), a failure budget per
@@ -62,6 +66,14 @@ path, so a silent node costs one deadline chain and never stalls the rest. What
 could not be reached is a finding, and says why (MADs lost at a port, a node
 that stays silent, a path given up). Ctrl-C writes the snapshot so far, marked
 incomplete, and exits 130. libibnetdisc serves --load-cache only.
+
+RoCE (--roce): each host's RDMA devices and ports from sysfs (--sysfs-root), and
+from lldpd (liblldpctl; --lldp-socket) the LLDP neighbour of each RDMA netdev:
+its system name is the leaf, its port ID (or description) the leaf port, whose
+number is the digits that end its name (swp12 -> 12). Several hosts: one MPI
+rank per host with --mpi (rank 0 writes), or one --host-report FILE per host
+assembled with --merge. The snapshot is the InfiniBand one (plus "lldp"), so
+plan, validate --plan and diff work on it unchanged.
 
 The summary (stderr) gives tiers, links by tier and rate, and anything odd: a link
 below the width or speed both ends can run, a link slower than its peers between the
@@ -73,7 +85,11 @@ Examples:
   fabscope discover -t 100 --retries 1          # give up on silent nodes sooner
   fabscope discover --load fabric.json
   ibnetdiscover --cache fabric.cache && fabscope discover --load-cache fabric.cache
-  fabscope lab exec -- fabscope discover       # on the simulated lab fabric)");
+  fabscope lab exec -- fabscope discover       # on the simulated lab fabric
+  fabscope discover --roce -o roce.json        # this host and its leaf (lldpd)
+  mpirun -np 64 --map-by ppr:1:node fabscope discover --roce --mpi -o roce.json
+  fabscope discover --roce --host-report $(hostname).json   # on each host, then:
+  fabscope discover --roce --merge *.json -o roce.json)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_discover(*o, ctx.globals); }; });
 }
 

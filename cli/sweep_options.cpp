@@ -59,13 +59,15 @@ Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& 
 }
 
 int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const std::string& output,
-                    const Globals& g, bool interrupted_now, const std::string& prom) {
+                    const Globals& g, bool interrupted_now, const std::string& prom,
+                    const nlohmann::json& more) {
     Tiers tiers = classify_tiers(snap.fabric);
     std::vector<Finding> findings = std::move(problems);
     auto checks = check_links(snap.fabric, tiers);
     findings.insert(findings.end(), checks.begin(), checks.end());
 
     nlohmann::json extra{{"findings", findings_to_json(snap.fabric, findings)}};
+    extra.update(more);
     if (!output.empty()) {
         if (auto w = save_snapshot(snap, output, extra); !w) return report(w.error(), g);
     }

@@ -38,8 +38,10 @@ Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& 
 /// `output` and/or stdout (--json), the summary on stderr. A discovery
 /// interrupted just now is written all the same, marked incomplete (by the
 /// sweep), and returns 130. With `prom`, the metrics go to that file too
-/// (node_exporter's textfile collector).
+/// (node_exporter's textfile collector). `more`: members added to the
+/// snapshot document (RoCE discovery's "lldp").
 int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const std::string& output,
-                    const Globals& g, bool interrupted_now = false, const std::string& prom = "");
+                    const Globals& g, bool interrupted_now = false, const std::string& prom = "",
+                    const nlohmann::json& more = nlohmann::json::object());
 
 }  // namespace fabscope::cli

@@ -25,6 +25,16 @@
 #   guest_path PATH                  a host path as the guest sees it (/tmp -> /run/hosttmp)
 #   mesh_mpirun N CMD...             Open MPI's mpirun from h1, one rank on each of h1..hN (of
 #                                    rxe_bridge), launched through lab/rxe/netns-rsh, TCP over eth0
+#   lldp_start DIR NS...             lldpd in each namespace NS, named NS, LLDPDU every second
+#                                    (TTL 3 s), port IDs the interface names; socket DIR/NS.sock,
+#                                    log DIR/NS.log, its PID in DIR/NS.pid
+#   lldp_show DIR NS                 what NS's lldpd knows, `lldpcli show neighbors -f keyvalue`
+#   lldp_wait DIR NS REGEX [SECONDS] wait (default 30 s) until lldp_show DIR NS matches REGEX
+#   lldp_stop DIR                    stop every lldpd lldp_start recorded in DIR, by its PID
+#   leaf_swap_ports lL P1 P2         re-plug: leaf lL's host ports P1 and P2 trade names (so
+#                                    port numbers), as if the two hosts' cables were swapped
+#   fabric_mpirun CMD...             Open MPI's mpirun from the first host of rxe_fabric, one
+#                                    rank on each of its hosts (as mesh_mpirun does for rxe_bridge)
 set -u
 
 guest_path() {
@@ -158,6 +168,69 @@ mesh_mpirun() {
     # FABSCOPE_MPIRUN_OPTIONS: more mpirun options, split on spaces.
     # shellcheck disable=SC2086
     in_host h1 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun -np "$n" --host "$hosts" --map-by ppr:1:node \
+        --mca plm_rsh_agent "$(guest_path "${FABSCOPE_RXE_DIR:?}")/netns-rsh" \
+        --mca plm_rsh_no_tree_spawn 1 --mca pml ob1 --mca btl tcp,self \
+        --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
+        ${FABSCOPE_MPIRUN_OPTIONS:-} "$@"
+}
+
+lldp_start() {
+    local dir=$1 ns
+    shift
+    # lldpd configures itself through lldpcli running as _lldpd, which must
+    # reach the socket: a mktemp -d directory (0700) would stop it.
+    chmod 755 "$dir"
+    for ns in "$@"; do
+        printf '%s\n' "configure system hostname $ns" "configure lldp tx-interval 1" \
+            "configure lldp tx-hold 2" "configure lldp portidsubtype ifname" > "$dir/$ns.conf"
+        # -d: in the foreground, so $! is lldpd itself (ip netns exec execs it).
+        ip netns exec "$ns" lldpd -d -u "$dir/$ns.sock" -O "$dir/$ns.conf" > "$dir/$ns.log" 2>&1 &
+        echo $! > "$dir/$ns.pid"
+    done
+}
+
+lldp_show() {
+    ip netns exec "$2" lldpcli -u "$1/$2.sock" show neighbors -f keyvalue 2>/dev/null
+}
+
+lldp_wait() {
+    local dir=$1 ns=$2 re=$3 limit=${4:-30} end
+    end=$(($(date +%s) + limit))
+    while [ "$(date +%s)" -lt "$end" ]; do
+        lldp_show "$dir" "$ns" | grep -Eq "$re" && return 0
+        sleep 0.2
+    done
+    echo "lldp_wait: $ns: no neighbour matching $re after ${limit} s" >&2
+    return 1
+}
+
+lldp_stop() {
+    local f
+    for f in "$1"/*.pid; do
+        [ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null
+    done
+    return 0
+}
+
+leaf_swap_ports() {
+    local l=$1 a=$2 b=$3
+    ip -n "$l" link set "$a" down
+    ip -n "$l" link set "$b" down
+    ip -n "$l" link set "$a" name swap_tmp
+    ip -n "$l" link set "$b" name "$a"
+    ip -n "$l" link set swap_tmp name "$b"
+    ip -n "$l" link set "$a" up
+    ip -n "$l" link set "$b" up
+}
+
+fabric_mpirun() {
+    local names=${FABRIC_HOSTS:-/run/fabric.hosts} hosts first n
+    hosts=$(awk '$2 ~ /^[a-i][0-9]+$/ {print $1}' "$names" | paste -sd, -)
+    first=$(awk '$2 ~ /^[a-i][0-9]+$/ {print $2; exit}' "$names")
+    n=$(echo "$hosts" | tr ',' '\n' | wc -l)
+    # shellcheck disable=SC2086
+    in_host "$first" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         mpirun -np "$n" --host "$hosts" --map-by ppr:1:node \
         --mca plm_rsh_agent "$(guest_path "${FABSCOPE_RXE_DIR:?}")/netns-rsh" \
         --mca plm_rsh_no_tree_spawn 1 --mca pml ob1 --mca btl tcp,self \
