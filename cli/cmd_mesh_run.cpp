@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/cli.h"
+#include "cli/mesh_incast.h"
 #include "model/duration.h"
 #include "model/json_io.h"
 #include "perf/mesh_report.h"
@@ -40,14 +41,20 @@ struct MeshRunCommand {
     std::string step_timeout = "10s";
     double degraded_at = 0.6;
     std::string output;
+    // --pattern incast (cli/cmd_mesh_incast.cpp)
+    int receiver = 0;
+    int prober = 1;
+    std::string probe_size = "64";
+    std::string probe_time = "2s";
+    std::string thresholds;
 };
 
 Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
     perf::MeshRunOptions m;
-    if (o.pattern != "all-pairs") {
+    if (o.pattern != "all-pairs" && o.pattern != "incast") {
         return make_error(
-            fmt::format("mesh run: --pattern {}: a mesh run knows all-pairs so far "
-                        "(cover, leaf, incast and pairs need the fabric's paths: "
+            fmt::format("mesh run: --pattern {}: a mesh run knows all-pairs and incast so far "
+                        "(cover, leaf and pairs need the fabric's paths: "
                         "see `fabscope mesh plan`)",
                         o.pattern));
     }
@@ -91,8 +98,17 @@ Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
     return m;
 }
 
+int run_incast_pattern(const MeshRunCommand& o, const Globals& g) {
+    auto opts = options_of(o);
+    if (!opts) return report(opts.error(), g);
+    return run_mesh_incast({std::move(*opts), o.receiver, o.prober, o.probe_size, o.probe_time,
+                            o.thresholds, o.output},
+                           g);
+}
+
 #ifdef FABSCOPE_HAVE_MPI
 int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
+    if (o.pattern == "incast") return run_incast_pattern(o, g);
     auto opts = options_of(o);
     if (!opts) return report(opts.error(), g);
     auto comm = perf::MpiComm::init(nullptr, nullptr);
@@ -172,6 +188,7 @@ int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
 }
 #else
 int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
+    if (o.pattern == "incast") return run_incast_pattern(o, g);
     if (auto opts = options_of(o); !opts) return report(opts.error(), g);
     return report(make_error("mesh run: this fabscope was built without MPI. Install Open MPI "
                              "(Debian, Ubuntu: apt-get install libopenmpi-dev openmpi-bin) and "
@@ -199,8 +216,21 @@ void add_mesh_run(CLI::App* mesh, Context& ctx) {
         ->check(CLI::Range(0, 255));
     cmd->add_option("-m,--mtu", o->mtu, "Path MTU at most: 256 .. 4096 (default: the port's)")
         ->check(CLI::IsMember({256, 512, 1024, 2048, 4096}));
-    cmd->add_option("--pattern", o->pattern, "all-pairs: N-1 rounds of disjoint pairs, both ways")
+    cmd->add_option("--pattern", o->pattern,
+                    "all-pairs: N-1 rounds of disjoint pairs, both ways; incast: latency under "
+                    "load (every rank but --receiver and --prober WRITEs toward the receiver)")
         ->capture_default_str();
+    cmd->add_option("--receiver", o->receiver, "incast: the rank the others send toward")
+        ->capture_default_str();
+    cmd->add_option("--prober", o->prober, "incast: the rank that probes the receiver's latency")
+        ->capture_default_str();
+    cmd->add_option("--probe-size", o->probe_size, "incast: the probe's READ size")
+        ->capture_default_str();
+    cmd->add_option("--probe-time", o->probe_time, "incast: how long the probe runs alone")
+        ->capture_default_str();
+    cmd->add_option("--thresholds", o->thresholds,
+                    "incast: thresholds file (latency_under_load, roce; defaults in the user "
+                    "guide)");
     cmd->add_option("-s,--size", o->size, "WRITE message size")->capture_default_str();
     cmd->add_option("-D,--duration", o->duration, "Each direction of each pair measures this long")
         ->capture_default_str();
@@ -228,10 +258,18 @@ far is written with "status": "interrupted".
 Exit codes: 0 clean, 1 a suspect or finding (a rank gone, a flow failed), 2 bad
 flags, 3 could not run (built without MPI, a single rank, fewer than two ranks
 with a device, rank 0 lost), 130 interrupted.
+--pattern incast (latency under load): the prober READs from the receiver for
+--probe-time alone, then again while every other rank WRITEs toward the receiver
+for --duration; the report has both medians and p99s, the rise, the senders'
+bandwidth and every host's congestion counters over the loaded interval through
+the RoCE detectors (docs/mesh-incast.schema.json). Exit 1 on a finding (the p99
+rose past latency_under_load's limits, ECN marks without CNPs, loss, a rank gone).
 
 Examples:
   mpirun -np 16 --map-by ppr:1:node --hostfile hosts fabscope mesh run -o mesh.json
   mpirun -np 32 --map-by ppr:2:node fabscope mesh run --devices mlx5_0,mlx5_1 -o mesh.json
+  mpirun -np 5 --map-by ppr:1:node fabscope mesh run --pattern incast --receiver 0 \
+      --prober 1 --tclass 2 -s 32K -t 2 -D 4s -o incast.json
   srun -N 64 --ntasks-per-node=1 --mpi=pmix fabscope mesh run -d mlx5_0 -D 1s -o mesh.json
   # Open MPI: let the run outlive a rank that dies
   mpirun --enable-recovery --mca orte_abort_on_non_zero_status 0 -np 8 ... fabscope mesh run)");

@@ -75,6 +75,25 @@ void read_roce(const YAML::Node& n, RoceLimits& r) {
         yaml_io::fail(n, "roce: pause_share_warn must not exceed pause_share_error");
 }
 
+void read_load_latency(const YAML::Node& n, LoadLatencyLimit& l) {
+    if (!n.IsMap())
+        yaml_io::fail(n,
+                      "latency_under_load: expected {p99_rise_warn_us: F, p99_rise_error_us: F}");
+    for (const auto& field : n) {
+        std::string f = yaml_io::as_string(field.first);
+        if (f == "p99_rise_warn_us")
+            l.p99_rise_warn_us = yaml_io::as_double(field.second, 0, 1e9);
+        else if (f == "p99_rise_error_us")
+            l.p99_rise_error_us = yaml_io::as_double(field.second, 0, 1e9);
+        else
+            yaml_io::fail(field.first, fmt::format("unknown key \"{}\" (p99_rise_warn_us, "
+                                                   "p99_rise_error_us)",
+                                                   f));
+    }
+    if (l.p99_rise_warn_us > l.p99_rise_error_us)
+        yaml_io::fail(n, "latency_under_load: p99_rise_warn_us must not exceed p99_rise_error_us");
+}
+
 Thresholds read_thresholds(const YAML::Node& root) {
     {
         auto version = yaml_io::require(root, "fabscope_thresholds");
@@ -85,10 +104,10 @@ Thresholds read_thresholds(const YAML::Node& root) {
         for (const auto& kv : root) {
             std::string key = yaml_io::as_string(kv.first);
             if (key != "fabscope_thresholds" && key != "counters" && key != "xmit_wait" &&
-                key != "roce") {
-                yaml_io::fail(
-                    kv.first,
-                    fmt::format("unknown key \"{}\" (expected counters, xmit_wait, roce)", key));
+                key != "roce" && key != "latency_under_load") {
+                yaml_io::fail(kv.first, fmt::format("unknown key \"{}\" (expected counters, "
+                                                    "xmit_wait, roce, latency_under_load)",
+                                                    key));
             }
         }
         if (YAML::Node counters = root["counters"]) {
@@ -148,6 +167,7 @@ Thresholds read_thresholds(const YAML::Node& root) {
                 yaml_io::fail(xw, "xmit_wait: warn must not exceed error");
         }
         if (YAML::Node roce = root["roce"]) read_roce(roce, t.roce);
+        if (YAML::Node ll = root["latency_under_load"]) read_load_latency(ll, t.load_latency);
         return t;
     }
 }

@@ -12,6 +12,7 @@
 //   roce: {priority: 3, pause_share_warn: 0.05, pause_share_error: 0.25,
 //          pause_frames_per_s: 10, ecn_marked_min: 100, collapse_ratio: 0.5,
 //          loss_per_s: 1}
+//   latency_under_load: {p99_rise_warn_us: 100, p99_rise_error_us: 1000}
 
 #include <map>
 #include <string>
@@ -55,10 +56,18 @@ struct RoceLimits {
     double loss_per_s = 1;
 };
 
+/// How much a latency probe's p99 may rise while an incast runs toward its
+/// receiver (queueing delay) before it is a finding (perf/incast_report.h).
+struct LoadLatencyLimit {
+    double p99_rise_warn_us = 100;
+    double p99_rise_error_us = 1000;
+};
+
 struct Thresholds {
     std::map<Counter, CounterLimit> counters;
     XmitWaitLimit xmit_wait;
     RoceLimits roce;
+    LoadLatencyLimit load_latency;
 };
 
 /// The documented defaults.

@@ -22,6 +22,11 @@
 #   impair_link lL sS QDISC...       shape the cable between leaf L and spine S, both ways:
 #                                    impair_link l1 s2 tbf rate 20mbit burst 32kbit latency 50ms
 #   host_counters H                  H's rxe hw_counters, "name=value" per line
+#   ecn_bottleneck H RATE LIMIT      the switch port towards H (rxe_bridge) as a congested
+#                                    leaf port: htb at RATE into one RED queue of LIMIT bytes
+#                                    that CE-marks ECN-capable packets (min LIMIT/20, max
+#                                    LIMIT/8): ecn_bottleneck h1 100mbit 1000000
+#   port_qdisc H                     `tc -s qdisc` of the switch port towards H
 #   guest_path PATH                  a host path as the guest sees it (/tmp -> /run/hosttmp)
 #   mesh_mpirun N CMD...             Open MPI's mpirun from h1, one rank on each of h1..hN (of
 #                                    rxe_bridge), launched through lab/rxe/netns-rsh, TCP over eth0
@@ -236,4 +241,17 @@ fabric_mpirun() {
         --mca plm_rsh_no_tree_spawn 1 --mca pml ob1 --mca btl tcp,self \
         --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
         ${FABSCOPE_MPIRUN_OPTIONS:-} "$@"
+}
+
+ecn_bottleneck() {
+    local h=$1 rate=$2 limit=$3 port=p${1#h}
+    ip netns exec sw tc qdisc replace dev "$port" root handle 1: htb default 1
+    ip netns exec sw tc class add dev "$port" parent 1: classid 1:1 htb rate "$rate" ceil "$rate"
+    # One FIFO (not fq_codel: its flow queues would spare a sparse probe the queue).
+    ip netns exec sw tc qdisc add dev "$port" parent 1:1 handle 10: red limit "$limit" \
+        min $((limit / 20)) max $((limit / 8)) avpkt 1100 probability 1.0 ecn bandwidth "$rate"
+}
+
+port_qdisc() {
+    ip netns exec sw tc -s qdisc show dev "p${1#h}"
 }
