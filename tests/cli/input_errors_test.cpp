@@ -199,7 +199,8 @@ namespace {
 TEST(MeshRunCli, BadFlagsAreExit2AndASingleRankSaysHowToLaunch) {
     auto pattern = run({fabscope(), "mesh", "run", "--pattern", "cover"});
     EXPECT_EQ(pattern.exit_code, 2) << pattern.err;
-    EXPECT_NE(pattern.err.find("knows all-pairs so far"), std::string::npos) << pattern.err;
+    EXPECT_NE(pattern.err.find("knows all-pairs and incast so far"), std::string::npos)
+        << pattern.err;
     auto ratio = run({fabscope(), "mesh", "run", "--degraded-at", "1.5"});
     EXPECT_EQ(ratio.exit_code, 2) << ratio.err;
     // Not under mpirun: one rank (MPI singleton), or no MPI built in; either way exit 3
@@ -207,6 +208,32 @@ TEST(MeshRunCli, BadFlagsAreExit2AndASingleRankSaysHowToLaunch) {
     auto alone = run({fabscope(), "mesh", "run"}, std::chrono::seconds(60));
     EXPECT_EQ(alone.exit_code, 3) << alone.err;
     EXPECT_NE(alone.err.find("mpirun -np"), std::string::npos) << alone.err;
+}
+
+}  // namespace
+}  // namespace fabscope
+
+namespace fabscope {
+namespace {
+
+TEST(MeshRunCli, IncastChecksItsFlagsAndNeedsThreeRanks) {
+    auto time = run({fabscope(), "mesh", "run", "--pattern", "incast", "--probe-time", "soon"});
+    EXPECT_EQ(time.exit_code, 2) << time.err;
+    EXPECT_NE(time.err.find("--probe-time soon"), std::string::npos) << time.err;
+    auto same = run({fabscope(), "mesh", "run", "--pattern", "incast", "--prober", "0"});
+    EXPECT_EQ(same.exit_code, 2) << same.err;
+    EXPECT_NE(same.err.find("two different ranks"), std::string::npos) << same.err;
+    const std::string dir = ::testing::TempDir();
+    std::ofstream(dir + "/bad-ll.yaml")
+        << "fabscope_thresholds: 1\nlatency_under_load: {p99_rise_warn_us: 9, "
+           "p99_rise_error_us: 1}\n";
+    auto th = run(
+        {fabscope(), "mesh", "run", "--pattern", "incast", "--thresholds", dir + "/bad-ll.yaml"});
+    EXPECT_EQ(th.exit_code, 2) << th.err;
+    EXPECT_NE(th.err.find("p99_rise_warn_us must not exceed"), std::string::npos) << th.err;
+    auto alone = run({fabscope(), "mesh", "run", "--pattern", "incast"}, std::chrono::seconds(60));
+    EXPECT_EQ(alone.exit_code, 3) << alone.err;
+    EXPECT_NE(alone.err.find("at least 3 ranks"), std::string::npos) << alone.err;
 }
 
 }  // namespace
