@@ -232,6 +232,18 @@ TEST(RoceFabric, ValidatePlanFindsAHostOnAnotherLeafPort) {
         one->fabric, ot, {}, nullptr, nullptr, &plan, nullptr, default_thresholds()});
     auto k = kinds(v1.findings);
     EXPECT_TRUE(std::count(k.begin(), k.end(), "miswired") >= 1) << ::testing::PrintToString(k);
+
+    // b2 did not report (its rank died, its report is missing): the plan misses it.
+    auto fewer = two_leaves();
+    fewer.pop_back();
+    auto gone = assemble_roce_fabric(fewer);
+    ASSERT_TRUE(gone) << gone.error().message;
+    Tiers gt = classify_tiers(gone->fabric);
+    Validation vg = validate(ValidationInput{
+        gone->fabric, gt, {}, nullptr, nullptr, &plan, nullptr, default_thresholds()});
+    auto gk = kinds(vg.findings);
+    EXPECT_TRUE(std::count(gk.begin(), gk.end(), "node_missing") == 1)
+        << ::testing::PrintToString(gk);
 }
 
 TEST(RoceHostJson, RoundTrip) {
