@@ -25,6 +25,8 @@
 #   guest_path PATH                  a host path as the guest sees it (/tmp -> /run/hosttmp)
 #   mesh_mpirun N CMD...             Open MPI's mpirun from h1, one rank on each of h1..hN (of
 #                                    rxe_bridge), launched through lab/rxe/netns-rsh, TCP over eth0
+#   fabric_mpirun HOSTS CMD...       the same over hosts of rxe_fabric (HOSTS: a1,a2,b1,...),
+#                                    one rank each in that order, launched from the first
 set -u
 
 guest_path() {
@@ -159,6 +161,22 @@ mesh_mpirun() {
     # shellcheck disable=SC2086
     in_host h1 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         mpirun -np "$n" --host "$hosts" --map-by ppr:1:node \
+        --mca plm_rsh_agent "$(guest_path "${FABSCOPE_RXE_DIR:?}")/netns-rsh" \
+        --mca plm_rsh_no_tree_spawn 1 --mca pml ob1 --mca btl tcp,self \
+        --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
+        ${FABSCOPE_MPIRUN_OPTIONS:-} "$@"
+}
+
+fabric_mpirun() {
+    local names=$1 hosts="" h addr
+    shift
+    for h in $(echo "$names" | tr , ' '); do
+        addr=$(ip -n "$h" -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1)
+        hosts="$hosts${hosts:+,}$addr"
+    done
+    # shellcheck disable=SC2086
+    in_host "${names%%,*}" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun -np "$(echo "$names" | tr , '\n' | wc -l)" --host "$hosts" --map-by ppr:1:node \
         --mca plm_rsh_agent "$(guest_path "${FABSCOPE_RXE_DIR:?}")/netns-rsh" \
         --mca plm_rsh_no_tree_spawn 1 --mca pml ob1 --mca btl tcp,self \
         --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
