@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 namespace fabscope::perf {
 
@@ -23,10 +24,16 @@ TracedFabric TracedFabric::from_paths(const std::vector<std::vector<TraceHop>>& 
     // Cables as (router index, router index), smaller first; per cable the
     // address each end answered from.
     std::map<std::pair<size_t, size_t>, std::pair<std::string, std::string>> cables;
+    // Routers in name order, so a cable is named the same way whichever
+    // trace showed it first ("l1[..] <-> s2[..]").
+    std::set<std::string> named;
+    for (const auto& hops : paths) {
+        for (const TraceHop& h : hops) named.insert(router_key(h));
+    }
+    keys.assign(named.begin(), named.end());
+    for (size_t i = 0; i < keys.size(); ++i) t.by_key_[keys[i]] = kRouterGuidBase + i + 1;
     auto index_of = [&](const std::string& key) {
-        auto [it, fresh] = t.by_key_.try_emplace(key, kRouterGuidBase + keys.size() + 1);
-        if (fresh) keys.push_back(key);
-        return static_cast<size_t>(it->second - kRouterGuidBase - 1);
+        return static_cast<size_t>(t.by_key_.at(key) - kRouterGuidBase - 1);
     };
     for (const auto& hops : paths) {
         for (size_t i = 0; i < hops.size(); ++i) {

@@ -62,8 +62,9 @@ TEST(MeshVm, MpirunOnALeafSpineNamesTheShapedCableAndOutlivesAKilledRank) {
 rxe_init
 rxe_fabric 3 2 3
 H=b1,a1,c1,b2,a2,c2,b3,a3,c3
-# The cable l1 <-> s2, both ways, well below what a flow gets here (1 MB/s).
-impair_link l1 s2 tbf rate 8mbit burst 32kbit latency 400ms
+# The cable l1 <-> s2, both ways, well below what a flow gets here (2 MB/s);
+# a short queue (100 ms), so trace probes through it answer within 300 ms.
+impair_link l1 s2 tbf rate 16mbit burst 32kbit latency 100ms
 t0=$(date +%s.%N)
 fabric_mpirun $H $F mesh run --names /run/fabric.hosts -t 8 --pattern cover -D 500ms \
     --warmup 150ms --step-timeout 5s -o cover.json 2> cover.err
@@ -75,7 +76,7 @@ grep -E '^(cover|paths):' cover.err
 # --enable-recovery keeps mpirun from killing the others with it.
 t0=$(date +%s.%N)
 FABSCOPE_MPIRUN_OPTIONS="--enable-recovery --timeout 200" fabric_mpirun $H $F mesh run \
-    --names /run/fabric.hosts -t 8 -D 400ms --warmup 100ms --step-timeout 3s -o all.json 2> all.err &
+    --names /run/fabric.hosts -t 8 -D 300ms --warmup 100ms --step-timeout 5s -o all.json 2> all.err &
 job=$!
 for i in $(seq 1 1200); do grep -q 'round 5/' all.err 2>/dev/null && break; sleep 0.1; done
 for p in $(ip netns pids c2); do
@@ -128,10 +129,17 @@ grep -E '^paths:' all.err
     }
     EXPECT_TRUE(named) << all["findings"].dump();
     size_t traced = 0;
+    size_t failed = 0;
     for (const json& f : all["flows"]) {
         bool with_c2 = f["src_host"] == "c2" || f["dst_host"] == "c2";
         if (with_c2) continue;
-        EXPECT_TRUE(f["measured"].get<bool>() && f["ok"].get<bool>()) << f.dump();
+        EXPECT_TRUE(f["measured"].get<bool>()) << f.dump();
+        // A flow through the shaped cable may time out (RC retries behind
+        // the shaper): it then counts as slow, ratio 0.
+        if (!f["ok"].get<bool>()) {
+            ++failed;
+            EXPECT_TRUE(f["slow"].get<bool>()) << f.dump();
+        }
         bool same_leaf = f["src_host"].get<std::string>()[0] == f["dst_host"].get<std::string>()[0];
         if (!same_leaf) {
             EXPECT_TRUE(f["path"].is_object()) << f.dump();
@@ -139,6 +147,7 @@ grep -E '^paths:' all.err
         }
     }
     EXPECT_EQ(traced, 42u);  // 8 ranks, 6 of the 7 others on another leaf, minus c2's
+    EXPECT_LE(failed, 6u);
     expect_shaped_cable(all, g.value("all_top"));
 }
 
