@@ -62,11 +62,11 @@ TEST(MeshVm, MpirunOnALeafSpineNamesTheShapedCableAndOutlivesAKilledRank) {
 rxe_init
 rxe_fabric 3 2 3
 H=b1,a1,c1,b2,a2,c2,b3,a3,c3
-# The cable l1 <-> s2, both ways, well below what a flow gets here (2 MB/s);
-# a short queue (100 ms), so trace probes through it answer within 300 ms.
-impair_link l1 s2 tbf rate 16mbit burst 32kbit latency 100ms
+# The cable l1 <-> s2, both ways, well below what a flow gets here (1 MB/s);
+# a short queue (200 ms), so trace probes through it answer within 300 ms.
+impair_link l1 s2 tbf rate 8mbit burst 32kbit latency 200ms
 t0=$(date +%s.%N)
-fabric_mpirun $H $F mesh run --names /run/fabric.hosts -t 8 --pattern cover -D 500ms \
+fabric_mpirun $H $F mesh run --names /run/fabric.hosts -t 4 --pattern cover -D 500ms \
     --warmup 150ms --step-timeout 5s -o cover.json 2> cover.err
 echo "cover_rc=$?"
 echo "cover_s=$(echo "$(date +%s.%N) - $t0" | bc)"
@@ -76,7 +76,7 @@ grep -E '^(cover|paths):' cover.err
 # --enable-recovery keeps mpirun from killing the others with it.
 t0=$(date +%s.%N)
 FABSCOPE_MPIRUN_OPTIONS="--enable-recovery --timeout 200" fabric_mpirun $H $F mesh run \
-    --names /run/fabric.hosts -t 8 -D 300ms --warmup 100ms --step-timeout 5s -o all.json 2> all.err &
+    --names /run/fabric.hosts -t 4 -D 300ms --warmup 100ms --step-timeout 5s -o all.json 2> all.err &
 job=$!
 for i in $(seq 1 1200); do grep -q 'round 5/' all.err 2>/dev/null && break; sleep 0.1; done
 for p in $(ip netns pids c2); do
@@ -147,7 +147,7 @@ grep -E '^paths:' all.err
         }
     }
     EXPECT_EQ(traced, 42u);  // 8 ranks, 6 of the 7 others on another leaf, minus c2's
-    EXPECT_LE(failed, 6u);
+    EXPECT_LE(failed, 10u);
     expect_shaped_cable(all, g.value("all_top"));
 }
 
