@@ -12,8 +12,11 @@
 #include "cli/mesh_incast.h"
 #include "model/duration.h"
 #include "model/json_io.h"
+#include "perf/flow_path.h"
 #include "perf/mesh_report.h"
 #include "perf/mesh_run.h"
+#include "perf/udp_probe.h"
+#include "util/clock.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
 #ifdef FABSCOPE_HAVE_MPI
@@ -47,17 +50,31 @@ struct MeshRunCommand {
     std::string probe_size = "64";
     std::string probe_time = "2s";
     std::string thresholds;
+    std::string names;  ///< hosts file naming the routers traces meet
+    bool no_trace = false;
+    std::string trace_timeout = "300ms";
+    int trace_variants = 8;
+    size_t max_rounds = 8;
+    size_t adaptive_rounds = 4;
 };
 
 Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
     perf::MeshRunOptions m;
-    if (o.pattern != "all-pairs" && o.pattern != "incast") {
+    if (o.pattern != "all-pairs" && o.pattern != "cover" && o.pattern != "incast") {
         return make_error(
-            fmt::format("mesh run: --pattern {}: a mesh run knows all-pairs and incast so far "
-                        "(cover, leaf and pairs need the fabric's paths: "
-                        "see `fabscope mesh plan`)",
+            fmt::format("mesh run: --pattern {}: a mesh run knows all-pairs, cover (RoCE, from "
+                        "traced paths) and incast; for leaf and pairs see `fabscope mesh plan`",
                         o.pattern));
     }
+    if (o.pattern == "cover" && !o.devices.empty())
+        return make_error("mesh run: --pattern cover: one device per host (no --devices)");
+    if (o.pattern == "cover" && o.no_trace)
+        return make_error("mesh run: --pattern cover plans from traced paths: drop --no-trace");
+    m.pattern = o.pattern;
+    m.trace_variants = o.trace_variants;
+    m.max_cover_rounds = o.max_rounds;
+    m.adaptive_rounds = o.adaptive_rounds;
+    m.slow_ratio = o.degraded_at;
     auto size = perf::parse_size(o.size);
     if (!size)
         return make_error(fmt::format("mesh run: --size {}: use bytes, or e.g. 64K", o.size));
@@ -95,6 +112,10 @@ Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
     m.peer.traffic_class = static_cast<uint8_t>(o.traffic_class);
     m.peer.mtu_cap = o.mtu;
     m.step_timeout = *step;
+    auto trace_timeout = parse_duration(o.trace_timeout);
+    if (!trace_timeout || trace_timeout->count() <= 0)
+        return make_error(
+            fmt::format("mesh run: --trace-timeout {}: use e.g. 300ms", o.trace_timeout));
     return m;
 }
 
@@ -138,12 +159,38 @@ int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
                          d.rounds.size(), d.wall_seconds);
         }
     };
-    auto open = [](const std::string& name,
-                   int port) -> Result<std::unique_ptr<perf::VerbsDevice>> {
+    auto loaded = perf::load_host_names(o.names);
+    if (!loaded) return report(loaded.error(), g);
+    // Each flow's sender traces it: only Soft-RoCE's UDP source port is known
+    // from the QPNs (perf/roce_sport.h), so other devices' flows are not traced.
+    auto soft_roce = std::make_shared<bool>(false);
+    auto open = [soft_roce](const std::string& name,
+                            int port) -> Result<std::unique_ptr<perf::VerbsDevice>> {
         auto d = perf::IbvDevice::open(name, port);
         if (!d) return d.error();
+        *soft_roce = perf::is_soft_roce(d->name());
         return std::unique_ptr<perf::VerbsDevice>(std::make_unique<perf::IbvDevice>(std::move(*d)));
     };
+    if (!o.no_trace) {
+        perf::TraceOptions t;
+        t.timeout = *parse_duration(o.trace_timeout);
+        perf::HostNames names_for_cover = *loaded;
+        opts->trace_flow = [soft_roce, t, names = std::move(loaded).value()](
+                               const perf::EndpointInfo& local,
+                               const perf::EndpointInfo& remote) -> nlohmann::json {
+            if (!*soft_roce) return nullptr;
+            return perf::trace_rxe_flow(local, remote, t, names);
+        };
+        opts->trace_sports = [t, names = names_for_cover](const std::string& source,
+                                                          const std::string& destination,
+                                                          const std::vector<uint16_t>& sports) {
+            std::vector<perf::FlowTrace> out;
+            if (perf::on_link(destination)) return out;  // no router between
+            auto transport = perf::UdpProbeTransport::open(source, destination);
+            if (!transport) return out;
+            return perf::trace_flows(**transport, system_clock(), sports, destination, t, names);
+        };
+    }
     if (root && !g.quiet) {
         std::fprintf(stderr, "mesh run: %d ranks (%s), %s, WRITE %s for %s each way\n",
                      (*comm)->size(), perf::MpiComm::library_version().c_str(), o.pattern.c_str(),
@@ -184,7 +231,7 @@ int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
     if (d.status == "interrupted") return kExitInterrupted;
     if (d.status == "aborted")
         return report(make_error("mesh run: " + out.error, kExitCannotRun), g);
-    return a.suspects.empty() && d.findings.empty() ? kExitClean : kExitFindings;
+    return !a.any_suspect() && d.findings.empty() ? kExitClean : kExitFindings;
 }
 #else
 int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
@@ -217,8 +264,21 @@ void add_mesh_run(CLI::App* mesh, Context& ctx) {
     cmd->add_option("-m,--mtu", o->mtu, "Path MTU at most: 256 .. 4096 (default: the port's)")
         ->check(CLI::IsMember({256, 512, 1024, 2048, 4096}));
     cmd->add_option("--pattern", o->pattern,
-                    "all-pairs: N-1 rounds of disjoint pairs, both ways; incast: latency under "
-                    "load (every rank but --receiver and --prober WRITEs toward the receiver)")
+                    "all-pairs: N-1 rounds of disjoint pairs, both ways; cover (RoCE): rounds "
+                    "planned from traced paths to cross every leaf-spine lane, flows steered by "
+                    "their flow label, then adaptive rounds; incast: latency under load (every "
+                    "rank but --receiver and --prober WRITEs toward the receiver)")
+        ->capture_default_str();
+    cmd->add_option("--trace-ports", o->trace_variants,
+                    "cover: UDP source ports traced per pair (the paths a flow can be steered to)")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    cmd->add_option("--max-rounds", o->max_rounds, "cover: planned rounds at most")
+        ->check(CLI::Range(size_t{1}, size_t{64}))
+        ->capture_default_str();
+    cmd->add_option("--adaptive-rounds", o->adaptive_rounds,
+                    "cover: rounds added to separate suspects the flows cannot tell apart")
+        ->check(CLI::Range(size_t{0}, size_t{16}))
         ->capture_default_str();
     cmd->add_option("--receiver", o->receiver, "incast: the rank the others send toward")
         ->capture_default_str();
@@ -244,6 +304,11 @@ void add_mesh_run(CLI::App* mesh, Context& ctx) {
     cmd->add_option("--degraded-at", o->degraded_at,
                     "A flow below this share of its plane's median bandwidth is slow")
         ->capture_default_str();
+    cmd->add_option("--names", o->names,
+                    "Hosts file (/etc/hosts format) naming the routers the flows' traces meet");
+    cmd->add_flag("--no-trace", o->no_trace, "Do not trace the flows' paths (Soft-RoCE only)");
+    cmd->add_option("--trace-timeout", o->trace_timeout, "Each trace probe waits this long")
+        ->capture_default_str();
     cmd->add_option("-o,--output", o->output,
                     "Rank 0 writes the report (JSON) to FILE, after every round and at the end");
     cmd->footer(R"(Every rank opens its device and rank 0 plans the rounds (all-pairs: N-1 rounds
@@ -251,8 +316,15 @@ for N ranks, a bye per round when N is odd). In each round the paired ranks conn
 an RC QP, exchanging endpoint info over MPI, and measure WRITE bandwidth one way,
 then the other. After each step every rank reports to rank 0, which tells the
 others to go on: a rank that dies or hangs is named and left out within
---step-timeout or so, and the run still ends. Rank 0 localizes the slow flows to
-endpoints (the send or receive side of a host's NIC) and prints suspects first.
+--step-timeout or so, and the run still ends. On Soft-RoCE each flow's sender
+traces the flow's own path (UDP to 4791 from its addresses and source port);
+rank 0 builds the switch-level fabric from the hops and localizes the slow
+flows to lanes (a cable in one direction) and to endpoints (the send or
+receive side of a host's NIC), and prints suspects first, the cable first.
+--pattern cover: every rank first traces --trace-ports source ports to every
+other; rank 0 plans rounds that cross every lane the traces show, each flow
+steered by the flow label that gives the chosen port, then adds separating
+rounds while suspects are confounded (--adaptive-rounds).
 Ctrl-C (SIGINT or SIGTERM to rank 0) stops after the current step; the report so
 far is written with "status": "interrupted".
 Exit codes: 0 clean, 1 a suspect or finding (a rank gone, a flow failed), 2 bad
@@ -267,6 +339,8 @@ rose past latency_under_load's limits, ECN marks without CNPs, loss, a rank gone
 
 Examples:
   mpirun -np 16 --map-by ppr:1:node --hostfile hosts fabscope mesh run -o mesh.json
+  mpirun -np 9 --map-by ppr:1:node --hostfile hosts fabscope mesh run --pattern cover \
+      --names /etc/fabric.hosts -o mesh.json
   mpirun -np 32 --map-by ppr:2:node fabscope mesh run --devices mlx5_0,mlx5_1 -o mesh.json
   mpirun -np 5 --map-by ppr:1:node fabscope mesh run --pattern incast --receiver 0 \
       --prober 1 --tclass 2 -s 32K -t 2 -D 4s -o incast.json

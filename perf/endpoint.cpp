@@ -97,6 +97,7 @@ EndpointInfo Endpoint::info() const {
     i.mtu = mtu_bytes(dev_->port_attr().active_mtu);
     if (cfg_.mtu_cap > 0) i.mtu = std::min(i.mtu, cfg_.mtu_cap);
     i.roce = dev_->roce();
+    i.flow_label = cfg_.flow_label & 0xFFFFFU;
     return i;
 }
 
@@ -119,6 +120,7 @@ Status Endpoint::connect(const EndpointInfo& r) {
         a.ah_attr.grh.sgid_index = static_cast<uint8_t>(gid_.index);
         a.ah_attr.grh.hop_limit = 64;
         a.ah_attr.grh.traffic_class = cfg_.traffic_class;
+        a.ah_attr.grh.flow_label = cfg_.flow_label & 0xFFFFFU;
     }
     if (int rc =
             ibv_modify_qp(qp_.get(), &a,

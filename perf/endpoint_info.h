@@ -23,6 +23,9 @@ struct EndpointInfo {
     uint32_t size = 0;  ///< of that buffer
     int mtu = 1024;     ///< active MTU of the port, bytes
     bool roce = true;
+    /// RoCE: the GRH flow label this side's QP sends with (0: none, the
+    /// device picks the UDP source port). Local only: not exchanged.
+    uint32_t flow_label = 0;
 };
 
 nlohmann::json info_to_json(const EndpointInfo& e);
@@ -37,6 +40,9 @@ struct EndpointConfig {
     std::optional<int> gid_index;
     uint8_t traffic_class = 0;  ///< RoCE: the low two bits are ECN (2 = ECT(0))
     int mtu_cap = 0;            ///< path MTU at most this (bytes); 0: the port's active MTU
+    /// RoCE: the GRH flow label (20 bits), from which the kernel derives the
+    /// UDP source port and so the ECMP path (perf/mesh_paths.h); 0: none.
+    uint32_t flow_label = 0;
 };
 
 /// "fe80:0000:...": eight groups of four hex digits.

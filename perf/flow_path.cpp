@@ -19,7 +19,7 @@ nlohmann::json trace_rxe_flow(const EndpointInfo& local, const EndpointInfo& rem
     std::string src = gid_ipv4(local.gid);
     std::string dst = gid_ipv4(remote.gid);
     if (!local.roce || src.empty() || dst.empty() || on_link(dst)) return nullptr;
-    uint16_t sport = rxe_udp_sport(local.qpn, remote.qpn);
+    uint16_t sport = rxe_udp_sport(local.qpn, remote.qpn, local.flow_label);
     auto transport = UdpProbeTransport::open(src, dst);
     if (!transport) return nullptr;
     std::vector<FlowTrace> t =

@@ -40,6 +40,35 @@ json nullable_round(int r) {
     return r < 0 ? json(nullptr) : json(r + 1);
 }
 
+/// The switch-level fabric the traces showed, and how much of it was tested.
+json links_json(const MeshLinks& m, const std::vector<char>& slow) {
+    const Fabric& f = m.fabric.fabric();
+    json switches = json::array();
+    for (const Node& n : f.nodes()) switches.push_back(n.description);
+    // Per lane: measured flows through it, and the slow ones.
+    std::map<Lane, std::pair<size_t, size_t>> use;
+    for (size_t flow : m.measured) {
+        for (Lane l : m.flow_lanes[flow]) {
+            ++use[l].first;
+            use[l].second += slow[flow] ? 1 : 0;
+        }
+    }
+    json lanes = json::array();
+    for (Lane l : m.fabric.lanes()) {
+        lanes.push_back({{"lane", l},
+                         {"name", m.fabric.lane_name(l)},
+                         {"cable", m.fabric.cable_name(link_of_lane(l))},
+                         {"flows", use[l].first},
+                         {"slow", use[l].second}});
+    }
+    return {{"switches", switches},
+            {"lanes", lanes},
+            {"coverage",
+             {{"lanes", m.coverage.lanes},
+              {"crossed", m.coverage.crossed},
+              {"fraction", m.coverage.fraction()}}}};
+}
+
 }  // namespace
 
 MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
@@ -50,9 +79,15 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
     auto plane_of = [&](const MeshFlow& f) {
         return static_cast<size_t>(f.src) < d.ranks.size() ? d.ranks[f.src].plane : 0;
     };
+    // The adaptive rounds send flows through the suspects on purpose: the
+    // median, what a healthy flow gets, is taken over the planned rounds.
+    auto baseline = [&](const MeshFlow& f) {
+        return d.planned_rounds == 0 || d.planned_rounds >= d.rounds.size() ||
+               f.round < d.planned_rounds;
+    };
     std::map<int, std::vector<double>> by_plane;
     for (const MeshFlow& f : d.flows) {
-        if (f.measured && f.ok) by_plane[plane_of(f)].push_back(f.avg_gbps);
+        if (f.measured && f.ok && baseline(f)) by_plane[plane_of(f)].push_back(f.avg_gbps);
     }
     std::map<int, double> med;
     for (const auto& [plane, v] : by_plane) {
@@ -85,6 +120,7 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
         for (size_t o : s.evidence) e.evidence.push_back(obs_flow[o]);
         a.suspects.push_back(std::move(e));
     }
+    a.links = analyse_links(d, a.ratio, a.slow);
     return a;
 }
 
@@ -114,9 +150,15 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
     json rounds = json::array();
     for (size_t i = 0; i < d.rounds.size(); ++i) {
         json pairs = json::array();
-        for (const MeshPair& p : d.rounds[i])
-            pairs.push_back({{"a", p.a}, {"b", p.b}, {"both_ways", p.both_ways}});
-        rounds.push_back({{"round", i + 1}, {"pairs", pairs}});
+        for (const MeshPair& p : d.rounds[i]) {
+            json pair = {{"a", p.a}, {"b", p.b}, {"both_ways", p.both_ways}};
+            if (p.label_ab != 0 || p.label_ba != 0) {
+                pair["flow_label_ab"] = p.label_ab;
+                pair["flow_label_ba"] = p.label_ba;
+            }
+            pairs.push_back(pair);
+        }
+        rounds.push_back({{"round", i + 1}, {"pairs", pairs}, {"adaptive", i >= d.planned_rounds}});
     }
     json flows = json::array();
     size_t measured = 0;
@@ -141,7 +183,9 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                          {"bytes", f.bytes},
                          {"seconds", f.seconds},
                          {"ratio", a.ratio[i] < 0 ? json(nullptr) : json(a.ratio[i])},
-                         {"slow", a.slow[i] != 0}});
+                         {"slow", a.slow[i] != 0},
+                         {"path", f.path.is_object() ? f.path : json(nullptr)},
+                         {"lanes", a.links.flow_lanes.at(i)}});
     }
     json planes = json::array();
     for (const auto& [plane, m] : a.plane_median_gbps)
@@ -170,6 +214,33 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                             {"round", nullable_round(f.round)},
                             {"message", f.message}});
     }
+    json fabric = links_json(a.links, a.slow);
+    json link_suspects = json::array();
+    for (const LinkSuspect& s : a.links.suspects) {
+        json lanes = json::array();
+        for (Lane l : s.lanes) {
+            lanes.push_back({{"lane", l},
+                             {"name", a.links.fabric.lane_name(l)},
+                             {"cable", a.links.fabric.cable_name(link_of_lane(l))}});
+        }
+        link_suspects.push_back({{"name", s.name},
+                                 {"lanes", lanes},
+                                 {"localized", s.lanes.size() == 1},
+                                 {"slow_flows", s.slow_flows},
+                                 {"total_flows", s.total_flows},
+                                 {"mean_ratio", s.mean_ratio},
+                                 {"evidence", s.evidence},
+                                 {"healthy", s.healthy}});
+    }
+    json cables = json::array();
+    for (const CableSuspect& c : a.links.cables) {
+        json dirs = json::array();
+        for (size_t i : c.directions) dirs.push_back(a.links.suspects[i].name);
+        cables.push_back({{"name", c.name},
+                          {"directions", dirs},
+                          {"slow_flows", c.slow_flows},
+                          {"total_flows", c.total_flows}});
+    }
     return {{"version", 1},
             {"status", d.status},
             {"complete", d.status == "complete"},
@@ -184,6 +255,9 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
             {"flows", flows},
             {"planes", planes},
             {"suspects", suspects},
+            {"fabric", fabric},
+            {"cable_suspects", cables},
+            {"link_suspects", link_suspects},
             {"findings", findings},
             {"totals",
              {{"flows", d.flows.size()},
@@ -191,11 +265,30 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
               {"ok", ok},
               {"slow", slow},
               {"suspects", a.suspects.size()},
+              {"link_suspects", a.links.suspects.size()},
+              {"traced", a.links.traced},
               {"findings", d.findings.size()}}}};
 }
 
 std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalysis& a) {
     std::vector<std::string> lines;
+    const MeshLinks& links = a.links;
+    auto lane_line = [&](const LinkSuspect& s) {
+        return fmt::format(
+            "{}: {} of {} flows through it slow (at {:.2f} of the median), {} healthy", s.name,
+            s.slow_flows, s.total_flows, s.mean_ratio, s.healthy.size());
+    };
+    for (const CableSuspect& c : links.cables) {
+        std::string dirs;
+        for (size_t i : c.directions) dirs.append("; ").append(lane_line(links.suspects[i]));
+        lines.push_back(fmt::format("suspect: cable {} ({}){}", c.name,
+                                    c.directions.size() == 2 ? "both ways" : "one way", dirs));
+    }
+    for (const LinkSuspect& s : links.suspects) {
+        if (s.lanes.size() > 1)
+            lines.push_back(fmt::format("suspect: one of {} lanes the flows cannot tell apart: {}",
+                                        s.lanes.size(), lane_line(s)));
+    }
     for (const EndpointSuspect& s : a.suspects) {
         double sum = 0;
         for (size_t i : s.evidence) sum += a.ratio[i];
@@ -220,6 +313,20 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
                     "{} slow (below {:.2f} of the median){}{}",
                     d.status, d.ranks.size(), d.rounds_done, d.rounds.size(), measured,
                     d.flows.size(), slow, a.slow_ratio, medians.empty() ? "" : "; ", medians));
+    if (d.pattern == "cover") {
+        lines.push_back(
+            fmt::format("cover: {} rounds planned from {} traced paths ({} source ports "
+                        "per pair), then {} adaptive",
+                        d.planned_rounds, d.traces.size(), d.sports.size(),
+                        d.rounds.size() - d.planned_rounds));
+    }
+    if (links.traced > 0 || links.coverage.lanes > 0) {
+        lines.push_back(
+            fmt::format("paths: {} flows traced; {} switches; {} of {} switch-to-switch lanes "
+                        "crossed ({:.0f} %)",
+                        links.traced, links.fabric.fabric().nodes().size(), links.coverage.crossed,
+                        links.coverage.lanes, 100 * links.coverage.fraction()));
+    }
     return lines;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "perf/mesh_links.h"
 #include "perf/mesh_run.h"
 
 namespace fabscope::perf {
@@ -35,6 +36,10 @@ struct MeshAnalysis {
     std::vector<char> slow;
     std::vector<std::pair<int, double>> plane_median_gbps;
     std::vector<EndpointSuspect> suspects;
+    /// The cables and lanes the flows' traced paths point at (RoCE).
+    MeshLinks links;
+    /// A suspect of either kind is named.
+    bool any_suspect() const { return !suspects.empty() || !links.suspects.empty(); }
 };
 
 /// A flow is slow below `slow_ratio` of its plane's median.
@@ -42,6 +47,8 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio);
 
 nlohmann::json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a);
 
+/// "cable l1[10.9.12.0] <-> s2[10.9.12.1] (both ways): 14 of 14 flows through
+/// it slow ...", then lanes the flows cannot tell apart, then
 /// "h3 (receiving): 7 of 7 flows slow, 0.31 of the median": suspects first,
 /// then findings, then the totals; one line each.
 std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalysis& a);

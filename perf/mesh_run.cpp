@@ -7,7 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "model/duration.h"
+#include "perf/mesh_cover.h"
+#include "perf/mesh_report.h"
+#include "perf/roce_sport.h"
 #include "perf/schedule.h"
+#include "perf/udp_probe.h"
 
 namespace fabscope::perf {
 
@@ -17,6 +21,8 @@ using json = nlohmann::json;
 
 constexpr int kTagHello = 1;
 constexpr int kTagPlan = 2;
+constexpr int kTagTraceAsk = 3;
+constexpr int kTagTraces = 4;
 enum class StepMsg : int { Report = 0, Go = 1, Info = 2, Ready = 3 };
 int step_tag(size_t step, StepMsg kind) {
     // Distinct per step, so a message that comes a step late is never taken
@@ -25,8 +31,8 @@ int step_tag(size_t step, StepMsg kind) {
 }
 
 json rank_json(const MeshRank& r) {
-    return {{"rank", r.rank}, {"host", r.host},   {"device", r.device},
-            {"port", r.port}, {"plane", r.plane}, {"error", r.error}};
+    return {{"rank", r.rank},   {"host", r.host},   {"device", r.device},  {"port", r.port},
+            {"plane", r.plane}, {"error", r.error}, {"address", r.address}};
 }
 
 MeshRank rank_from_json(const json& j) {
@@ -37,6 +43,7 @@ MeshRank rank_from_json(const json& j) {
     r.port = j.value("port", 0);
     r.plane = j.value("plane", 0);
     r.error = j.value("error", "");
+    r.address = j.value("address", "");
     return r;
 }
 
@@ -58,15 +65,18 @@ std::optional<json> parse(const std::optional<std::string>& m) {
 /// to be connected on the other side too.
 struct PairUp {
     std::unique_ptr<TestEndpoint> ep;
+    EndpointInfo remote;
     std::string error;
     bool partner_silent = false;
 };
 
 PairUp pair_up(MeshComm& comm, const VerbsDevice& dev, const MeshRunOptions& o,
-               const std::vector<MeshRank>& ranks, int partner, size_t step) {
+               const std::vector<MeshRank>& ranks, int partner, size_t step, uint32_t label) {
     PairUp p;
     const auto deadline = MeshClock::now() + o.step_timeout;
-    auto ep = dev.create_endpoint(endpoint_config(o.spec, o.peer));
+    EndpointConfig cfg = endpoint_config(o.spec, o.peer);
+    cfg.flow_label = label;
+    auto ep = dev.create_endpoint(cfg);
     json mine =
         ep ? json{{"info", info_to_json((*ep)->info())}} : json{{"error", ep.error().message}};
     auto silent = [&] {
@@ -85,7 +95,8 @@ PairUp pair_up(MeshComm& comm, const VerbsDevice& dev, const MeshRunOptions& o,
                               theirs->value("error", "no reason given"));
     } else {
         try {
-            if (auto c = (*ep)->connect(info_from_json((*theirs)["info"])); !c)
+            p.remote = info_from_json((*theirs)["info"]);
+            if (auto c = (*ep)->connect(p.remote); !c)
                 p.error = "connecting the QP failed: " + c.error().message;
         } catch (const std::exception& e) {
             p.error = fmt::format("{} sent bad endpoint info: {}", who(ranks, partner), e.what());
@@ -194,6 +205,7 @@ class Coordinator {
         f->min_window_gbps = j.value("min_window_gbps", 0.0);
         f->bytes = j.value("bytes", uint64_t{0});
         f->seconds = j.value("seconds", 0.0);
+        if (auto p = j.find("path"); p != j.end() && p->is_object()) f->path = *p;
         if (!f->ok) {
             d_.findings.push_back({"flow-failed", src, static_cast<int>(round),
                                    fmt::format("{} -> {} in round {}: {}", who(d_.ranks, src),
@@ -203,26 +215,86 @@ class Coordinator {
     MeshRunData& d_;
 };
 
-json plan_json(const MeshRunData& d) {
-    json ranks = json::array();
-    for (const MeshRank& r : d.ranks) ranks.push_back(rank_json(r));
-    json rounds = json::array();
-    for (const auto& round : d.rounds) {
+json rounds_json(const std::vector<std::vector<MeshPair>>& rounds) {
+    json out = json::array();
+    for (const auto& round : rounds) {
         json pairs = json::array();
-        for (const MeshPair& p : round) pairs.push_back({p.a, p.b, p.both_ways});
-        rounds.push_back(pairs);
+        for (const MeshPair& p : round)
+            pairs.push_back({p.a, p.b, p.both_ways, p.label_ab, p.label_ba});
+        out.push_back(pairs);
     }
-    return {{"ranks", ranks}, {"rounds", rounds}};
+    return out;
 }
 
 std::vector<std::vector<MeshPair>> rounds_from_json(const json& j) {
     std::vector<std::vector<MeshPair>> rounds;
-    for (const json& round : j.at("rounds")) {
+    for (const json& round : j) {
         auto& out = rounds.emplace_back();
-        for (const json& p : round)
-            out.push_back({p.at(0).get<int>(), p.at(1).get<int>(), p.at(2).get<bool>()});
+        for (const json& p : round) {
+            out.push_back({p.at(0).get<int>(), p.at(1).get<int>(), p.at(2).get<bool>(),
+                           p.at(3).get<uint32_t>(), p.at(4).get<uint32_t>()});
+        }
     }
     return rounds;
+}
+
+/// This rank's part of the traces a cover is planned from: every source
+/// port to every other rank with an address.
+json trace_to_all(const MeshRunOptions& o, const std::vector<MeshRank>& ranks, int me,
+                  const std::vector<uint16_t>& sports) {
+    json out = json::array();
+    if (!o.trace_sports || static_cast<size_t>(me) >= ranks.size()) return out;
+    const std::string& from = ranks[me].address;
+    if (from.empty()) return out;
+    for (const MeshRank& r : ranks) {
+        if (r.rank == me || r.address.empty() || !r.error.empty()) continue;
+        std::vector<FlowTrace> traces = o.trace_sports(from, r.address, sports);
+        for (const FlowTrace& t : traces) {
+            auto v = std::find(sports.begin(), sports.end(), t.sport);
+            if (v == sports.end()) continue;
+            out.push_back({{"dst", r.rank},
+                           {"variant", v - sports.begin()},
+                           {"trace", flow_trace_to_json(t)}});
+        }
+        // No traces: no router between (the same leaf): the pair crosses no lane.
+        if (traces.empty()) {
+            for (size_t v = 0; v < sports.size(); ++v)
+                out.push_back({{"dst", r.rank}, {"variant", v}});
+        }
+    }
+    return out;
+}
+
+void absorb_traces(MeshRunData& d, int src, const json& j) {
+    if (!j.is_array()) return;
+    for (const json& t : j) {
+        try {
+            MeshTrace m;
+            m.src = src;
+            m.dst = t.at("dst").get<int>();
+            m.variant = t.at("variant").get<int>();
+            if (t.contains("trace")) m.hops = flow_trace_from_json(t["trace"]).hops;
+            d.traces.push_back(std::move(m));
+        } catch (const std::exception&) {
+            // A trace rank 0 cannot read is one path less to plan with.
+        }
+    }
+}
+
+json plan_json(const MeshRunData& d) {
+    json ranks = json::array();
+    for (const MeshRank& r : d.ranks) ranks.push_back(rank_json(r));
+    return {{"ranks", ranks}, {"rounds", rounds_json(d.rounds)}};
+}
+
+/// Every planned direction of rounds `first`.. as a flow not yet run.
+void add_flows(MeshRunData& d, size_t first) {
+    for (size_t i = first; i < d.rounds.size(); ++i) {
+        for (const MeshPair& p : d.rounds[i]) {
+            d.flows.push_back({.round = i, .src = p.a, .dst = p.b});
+            if (p.both_ways) d.flows.push_back({.round = i, .src = p.b, .dst = p.a});
+        }
+    }
 }
 
 }  // namespace
@@ -285,6 +357,13 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
         }
     }
 
+    const bool cover = o.pattern == "cover";
+    if (cover && dev) {
+        // The address the flows will come from: the RoCE GID's.
+        if (auto ep = dev->create_endpoint(endpoint_config(o.spec, o.peer)); ep)
+            self.address = gid_ipv4((*ep)->info().gid);
+    }
+
     // Everyone says hello; rank 0 plans and tells everyone.
     const Millis start_wait = o.step_timeout * 3;
     std::vector<char> skip(static_cast<size_t>(n), 0);
@@ -309,29 +388,67 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
             }
             d.ranks.push_back(mr);
         }
-        d.rounds = plan_rounds(d.ranks);
-        for (size_t i = 0; i < d.rounds.size(); ++i) {
-            for (const MeshPair& p : d.rounds[i]) {
-                d.flows.push_back({.round = i, .src = p.a, .dst = p.b});
-                if (p.both_ways) d.flows.push_back({.round = i, .src = p.b, .dst = p.a});
+    }
+    if (cover) {
+        // Every rank traces its paths to every other; rank 0 plans from them.
+        std::string ask;
+        if (root) {
+            d.sports = spread_udp_sports(std::clamp(o.trace_variants, 1, kMaxTraceFlows));
+            json ranks = json::array();
+            for (const MeshRank& r : d.ranks) ranks.push_back(rank_json(r));
+            ask = json{{"ranks", ranks}, {"sports", d.sports}}.dump();
+        }
+        auto asked = parse(comm.broadcast(kTagTraceAsk, ask, skip, t0 + start_wait * 2));
+        json mine = json::array();
+        if (asked) {
+            try {
+                std::vector<MeshRank> known;
+                for (const json& r : asked->at("ranks")) known.push_back(rank_from_json(r));
+                mine = trace_to_all(o, known, me, asked->at("sports").get<std::vector<uint16_t>>());
+            } catch (const std::exception&) {
+                mine = json::array();
             }
         }
+        auto traces = comm.gather(kTagTraces, mine.dump(), skip, t0 + start_wait * 3, nullptr);
+        if (root) {
+            for (int r = 0; r < n; ++r) {
+                if (auto j = traces[r] ? json::parse(*traces[r], nullptr, false) : json();
+                    !j.is_discarded())
+                    absorb_traces(d, r, j);
+            }
+        }
+    }
+    if (root) {
+        if (cover) {
+            d.pattern = "cover";
+            d.rounds = plan_traced_cover(d, o.max_cover_rounds);
+            // No router answered (not Soft-RoCE, one subnet): nothing to
+            // cover, so every pair is tested instead.
+            if (d.rounds.empty()) d.pattern = "all-pairs";
+        }
+        if (d.rounds.empty()) {
+            d.rounds = plan_rounds(d.ranks);
+        }
+        d.planned_rounds = d.rounds.size();
+        add_flows(d, 0);
         json plan = plan_json(d);
         if (d.rounds.empty()) {
             plan["abort"] = "fewer than two ranks can test (see the findings)";
         }
         plan_msg = plan.dump();
     }
-    auto plan = parse(comm.broadcast(kTagPlan, plan_msg, skip, t0 + start_wait * 2));
+    // Tracing before a cover takes its own deadlines (the ask, the traces).
+    const Millis plan_wait = start_wait * (cover ? 4 : 2);
+    auto plan = parse(comm.broadcast(kTagPlan, plan_msg, skip, t0 + plan_wait));
     if (!plan) {
-        out.error = fmt::format("rank 0 sent no plan within {}", format_duration(start_wait * 2));
+        out.error = fmt::format("rank 0 sent no plan within {}", format_duration(plan_wait));
         return out;
     }
     std::vector<MeshRank> ranks;
     std::vector<std::vector<MeshPair>> rounds;
     try {
         for (const json& r : plan->at("ranks")) ranks.push_back(rank_from_json(r));
-        rounds = rounds_from_json(*plan);
+        rounds = rounds_from_json(plan->at("rounds"));
     } catch (const std::exception& e) {
         out.error = std::string("rank 0 sent a bad plan: ") + e.what();
         return out;
@@ -369,7 +486,10 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
             const auto phase_start = MeshClock::now();
             json report = {{"round", r}, {"phase", phase}};
             const bool active = mine && dev && !gone[partner] && (phase == 0 || mine->both_ways);
-            if (active && phase == 0) pair = pair_up(comm, *dev, o, ranks, partner, step);
+            if (active && phase == 0) {
+                pair = pair_up(comm, *dev, o, ranks, partner, step,
+                               mine->a == me ? mine->label_ab : mine->label_ba);
+            }
             if (pair.partner_silent && phase == 0) {
                 report["silent_partner"] = partner;
                 report["error"] = pair.error;
@@ -378,6 +498,8 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
             if (sender && !pair.partner_silent) {
                 report["flow"] = pair.ep ? measure(*pair.ep, o, stop)
                                          : json{{"ok", false}, {"error", pair.error}};
+                if (pair.ep && o.trace_flow && !stop.stop_requested())
+                    report["flow"]["path"] = o.trace_flow(pair.ep->info(), pair.remote);
             }
             auto got =
                 comm.gather(step_tag(step, StepMsg::Report), report.dump(), skip,
@@ -396,7 +518,21 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
                 for (int i = 0; i < n; ++i) {
                     if (d.ranks[i].gone) dead.push_back(i);
                 }
-                go_msg = json{{"gone", dead}, {"stop", stop.stop_requested()}}.dump();
+                json go = {{"gone", dead}, {"stop", stop.stop_requested()}};
+                // After the planned rounds: rounds that separate what they left open.
+                const bool last = r + 1 == d.rounds.size() && phase == (two_phases ? 1 : 0);
+                const size_t used = d.rounds.size() - d.planned_rounds;
+                if (cover && last && !stop.stop_requested() && used < o.adaptive_rounds) {
+                    auto more =
+                        plan_separating(d, analyse_mesh(d, o.slow_ratio), o.adaptive_rounds - used);
+                    if (!more.empty()) {
+                        size_t first = d.rounds.size();
+                        d.rounds.insert(d.rounds.end(), more.begin(), more.end());
+                        add_flows(d, first);
+                        go["more"] = rounds_json(more);
+                    }
+                }
+                go_msg = go.dump();
             }
             auto go = parse(comm.broadcast(step_tag(step, StepMsg::Go), go_msg, skip,
                                            phase_start + phase_budget + o.step_timeout));
@@ -406,6 +542,14 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
                 return out;
             }
             for (const json& g : (*go)["gone"]) gone[g.get<int>()] = 1;
+            if (go->contains("more")) {
+                try {
+                    auto more = rounds_from_json((*go)["more"]);
+                    rounds.insert(rounds.end(), more.begin(), more.end());
+                } catch (const std::exception&) {
+                    // Rank 0 wrote them: cannot happen; the run ends with the planned rounds.
+                }
+            }
             stopping = (*go).value("stop", false) || (!root && stop.stop_requested());
         }
     }

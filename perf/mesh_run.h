@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "perf/mesh_comm.h"
+#include "perf/roce_trace.h"
 #include "perf/session.h"
 #include "perf/test_spec.h"
 #include "perf/verbs_device.h"
@@ -33,9 +34,10 @@ struct MeshRank {
     std::string host;
     std::string device;
     int port = 0;
-    int plane = 0;      ///< device i of every host is plane i; pairs stay within a plane
-    std::string error;  ///< why it takes no part ("" when it does)
-    bool gone = false;  ///< stopped reporting during the run
+    int plane = 0;        ///< device i of every host is plane i; pairs stay within a plane
+    std::string address;  ///< the IPv4 address of its RoCE GID (cover only; "" unknown)
+    std::string error;    ///< why it takes no part ("" when it does)
+    bool gone = false;    ///< stopped reporting during the run
     int gone_round = -1;
 };
 
@@ -43,6 +45,20 @@ struct MeshPair {
     int a = 0;  ///< ranks; a sends first
     int b = 0;
     bool both_ways = true;
+    /// RoCE flow labels of a's and b's QP (0: none): they choose the UDP
+    /// source port, so the ECMP path, of each direction.
+    uint32_t label_ab = 0;
+    uint32_t label_ba = 0;
+};
+
+/// A path traced before the rounds, to plan them: from rank `src` to `dst`
+/// with UDP source port `sport` (variant = its index in MeshRunData::sports).
+/// No hops: no router between them (or none answered).
+struct MeshTrace {
+    int src = 0;
+    int dst = 0;
+    int variant = 0;
+    std::vector<TraceHop> hops;
 };
 
 /// One direction of one pair test.
@@ -58,6 +74,9 @@ struct MeshFlow {
     double min_window_gbps = 0;
     uint64_t bytes = 0;
     double seconds = 0;
+    /// The flow's own traced path (perf/flow_path's "path" object), null when
+    /// not traced.
+    nlohmann::json path;
 };
 
 struct MeshFinding {
@@ -76,6 +95,12 @@ struct MeshRunData {
     std::vector<std::vector<MeshPair>> rounds;
     std::vector<MeshFlow> flows;  ///< every planned direction, measured or not
     std::vector<MeshFinding> findings;
+    /// Paths traced before the rounds (to plan a cover), and the UDP source
+    /// ports traced (variant i is sports[i], steered by its flow label).
+    std::vector<MeshTrace> traces;
+    std::vector<uint16_t> sports;
+    /// Rounds planned by the pattern; the rounds after them are the adaptive pass.
+    size_t planned_rounds = 0;
     size_t rounds_done = 0;
     std::string status = "running";  ///< "complete", "interrupted", "aborted"
     double wall_seconds = 0;
@@ -95,6 +120,24 @@ struct MeshRunOptions {
     /// Rank 0, after every step and at the end: the data so far (to write
     /// the report as it grows, so even a killed rank 0 leaves one).
     std::function<void(const MeshRunData&)> on_progress;
+    /// "all-pairs", or "cover": every rank first traces `trace_variants` UDP
+    /// source ports to every other (trace_sports), rank 0 plans rounds that
+    /// cross every lane the traces show, steering each flow by its flow label,
+    /// and after them adds up to `adaptive_rounds` rounds that separate
+    /// suspects the flows could not tell apart.
+    std::string pattern = "all-pairs";
+    /// Traces each port from `source` to `destination` (IPv4); none when no
+    /// router is between them.
+    std::function<std::vector<FlowTrace>(const std::string& source, const std::string& destination,
+                                         const std::vector<uint16_t>& sports)>
+        trace_sports;
+    int trace_variants = 8;
+    size_t max_cover_rounds = 8;
+    size_t adaptive_rounds = 4;
+    double slow_ratio = 0.6;  ///< for the adaptive pass's analysis
+    /// The sender of each flow, once measured: the flow's traced path
+    /// (MeshFlow::path; null: none). Unset: nothing is traced.
+    std::function<nlohmann::json(const EndpointInfo& local, const EndpointInfo& remote)> trace_flow;
 };
 
 struct MeshRunOutcome {

@@ -38,8 +38,9 @@
 #   lldp_stop DIR                    stop every lldpd lldp_start recorded in DIR, by its PID
 #   leaf_swap_ports lL P1 P2         re-plug: leaf lL's host ports P1 and P2 trade names (so
 #                                    port numbers), as if the two hosts' cables were swapped
-#   fabric_mpirun CMD...             Open MPI's mpirun from the first host of rxe_fabric, one
-#                                    rank on each of its hosts (as mesh_mpirun does for rxe_bridge)
+#   fabric_mpirun_all CMD...         fabric_mpirun over every host of rxe_fabric
+#   fabric_mpirun HOSTS CMD...       the same over hosts of rxe_fabric (HOSTS: a1,a2,b1,...),
+#                                    one rank each in that order, launched from the first
 set -u
 
 guest_path() {
@@ -229,14 +230,21 @@ leaf_swap_ports() {
     ip -n "$l" link set "$b" up
 }
 
+fabric_mpirun_all() {
+    local names=${FABRIC_HOSTS:-/run/fabric.hosts}
+    fabric_mpirun "$(awk '$2 ~ /^[a-i][0-9]+$/ {print $2}' "$names" | paste -sd, -)" "$@"
+}
+
 fabric_mpirun() {
-    local names=${FABRIC_HOSTS:-/run/fabric.hosts} hosts first n
-    hosts=$(awk '$2 ~ /^[a-i][0-9]+$/ {print $1}' "$names" | paste -sd, -)
-    first=$(awk '$2 ~ /^[a-i][0-9]+$/ {print $2; exit}' "$names")
-    n=$(echo "$hosts" | tr ',' '\n' | wc -l)
+    local names=$1 hosts="" h addr
+    shift
+    for h in $(echo "$names" | tr , ' '); do
+        addr=$(ip -n "$h" -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1)
+        hosts="$hosts${hosts:+,}$addr"
+    done
     # shellcheck disable=SC2086
-    in_host "$first" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        mpirun -np "$n" --host "$hosts" --map-by ppr:1:node \
+    in_host "${names%%,*}" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun -np "$(echo "$names" | tr , '\n' | wc -l)" --host "$hosts" --map-by ppr:1:node \
         --mca plm_rsh_agent "$(guest_path "${FABSCOPE_RXE_DIR:?}")/netns-rsh" \
         --mca plm_rsh_no_tree_spawn 1 --mca pml ob1 --mca btl tcp,self \
         --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \

@@ -197,10 +197,14 @@ namespace fabscope {
 namespace {
 
 TEST(MeshRunCli, BadFlagsAreExit2AndASingleRankSaysHowToLaunch) {
-    auto pattern = run({fabscope(), "mesh", "run", "--pattern", "cover"});
+    auto pattern = run({fabscope(), "mesh", "run", "--pattern", "leaf"});
     EXPECT_EQ(pattern.exit_code, 2) << pattern.err;
-    EXPECT_NE(pattern.err.find("knows all-pairs and incast so far"), std::string::npos)
-        << pattern.err;
+    EXPECT_NE(pattern.err.find("knows all-pairs, cover"), std::string::npos) << pattern.err;
+    auto untraced = run({fabscope(), "mesh", "run", "--pattern", "cover", "--no-trace"});
+    EXPECT_EQ(untraced.exit_code, 2) << untraced.err;
+    EXPECT_NE(untraced.err.find("drop --no-trace"), std::string::npos) << untraced.err;
+    auto timeout = run({fabscope(), "mesh", "run", "--trace-timeout", "soon"});
+    EXPECT_EQ(timeout.exit_code, 2) << timeout.err;
     auto ratio = run({fabscope(), "mesh", "run", "--degraded-at", "1.5"});
     EXPECT_EQ(ratio.exit_code, 2) << ratio.err;
     // Not under mpirun: one rank (MPI singleton), or no MPI built in; either way exit 3

@@ -54,7 +54,7 @@ echo "lldp_ready_s=$(echo "$(date +%s.%N) - $t0" | bc)"
 lldp_show "$L" a1 > a1.lldp.txt
 # One rank per host; each reads its own lldpd (the namespace's name is its hostname).
 t0=$(date +%s.%N)
-fabric_mpirun sh -c "exec $F discover --roce --mpi --gather-timeout 30 --lldp-socket $L/\$(hostname).sock -o $PWD/roce.json" 2> discover.err
+fabric_mpirun_all sh -c "exec $F discover --roce --mpi --gather-timeout 30 --lldp-socket $L/\$(hostname).sock -o $PWD/roce.json" 2> discover.err
 echo "discover_rc=$?"
 echo "discover_s=$(echo "$(date +%s.%N) - $t0" | bc)"
 cat discover.err

@@ -9,12 +9,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <tuple>
 
+#include "perf/mesh_paths.h"
 #include "perf/mesh_report.h"
 #include "schema_check.h"
 
@@ -114,27 +116,35 @@ class FakeComm final : public MeshComm {
     int broadcasts_ = 0;
 };
 
-/// Endpoints that know which rank they belong to (as the LID) and "move"
-/// data at rate(src, dst) GB/s-ish for one simulated second.
+/// Rate of a flow from src to dst whose QP sends with this flow label.
+using Rate = std::function<double(int src, int dst, uint32_t label)>;
+
+/// Endpoints that know which rank they belong to (as the LID; address
+/// 10.0.0.rank+1 in the GID) and "move" data at rate(src, dst, label)
+/// GB/s-ish for one simulated second.
 class RateDevice final : public VerbsDevice {
   public:
-    RateDevice(int rank, std::function<double(int, int)> rate)
-        : rank_(rank), rate_(std::move(rate)) {}
+    RateDevice(int rank, Rate rate) : rank_(rank), rate_(std::move(rate)) {}
     std::string name() const override { return "fake" + std::to_string(rank_); }
     int port() const override { return 1; }
     DeviceLimits limits() const override { return {}; }
     CounterMap read_counters() const override { return {}; }
-    Result<std::unique_ptr<TestEndpoint>> create_endpoint(const EndpointConfig&) const override {
-        return std::unique_ptr<TestEndpoint>(std::make_unique<Ep>(rank_, rate_));
+    Result<std::unique_ptr<TestEndpoint>> create_endpoint(
+        const EndpointConfig& cfg) const override {
+        return std::unique_ptr<TestEndpoint>(std::make_unique<Ep>(rank_, rate_, cfg.flow_label));
     }
 
   private:
     class Ep final : public TestEndpoint {
       public:
-        Ep(int rank, std::function<double(int, int)> rate) : rank_(rank), rate_(std::move(rate)) {}
+        Ep(int rank, Rate rate, uint32_t label)
+            : rank_(rank), rate_(std::move(rate)), label_(label) {}
         EndpointInfo info() const override {
             EndpointInfo i;
             i.lid = static_cast<uint16_t>(rank_);
+            i.gid = {0, 0, 0,    0,    0,  0, 0, 0,
+                     0, 0, 0xff, 0xff, 10, 0, 0, static_cast<uint8_t>(rank_ + 1)};
+            i.flow_label = label_;
             return i;
         }
         Status connect(const EndpointInfo& r) override {
@@ -146,7 +156,7 @@ class RateDevice final : public VerbsDevice {
             BandwidthOutcome out;
             out.error = k();
             if (!out.error.empty()) return out;
-            double bytes_per_window = 1e7 * rate_(rank_, remote_);
+            double bytes_per_window = 1e7 * rate_(rank_, remote_, label_);
             for (uint64_t w = 1; w <= 10; ++w)
                 out.meter.add(w * 100000000, static_cast<uint64_t>(bytes_per_window));
             out.meter.finish(1000000000);
@@ -160,16 +170,18 @@ class RateDevice final : public VerbsDevice {
       private:
         int rank_;
         int remote_ = -1;
-        std::function<double(int, int)> rate_;
+        Rate rate_;
+        uint32_t label_;
     };
     int rank_;
-    std::function<double(int, int)> rate_;
+    Rate rate_;
 };
 
 struct World {
     int size = 6;
     int per_host = 1;  ///< local ranks per host
     std::function<double(int, int)> rate = [](int, int) { return 1.0; };
+    Rate steered;                  ///< when set, instead of rate
     std::map<int, int> die_after;  ///< rank -> broadcasts
     std::set<int> no_device;
     MeshRunOptions options;
@@ -206,7 +218,9 @@ struct World {
                 auto open = [&, r](const std::string&,
                                    int) -> Result<std::unique_ptr<VerbsDevice>> {
                     if (no_device.count(r)) return make_error("no RDMA device found", 3);
-                    return std::unique_ptr<VerbsDevice>(std::make_unique<RateDevice>(r, rate));
+                    Rate by = steered ? steered
+                                      : Rate([this](int s, int t, uint32_t) { return rate(s, t); });
+                    return std::unique_ptr<VerbsDevice>(std::make_unique<RateDevice>(r, by));
                 };
                 try {
                     outcomes[r] = run_mesh(comm, open, o, *stops[r]);
@@ -260,6 +274,148 @@ TEST(MeshRun, AHostThatReceivesSlowlyIsTheTopSuspect) {
     auto lines = mesh_run_summary(w.data(), a);
     EXPECT_EQ(lines.front().find("suspect: "), 0u) << lines.front();
     EXPECT_NE(lines.front().find("(receiving)"), std::string::npos) << lines.front();
+}
+
+TEST(MeshRun, EachSenderTracesItsFlowAndRankZeroNamesTheCable) {
+    // Three leaves of three ranks, two spines: a flow takes spine
+    // (src + dst) % 2 + 1; the cable l1 <-> s2 is slow both ways.
+    World w;
+    w.size = 9;
+    auto leaf = [](int r) { return r / 3 + 1; };
+    auto spine = [](int s, int t) { return (s + t) % 2 + 1; };
+    w.rate = [&](int s, int t) {
+        bool through = leaf(s) != leaf(t) && spine(s, t) == 2 && (leaf(s) == 1 || leaf(t) == 1);
+        return through ? 0.2 : 1.0;
+    };
+    std::atomic<int> traced{0};
+    w.options.trace_flow = [&](const EndpointInfo& local,
+                               const EndpointInfo& remote) -> nlohmann::json {
+        ++traced;
+        int s = local.lid;
+        int t = remote.lid;
+        if (leaf(s) == leaf(t)) return nullptr;  // no router between
+        int sp = spine(s, t);
+        FlowTrace tr;
+        tr.sport = 49152;
+        tr.end = "silent";
+        tr.hops = {{1, fmt::format("10.{}.0.254", leaf(s)), fmt::format("l{}", leaf(s)), 0.1},
+                   {2, fmt::format("10.9.{}{}.1", leaf(s), sp), fmt::format("s{}", sp), 0.2},
+                   {3, fmt::format("10.9.{}{}.0", leaf(t), sp), fmt::format("l{}", leaf(t)), 0.3}};
+        nlohmann::json j = flow_trace_to_json(tr);
+        j["source"] = fmt::format("10.{}.0.{}", leaf(s), s % 3 + 1);
+        j["destination"] = fmt::format("10.{}.0.{}", leaf(t), t % 3 + 1);
+        j["port_from"] = "rxe";
+        return j;
+    };
+    w.run();
+    const MeshRunData& d = w.data();
+    EXPECT_EQ(traced.load(), 72);  // every flow, by its sender
+    size_t with_path = 0;
+    for (const MeshFlow& f : d.flows) with_path += f.path.is_object();
+    EXPECT_EQ(with_path, 54u);
+    auto a = analyse_mesh(d, 0.6);
+    ASSERT_FALSE(a.links.cables.empty());
+    EXPECT_EQ(a.links.cables[0].name, "l1[10.9.12.0] <-> s2[10.9.12.1]");
+    EXPECT_TRUE(a.suspects.empty());
+    auto lines = mesh_run_summary(d, a);
+    EXPECT_EQ(lines.front().rfind("suspect: cable l1[10.9.12.0] <-> s2[10.9.12.1]", 0), 0u)
+        << lines.front();
+    nlohmann::json doc = mesh_run_json(d, a);
+    for (const auto& e : testing::schema_errors(doc, "mesh-run.schema.json")) ADD_FAILURE() << e;
+}
+
+/// Three leaves of three ranks (10.0.0.rank+1), two spines; the spine of a
+/// flow is chosen by its UDP source port alone (bit 11), so only the port,
+/// the flow label, steers it. The cable l1 <-> s2 is slow both ways.
+struct SteeredFabric {
+    static int leaf(int r) { return r / 3 + 1; }
+    static int spine(uint16_t sport) { return ((sport >> 11) & 1) + 1; }
+    static int rank_of(const std::string& address) {
+        return std::stoi(address.substr(address.rfind('.') + 1)) - 1;
+    }
+    static std::vector<TraceHop> hops(int s, int t, int sp) {
+        return {{1, fmt::format("10.{}.0.254", leaf(s)), fmt::format("l{}", leaf(s)), 0.1},
+                {2, fmt::format("10.9.{}{}.1", leaf(s), sp), fmt::format("s{}", sp), 0.2},
+                {3, fmt::format("10.9.{}{}.0", leaf(t), sp), fmt::format("l{}", leaf(t)), 0.3}};
+    }
+    static bool slow(int s, int t, uint32_t label) {
+        int sp = spine(sport_for_flow_label(label));
+        return leaf(s) != leaf(t) && sp == 2 && (leaf(s) == 1 || leaf(t) == 1);
+    }
+    std::atomic<int> traced{0};
+    void wire(World& w) {
+        w.size = 9;
+        w.options.pattern = "cover";
+        w.steered = [](int s, int t, uint32_t label) { return slow(s, t, label) ? 0.2 : 1.0; };
+        w.options.trace_sports = [this](const std::string& src, const std::string& dst,
+                                        const std::vector<uint16_t>& sports) {
+            ++traced;
+            std::vector<FlowTrace> out;
+            int s = rank_of(src);
+            int t = rank_of(dst);
+            if (leaf(s) == leaf(t)) return out;
+            for (uint16_t p : sports) out.push_back({p, hops(s, t, spine(p)), "silent", ""});
+            return out;
+        };
+        w.options.trace_flow = [](const EndpointInfo& local,
+                                  const EndpointInfo& remote) -> nlohmann::json {
+            if (leaf(local.lid) == leaf(remote.lid)) return nullptr;
+            uint16_t sport = sport_for_flow_label(local.flow_label);
+            FlowTrace tr{sport, hops(local.lid, remote.lid, spine(sport)), "silent", ""};
+            nlohmann::json j = flow_trace_to_json(tr);
+            j["source"] = "10.0.0.1";
+            j["destination"] = "10.0.0.2";
+            j["port_from"] = "rxe";
+            return j;
+        };
+    }
+};
+
+TEST(MeshRun, CoverIsPlannedFromTracesSteeredByFlowLabelAndNamesTheCable) {
+    World w;
+    SteeredFabric fabric;
+    fabric.wire(w);
+    w.run();
+    const MeshRunData& d = w.data();
+    EXPECT_EQ(d.status, "complete");
+    EXPECT_EQ(d.pattern, "cover");
+    EXPECT_EQ(fabric.traced.load(), 9 * 8);  // every rank to every other
+    EXPECT_EQ(d.sports.size(), 8u);
+    ASSERT_GT(d.planned_rounds, 0u);
+    EXPECT_LE(d.planned_rounds, 4u);
+    // Every flow went where its label was to send it.
+    for (const MeshFlow& f : d.flows) {
+        if (!f.measured || !f.path.is_object()) continue;
+        const MeshPair* p = nullptr;
+        for (const MeshPair& q : d.rounds[f.round]) {
+            if ((q.a == f.src && q.b == f.dst) || (q.b == f.src && q.a == f.dst)) p = &q;
+        }
+        ASSERT_NE(p, nullptr);
+        uint32_t label = p->a == f.src ? p->label_ab : p->label_ba;
+        EXPECT_NE(label, 0u);
+        EXPECT_EQ(f.path["sport"], sport_for_flow_label(label));
+    }
+    auto a = analyse_mesh(d, 0.6);
+    EXPECT_EQ(a.links.coverage.lanes, 12u);
+    EXPECT_EQ(a.links.coverage.crossed, 12u);
+    ASSERT_FALSE(a.links.cables.empty()) << mesh_run_summary(d, a).front();
+    EXPECT_EQ(a.links.cables[0].name, "l1[10.9.12.0] <-> s2[10.9.12.1]");
+    EXPECT_EQ(a.links.cables[0].directions.size(), 2u);
+    EXPECT_LT(d.rounds.size(), 9u);  // fewer than all-pairs' 9
+    nlohmann::json doc = mesh_run_json(d, a);
+    for (const auto& e : testing::schema_errors(doc, "mesh-run.schema.json")) ADD_FAILURE() << e;
+    EXPECT_EQ(doc["pattern"], "cover");
+}
+
+TEST(MeshRun, CoverWithoutRoutersBetweenTheRanksTestsAllPairs) {
+    World w;
+    w.options.pattern = "cover";
+    w.options.trace_sports = [](const std::string&, const std::string&,
+                                const std::vector<uint16_t>&) { return std::vector<FlowTrace>{}; };
+    w.run();
+    EXPECT_EQ(w.data().pattern, "all-pairs");
+    EXPECT_EQ(w.data().rounds.size(), 5u);
+    EXPECT_EQ(measured(w.data()), 30u);
 }
 
 TEST(MeshRun, ARankThatDiesIsAFindingAndTheRunEndsWithoutIt) {

@@ -1,0 +1,45 @@
+#pragma once
+// Planning a mesh run on RoCE from traced paths. ECMP picks a flow's spine by
+// a hash of its UDP source port, and the kernel derives that port from the
+// QP's GRH flow label, so a flow's path is chosen by its label: every rank
+// traces a few source ports to every other (MeshRunData::traces), and the
+// scheduler's cover (perf/schedule) picks for each pair and direction the
+// port, so the label, whose path crosses lanes not yet crossed. After the
+// planned rounds, perf/localize's separating rounds test the lanes the flows
+// could not tell apart, again steered by label. Pure: the run's data in,
+// rounds out.
+
+#include <vector>
+
+#include "perf/mesh_report.h"
+#include "perf/mesh_run.h"
+#include "perf/schedule.h"
+
+namespace fabscope::perf {
+
+/// What the scheduler needs, from the traces: one endpoint per rank that can
+/// test (an index into `ranks`), the paths of each pair per source port, and
+/// the fabric the traces show.
+struct TracedPlanView {
+    std::vector<int> ranks;  ///< endpoint i is rank ranks[i]
+    std::vector<MeshEndpoint> endpoints;
+    TracedPathOracle oracle;
+};
+
+/// `fabric` must know every traced path (TracedFabric::from_paths over them).
+TracedPlanView traced_plan_view(const MeshRunData& d, const TracedFabric& fabric);
+
+/// The flow label that makes rxe send from `sports[variant]` (0 when out of range).
+uint32_t label_of(const MeshRunData& d, int variant);
+
+/// Cover over the traced paths, as mesh rounds with flow labels; `coverage`
+/// is what the plan crosses of the lanes the traces show.
+std::vector<std::vector<MeshPair>> plan_traced_cover(const MeshRunData& d, size_t max_rounds,
+                                                     Coverage* coverage = nullptr);
+
+/// Rounds that separate what the analysis of the flows so far left open
+/// (confounded or undersampled lanes), one-way, at most `max_rounds`.
+std::vector<std::vector<MeshPair>> plan_separating(const MeshRunData& d, const MeshAnalysis& a,
+                                                   size_t max_rounds);
+
+}  // namespace fabscope::perf

@@ -1,0 +1,98 @@
+#include "perf/mesh_links.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace fabscope::perf {
+
+std::vector<TraceHop> path_hops(const nlohmann::json& path) {
+    if (!path.is_object()) return {};
+    try {
+        return flow_trace_from_json(path).hops;
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
+MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
+                        const std::vector<char>& slow, const LocalizeOptions& o) {
+    MeshLinks m;
+    std::vector<std::vector<TraceHop>> hops(d.flows.size());
+    for (size_t i = 0; i < d.flows.size(); ++i) hops[i] = path_hops(d.flows[i].path);
+    // The paths traced to plan the rounds, then the flows' own.
+    std::vector<std::vector<TraceHop>> known;
+    for (const MeshTrace& t : d.traces) {
+        if (!t.hops.empty()) known.push_back(t.hops);
+    }
+    for (const auto& h : hops) {
+        if (!h.empty()) known.push_back(h);
+    }
+    m.fabric = TracedFabric::from_paths(known);
+    m.flow_lanes.resize(d.flows.size());
+    std::vector<FlowObservation> obs;
+    std::set<Lane> crossed;
+    for (size_t i = 0; i < d.flows.size(); ++i) {
+        if (!hops[i].empty()) {
+            ++m.traced;
+            m.flow_lanes[i] = m.fabric.lanes_of(hops[i]);
+        }
+        const MeshFlow& f = d.flows[i];
+        if (!f.measured) continue;
+        crossed.insert(m.flow_lanes[i].begin(), m.flow_lanes[i].end());
+        obs.push_back({.test = i,
+                       .src = static_cast<size_t>(f.src),
+                       .dst = static_cast<size_t>(f.dst),
+                       .lanes = m.flow_lanes[i],
+                       .slow = slow[i] != 0,
+                       .ratio = ratio[i]});
+        m.measured.push_back(i);
+    }
+    std::vector<Lane> all = m.fabric.lanes();
+    m.coverage.lanes = all.size();
+    for (Lane l : all) m.coverage.crossed += crossed.count(l);
+    m.localization = localize(obs, o);
+    for (Lane l : m.localization.undersampled) m.undersampled.push_back(l);
+    for (const Suspect& s : m.localization.suspects) {
+        LinkSuspect ls;
+        ls.lanes = s.lanes;
+        for (Lane l : s.lanes) {
+            if (!ls.name.empty()) ls.name += " or ";
+            ls.name += m.fabric.lane_name(l);
+        }
+        ls.slow_flows = s.slow_flows;
+        ls.total_flows = s.total_flows;
+        double sum = 0;
+        for (size_t e : s.evidence) {
+            ls.evidence.push_back(m.measured[e]);
+            sum += obs[e].ratio;
+        }
+        ls.mean_ratio = s.evidence.empty() ? 0 : sum / static_cast<double>(s.evidence.size());
+        for (size_t k = 0; k < obs.size(); ++k) {
+            const auto& lanes = obs[k].lanes;
+            if (!obs[k].slow &&
+                std::find(lanes.begin(), lanes.end(), s.lanes.front()) != lanes.end())
+                ls.healthy.push_back(m.measured[k]);
+        }
+        m.suspects.push_back(std::move(ls));
+    }
+    std::map<size_t, CableSuspect> by_link;
+    for (size_t i = 0; i < m.suspects.size(); ++i) {
+        const LinkSuspect& s = m.suspects[i];
+        if (s.lanes.size() != 1) continue;
+        size_t link = link_of_lane(s.lanes.front());
+        CableSuspect& c = by_link[link];
+        c.link = link;
+        c.name = m.fabric.cable_name(link);
+        c.directions.push_back(i);
+        c.slow_flows += s.slow_flows;
+        c.total_flows += s.total_flows;
+    }
+    for (auto& [_, c] : by_link) m.cables.push_back(std::move(c));
+    std::stable_sort(
+        m.cables.begin(), m.cables.end(),
+        [](const CableSuspect& a, const CableSuspect& b) { return a.slow_flows > b.slow_flows; });
+    return m;
+}
+
+}  // namespace fabscope::perf

@@ -1,0 +1,59 @@
+#pragma once
+// Which cables a mesh run's slow flows point at, on RoCE: every measured
+// flow's traced path (perf/flow_path) becomes lanes of the switch-level
+// fabric the traces show (perf/trace_fabric), and perf/localize ranks the
+// lanes: slow flows implicate theirs, healthy flows exonerate theirs.
+// Pure: the run's data in, suspects with their evidence out.
+
+#include <string>
+#include <vector>
+
+#include "perf/localize.h"
+#include "perf/mesh_run.h"
+#include "perf/trace_fabric.h"
+
+namespace fabscope::perf {
+
+/// One lane, or several that the flows cannot tell apart.
+struct LinkSuspect {
+    std::vector<Lane> lanes;
+    std::string name;  ///< "l1[10.9.12.0] -> s2[10.9.12.1]", several joined by " or "
+    size_t slow_flows = 0;
+    size_t total_flows = 0;
+    double mean_ratio = 0;         ///< of the slow flows through it
+    std::vector<size_t> evidence;  ///< indices into MeshRunData::flows: the slow ones
+    std::vector<size_t> healthy;   ///< the flows through it that were not slow
+};
+
+/// A cable some localized lane suspect is on, with the directions that are bad.
+struct CableSuspect {
+    size_t link = 0;
+    std::string name;                ///< "l1[10.9.12.0] <-> s2[10.9.12.1]"
+    std::vector<size_t> directions;  ///< indices into MeshLinks::suspects
+    size_t slow_flows = 0;           ///< over its bad directions
+    size_t total_flows = 0;
+};
+
+struct MeshLinks {
+    TracedFabric fabric;
+    /// Per flow of the run: the lanes of its traced path (empty: not traced,
+    /// or no router between its ends).
+    std::vector<std::vector<Lane>> flow_lanes;
+    size_t traced = 0;  ///< flows with a path
+    Coverage coverage;  ///< lanes crossed by measured flows, of the lanes traces showed
+    std::vector<LinkSuspect> suspects;
+    std::vector<CableSuspect> cables;  ///< most slow flows first
+    /// Lanes slow flows crossed that too few flows tested to judge.
+    std::vector<Lane> undersampled;
+    Localization localization;  ///< over the measured flows (observation i = measured[i])
+    std::vector<size_t> measured;
+};
+
+/// The hops of a flow's "path" object (null or malformed: none).
+std::vector<TraceHop> path_hops(const nlohmann::json& path);
+
+/// `slow` and `ratio` per flow, as analyse_mesh found them.
+MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
+                        const std::vector<char>& slow, const LocalizeOptions& o = {});
+
+}  // namespace fabscope::perf

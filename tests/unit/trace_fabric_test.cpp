@@ -1,0 +1,146 @@
+// The switch-level fabric built from RoCE traces (perf/trace_fabric) and the
+// cables a mesh run's slow flows point at (perf/mesh_links), on traces shaped
+// like the VM lab's routed leaf-spine (lab/rxe/guest.sh rxe_fabric): hop 1 is
+// the source's leaf answering from its host side, hop 2 the spine answering
+// from its end of the leaf's cable, hop 3 the far leaf from its end of the
+// spine's cable.
+
+#include "perf/trace_fabric.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "perf/mesh_links.h"
+#include "perf/mesh_report.h"
+
+namespace fabscope::perf {
+namespace {
+
+std::vector<TraceHop> lab_path(int from_leaf, int spine, int to_leaf, bool named = true) {
+    auto hop = [&](int ttl, std::string addr, std::string name) {
+        return TraceHop{ttl, std::move(addr), named ? std::move(name) : "", 0.5};
+    };
+    return {hop(1, fmt::format("10.{}.0.254", from_leaf), fmt::format("l{}", from_leaf)),
+            hop(2, fmt::format("10.9.{}{}.1", from_leaf, spine), fmt::format("s{}", spine)),
+            hop(3, fmt::format("10.9.{}{}.0", to_leaf, spine), fmt::format("l{}", to_leaf))};
+}
+
+TEST(TracedFabric, RoutersAreSwitchesAndConsecutiveHopsAreCables) {
+    auto f = TracedFabric::from_paths({lab_path(1, 2, 2), lab_path(2, 2, 1), lab_path(1, 1, 2)});
+    EXPECT_EQ(f.fabric().nodes().size(), 4u);  // l1 s2 l2 s1
+    EXPECT_EQ(f.fabric().links().size(), 4u);
+    EXPECT_EQ(f.lanes().size(), 8u);
+    auto up = f.lanes_of(lab_path(1, 2, 2));
+    ASSERT_EQ(up.size(), 2u);
+    // Both ends named by the addresses they answered from, in either direction.
+    EXPECT_EQ(f.lane_name(up[0]), "l1[10.9.12.0] -> s2[10.9.12.1]");
+    EXPECT_EQ(f.lane_name(up[1]), "s2[10.9.22.1] -> l2[10.9.22.0]");
+    auto back = f.lanes_of(lab_path(2, 2, 1));
+    ASSERT_EQ(back.size(), 2u);
+    EXPECT_EQ(back[1], reverse_lane(up[0]));
+    EXPECT_EQ(f.cable_name(link_of_lane(up[0])), "l1[10.9.12.0] <-> s2[10.9.12.1]");
+    // A cable seen one way only names the near end by its router.
+    auto once = f.lanes_of(lab_path(1, 1, 2));
+    EXPECT_EQ(f.lane_name(once[0]), "l1 -> s1[10.9.11.1]");
+    EXPECT_EQ(f.first_router(lab_path(2, 1, 1)), f.router("l2"));
+}
+
+TEST(TracedFabric, UnnamedRoutersAreKnownByAddressAndUnknownHopsCrossNoLane) {
+    auto f = TracedFabric::from_paths({lab_path(1, 2, 2, false)});
+    EXPECT_EQ(f.fabric().nodes().size(), 3u);
+    auto lanes = f.lanes_of(lab_path(1, 2, 2, false));
+    ASSERT_EQ(lanes.size(), 2u);
+    EXPECT_EQ(f.lane_name(lanes[0]), "10.1.0.254 -> 10.9.12.1");
+    EXPECT_TRUE(f.lanes_of(lab_path(3, 1, 4, false)).empty());
+    EXPECT_TRUE(TracedFabric::from_paths({}).lanes().empty());
+}
+
+/// A finished run over 9 ranks, three under each of three leaves, whose
+/// flows take spine (src + dst) % 2 + 1 and run at rate(src leaf, spine, dst leaf).
+MeshRunData three_leaf_run(const std::function<double(int, int, int)>& rate, int leaves = 3) {
+    MeshRunData d;
+    const int n = leaves * 3;
+    for (int r = 0; r < n; ++r) d.ranks.push_back({.rank = r, .host = fmt::format("h{}", r)});
+    for (int s = 0; s < n; ++s) {
+        for (int t = 0; t < n; ++t) {
+            if (s == t) continue;
+            MeshFlow f{.round = 0, .src = s, .dst = t, .measured = true, .ok = true};
+            int ls = s / 3 + 1;
+            int lt = t / 3 + 1;
+            int spine = (s + t) % 2 + 1;
+            f.avg_gbps = ls == lt ? 1.0 : rate(ls, spine, lt);
+            if (ls != lt) {
+                FlowTrace tr{.sport = 49153, .hops = lab_path(ls, spine, lt), .end = "silent"};
+                f.path = flow_trace_to_json(tr);
+            }
+            d.flows.push_back(f);
+        }
+    }
+    d.status = "complete";
+    return d;
+}
+
+TEST(MeshLinks, AShapedCableIsNamedWithTheFlowsThroughIt) {
+    auto d = three_leaf_run(
+        [](int ls, int spine, int lt) { return spine == 2 && (ls == 1 || lt == 1) ? 0.2 : 1.0; });
+    MeshAnalysis a = analyse_mesh(d, 0.6);
+    EXPECT_EQ(a.links.traced, 54u);
+    EXPECT_EQ(a.links.coverage.lanes, 12u);
+    EXPECT_EQ(a.links.coverage.crossed, 12u);
+    ASSERT_EQ(a.links.cables.size(), 1u) << a.links.suspects.front().name;
+    EXPECT_EQ(a.links.cables[0].name, "l1[10.9.12.0] <-> s2[10.9.12.1]");
+    EXPECT_EQ(a.links.cables[0].directions.size(), 2u);
+    EXPECT_EQ(a.links.suspects.size(), 2u);
+    for (const LinkSuspect& s : a.links.suspects) {
+        EXPECT_EQ(s.slow_flows, s.total_flows);
+        EXPECT_TRUE(s.healthy.empty());
+        EXPECT_NEAR(s.mean_ratio, 0.2, 1e-9);
+    }
+    // The hosts of l1 are slow only through s2: no endpoint is blamed.
+    EXPECT_TRUE(a.suspects.empty());
+    auto lines = mesh_run_summary(d, a);
+    EXPECT_EQ(lines.front().rfind("suspect: cable l1[10.9.12.0] <-> s2[10.9.12.1] (both ways)", 0),
+              0u)
+        << lines.front();
+    nlohmann::json doc = mesh_run_json(d, a);
+    EXPECT_EQ(doc["cable_suspects"][0]["name"], "l1[10.9.12.0] <-> s2[10.9.12.1]");
+    EXPECT_EQ(doc["fabric"]["coverage"]["fraction"], 1.0);
+}
+
+TEST(MeshLinks, OneWayBadIsOneLane) {
+    auto d =
+        three_leaf_run([](int ls, int spine, int) { return spine == 1 && ls == 3 ? 0.3 : 1.0; });
+    MeshAnalysis a = analyse_mesh(d, 0.6);
+    ASSERT_EQ(a.links.cables.size(), 1u);
+    ASSERT_EQ(a.links.cables[0].directions.size(), 1u);
+    EXPECT_EQ(a.links.suspects[a.links.cables[0].directions[0]].name,
+              "l3[10.9.31.0] -> s1[10.9.31.1]");
+    EXPECT_NE(mesh_run_summary(d, a).front().find("(one way)"), std::string::npos);
+}
+
+TEST(MeshLinks, TwoLeavesCannotTellTheUpCableFromTheDownCable) {
+    // With two leaves every flow through l1 -> s2 also crosses s2 -> l2:
+    // no measurement separates them, and the report says so.
+    auto d =
+        three_leaf_run([](int ls, int spine, int) { return spine == 2 && ls == 1 ? 0.2 : 1.0; }, 2);
+    MeshAnalysis a = analyse_mesh(d, 0.6);
+    EXPECT_TRUE(a.links.cables.empty());
+    ASSERT_EQ(a.links.suspects.size(), 1u);
+    EXPECT_EQ(a.links.suspects[0].lanes.size(), 2u);
+    EXPECT_EQ(a.links.suspects[0].name,
+              "l1[10.9.12.0] -> s2[10.9.12.1] or s2[10.9.22.1] -> l2[10.9.22.0]");
+    EXPECT_NE(mesh_run_summary(d, a).front().find("cannot tell apart"), std::string::npos);
+}
+
+TEST(MeshLinks, HealthyRunNamesNothingAndUntracedFlowsCrossNoLane) {
+    auto d = three_leaf_run([](int, int, int) { return 1.0; });
+    d.flows[1].path = nullptr;
+    d.flows[2].path = nlohmann::json{{"hops", "not a list"}};
+    MeshAnalysis a = analyse_mesh(d, 0.6);
+    EXPECT_FALSE(a.any_suspect());
+    EXPECT_TRUE(a.links.flow_lanes[1].empty());
+    EXPECT_TRUE(a.links.flow_lanes[2].empty());
+}
+
+}  // namespace
+}  // namespace fabscope::perf
