@@ -10,6 +10,7 @@
 #include "cli/sweep_options.h"
 #include "discover/ibnetdisc_discovery.h"
 #include "model/snapshot.h"
+#include "util/exit_status.h"
 #include "util/interrupt.h"
 
 namespace fabscope::cli {
@@ -18,16 +19,31 @@ namespace {
 struct DiscoverOptions {
     LiveSweepOptions live;
     std::string output;
-    std::string load;
+    std::vector<std::string> load;
     std::string load_cache;
     RoceDiscoverOptions roce;
+    bool all_ports = false;
 };
+
+// Several --load files are planes of one fabric, joined into one snapshot.
+Result<Snapshot> load_planes(const std::vector<std::string>& files) {
+    std::vector<Snapshot> parts;
+    for (const auto& file : files) {
+        auto snap = load_snapshot(file);
+        if (!snap) return snap.error();
+        parts.push_back(std::move(snap).value());
+    }
+    if (parts.size() == 1) return std::move(parts.front());
+    auto merged = merge_planes(std::move(parts));
+    if (!merged) return make_error(fmt::format("--load: {}", merged.error().message), kExitUsage);
+    return merged;
+}
 
 int run_discover(const DiscoverOptions& o, const Globals& g) {
     if (o.roce.enabled) return run_discover_roce(o.roce, o.output, g);
     if (!o.load.empty() || !o.load_cache.empty()) {
         auto snap =
-            !o.load.empty() ? load_snapshot(o.load) : import_ibnetdiscover_cache(o.load_cache);
+            !o.load.empty() ? load_planes(o.load) : import_ibnetdiscover_cache(o.load_cache);
         if (!snap) return report(snap.error(), g);
         name_nodes(*snap, g);
         return write_discovery(*snap, {}, o.output, g);
@@ -35,10 +51,7 @@ int run_discover(const DiscoverOptions& o, const Globals& g) {
     LiveSweepOptions live = o.live;
     live.no_routes = true;  // topology, as ibnetdiscover: `sweep` adds routes and counters
     live.no_counters = true;
-    auto session = open_live_session(live, g);
-    if (!session) return report(session.error(), g);
-    install_interrupt_handlers();
-    auto out = session->sweep(&interrupt_token());
+    auto out = run_live_sweep(live, o.all_ports, g);
     if (!out) return report(out.error(), g);
     return write_discovery(out->snapshot, std::move(out->problems), o.output, g, out->interrupted);
 }
@@ -52,13 +65,19 @@ void add_discover(CLI::App& app, Context& ctx) {
     add_live_sweep_options(cmd, o->live, false);
     cmd->add_option("-o,--output", o->output, "Write the snapshot (JSON) to FILE");
     auto* load =
-        cmd->add_option("--load", o->load, "Read a fabscope snapshot instead of the fabric")
+        cmd->add_option("--load", o->load,
+                        "Read a fabscope snapshot instead of the fabric (several: planes of one "
+                        "fabric, joined into one snapshot)")
             ->check(CLI::ExistingFile);
     cmd->add_option("--load-cache", o->load_cache,
                     "Import an `ibnetdiscover --cache` file instead of the fabric")
         ->check(CLI::ExistingFile)
         ->excludes(load);
     add_roce_discover_options(cmd, o->roce);
+    cmd->add_flag("--all-ports", o->all_ports,
+                  "Discover every plane: every local port with a link, one snapshot with a plane "
+                  "per subnet (planes told apart by subnet prefix and SM)")
+        ->excludes(load);
     cmd->footer(
         R"(Discovery runs on fabscope's own MAD engine, as `sweep` does (topology only):
 a deadline per MAD (-t), retries with backoff (--retries), a failure budget per
@@ -84,6 +103,8 @@ Examples:
   fabscope discover -C mlx5_0 -P 1 --json > fabric.json
   fabscope discover -t 100 --retries 1          # give up on silent nodes sooner
   fabscope discover --load fabric.json
+  fabscope discover --all-ports -o planes.json    # every plane of a rail-optimised host
+  fabscope discover --load plane1.json --load plane2.json -o planes.json
   ibnetdiscover --cache fabric.cache && fabscope discover --load-cache fabric.cache
   fabscope lab exec -- fabscope discover       # on the simulated lab fabric
   fabscope discover --roce -o roce.json        # this host and its leaf (lldpd)

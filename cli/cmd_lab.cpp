@@ -100,6 +100,7 @@ struct ExecOptions {
     std::vector<std::string> argv;
     int timeout_s = 0;
     bool direct = false;
+    int plane = 0;
 };
 
 int run_exec(const ExecOptions& o, const Globals& g) {
@@ -110,9 +111,10 @@ int run_exec(const ExecOptions& o, const Globals& g) {
     std::vector<std::string> argv = o.argv;
     // `fabscope lab exec -- fabscope ...` runs this very binary.
     if (argv.front() == "fabscope") argv.front() = self_exe();
-    auto rc =
-        lab_exec(*lab, argv,
-                 {.deadline = std::chrono::milliseconds(o.timeout_s * 1000LL), .direct = o.direct});
+    auto rc = lab_exec(*lab, argv,
+                       {.deadline = std::chrono::milliseconds(o.timeout_s * 1000LL),
+                        .plane = o.plane,
+                        .direct = o.direct});
     if (!rc) return report(rc.error(), g);
     return *rc;
 }
@@ -158,7 +160,9 @@ int run_status(const LabWhich& w, const Globals& g) {
     if (!s) return report(s.error(), g);
     if (g.json) std::printf("%s\n", lab_status_json(*s).dump().c_str());
     if (!g.quiet) std::fputs(lab_status(*s).c_str(), stderr);
-    return is_running(s->ibsim) && is_running(s->opensm) && is_running(s->supervisor)
+    bool sms = true;
+    for (const ProcessId& p : s->plane_sms) sms = sms && is_running(p);
+    return is_running(s->ibsim) && is_running(s->opensm) && is_running(s->supervisor) && sms
                ? kExitClean
                : kExitCannotRun;
 }
@@ -187,20 +191,24 @@ void add_lab(CLI::App& app, Context& ctx) {
                        "Hosts on each leaf (default 4)");
         up->add_option("--links-per-pair", o->spec.links_per_pair,
                        "Parallel links per leaf-spine pair (default 1)");
+        up->add_option("--planes", o->spec.planes,
+                       "Planes (separate subnets), each host with one HCA on each and each plane "
+                       "with its own switches and OpenSM (default 1, at most 4)");
         up->add_option("--width", o->width, "Link width: 1x, 2x, 4x, 8x, 12x (default 4x)");
         up->add_option("--speed", o->speed, "Link speed: sdr ddr qdr fdr edr hdr (default hdr)");
         auto* net = up->add_option("--net", o->net_file,
                                    "Use this ibsim net file instead of generating one")
                         ->check(CLI::ExistingFile);
         for (const char* n : {"--spines", "--leaves", "--hosts-per-leaf", "--links-per-pair",
-                              "--width", "--speed"}) {
+                              "--width", "--speed", "--planes"}) {
             up->get_option(n)->excludes(net);
         }
         up->add_option("--timeout", o->timeout_s, "Seconds to wait for SUBNET UP (default 300)");
         up->footer(R"(Examples:
   fabscope lab up                                     # 2 spines, 4 leaves, 16 hosts, 4X HDR
   fabscope lab up --spines 18 --leaves 36 --hosts-per-leaf 18    # 648 hosts
-  fabscope lab up --name b --net my-fabric.net        # a second lab beside the first)");
+  fabscope lab up --name b --net my-fabric.net        # a second lab beside the first
+  fabscope lab up --planes 2 --leaves 2 --hosts-per-leaf 2       # a rail-optimised fabric)");
         up->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_up(*o, ctx.globals); }; });
     }
     {
@@ -226,6 +234,9 @@ void add_lab(CLI::App& app, Context& ctx) {
         CLI::App* exec = lab->add_subcommand(
             "exec", "Run a libibumad program (fabscope, ibnetdiscover, ...) on the lab");
         add_which(exec, o->which);
+        exec->add_option("--plane", o->plane,
+                         "Attach to this plane of a multi-plane lab (the simulator gives a "
+                         "process one HCA: plane N's first host HCA; default plane 1)");
         exec->add_flag("--direct", o->direct,
                        "Talk to the simulator directly, not through the lab's relay (faster; "
                        "silent nodes do not apply)");

@@ -16,13 +16,11 @@ struct SweepCommand {
     LiveSweepOptions live;
     std::string output;
     std::string prom;
+    bool all_ports = false;
 };
 
 int run_sweep(const SweepCommand& o, const Globals& g) {
-    auto session = open_live_session(o.live, g);
-    if (!session) return report(session.error(), g);
-    install_interrupt_handlers();
-    auto out = session->sweep(&interrupt_token());
+    auto out = run_live_sweep(o.live, o.all_ports, g);
     if (!out) return report(out.error(), g);
     return write_discovery(out->snapshot, std::move(out->problems), o.output, g, out->interrupted,
                            o.prom);
@@ -40,6 +38,9 @@ void add_sweep(CLI::App& app, Context& ctx) {
     cmd->add_option("--prom", o->prom,
                     "Write Prometheus metrics to FILE (atomically, for node_exporter's textfile "
                     "collector)");
+    cmd->add_flag("--all-ports", o->all_ports,
+                  "Sweep every plane: every local port with a link, one snapshot with a plane "
+                  "per subnet");
     cmd->footer(R"(The sweep runs on fabscope's own MAD engine: many MADs in flight, a deadline per
 MAD, retries with backoff, and a failure budget per path, so an unresponsive node
 costs one timeout and never stalls the rest. What it could not reach is reported
@@ -51,6 +52,7 @@ Examples:
   fabscope sweep -o fabric.json
   fabscope sweep --window 32 -t 500 --retries 3
   fabscope sweep --no-counters --no-routes          # topology only
+  fabscope sweep --all-ports -o planes.json       # every plane of a rail-optimised host
   fabscope sweep -q --prom /var/lib/node_exporter/textfile/fabscope.prom
   fabscope lab exec -- fabscope sweep -o fabric.json)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_sweep(*o, ctx.globals); }; });

@@ -30,9 +30,8 @@ std::vector<std::string> split_exec_command(const std::vector<std::string>& args
             return head;
         }
         head.push_back(a);
-        // exec's own options that take a value: --name N, --dir D, --timeout S
-        bool takes_value =
-            (a == "--name" || a == "--dir" || a == "--timeout");  // --direct takes none
+        // exec's own options that take a value: --name N, --dir D, --timeout S, --plane P
+        bool takes_value = (a == "--name" || a == "--dir" || a == "--timeout" || a == "--plane");
         if (takes_value && i + 1 < args.size()) head.push_back(args[++i]);
     }
     return head;

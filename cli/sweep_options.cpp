@@ -4,11 +4,13 @@
 
 #include <cstdio>
 
+#include "discover/plane_sweep.h"
 #include "model/link_checks.h"
 #include "model/tiers.h"
 #include "reports/discover_summary.h"
 #include "reports/prometheus_textfile.h"
 #include "util/exit_status.h"
+#include "util/interrupt.h"
 #include "util/version.h"
 
 namespace fabscope::cli {
@@ -56,6 +58,20 @@ LiveOptions live_options(const LiveSweepOptions& o, const Globals& g) {
 
 Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& g) {
     return LiveSession::open(live_options(o, g));
+}
+
+Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, bool all_ports, const Globals& g) {
+    if (all_ports && (!o.ca.empty() || o.ca_port != 0)) {
+        return make_error("--all-ports sweeps every local port: it takes no -C/-P", kExitUsage);
+    }
+    if (all_ports) {
+        install_interrupt_handlers();
+        return sweep_all_ports(live_options(o, g), &interrupt_token());
+    }
+    auto session = open_live_session(o, g);
+    if (!session) return session.error();
+    install_interrupt_handlers();
+    return session->sweep(&interrupt_token());
 }
 
 int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const std::string& output,

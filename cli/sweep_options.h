@@ -33,6 +33,11 @@ LiveOptions live_options(const LiveSweepOptions& o, const Globals& g);
 /// LiveSession::open with the options from the flags.
 Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& g);
 
+/// `discover` / `sweep`: one sweep from the local port of -C/-P, or with
+/// `all_ports` every plane behind every local port with a link (-C/-P then
+/// are a usage error). Stops on Ctrl-C (interrupt handlers installed here).
+Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, bool all_ports, const Globals& g);
+
 /// What `discover` and `sweep` do with a discovery: the link checks added to
 /// the sweep's `problems`, the snapshot (with the findings) written to
 /// `output` and/or stdout (--json), the summary on stderr. A discovery

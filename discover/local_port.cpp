@@ -55,6 +55,7 @@ LocalPort from_umad(const umad_port_t* p) {
     lp.state = static_cast<int>(p->state);
     lp.phys_state = static_cast<int>(p->phys_state);
     lp.port_guid = be64toh(p->port_guid);
+    lp.subnet_prefix = be64toh(p->gid_prefix);
     return lp;
 }
 
@@ -150,6 +151,40 @@ Result<LocalPort> resolve_local_port(const std::string& ca, int port) {
     }
     umad_close_port(fd);
     return lp;
+}
+
+Result<std::vector<LocalPort>> list_local_ports() {
+    if (umad_init() < 0) {
+        return make_error(fmt::format("cannot initialise libibumad; {}", kNoDeviceHint),
+                          kExitCannotRun);
+    }
+    std::vector<std::string> names = ca_names();
+    if (names.empty())
+        return make_error(fmt::format("no InfiniBand device found; {}", kNoDeviceHint),
+                          kExitCannotRun);
+    std::vector<LocalPort> out;
+    std::string down;
+    for (const auto& name : names) {
+        CaGuard g;
+        if (umad_get_ca(name.c_str(), &g.ca) < 0) continue;
+        g.held = true;
+        for (int i = 1; i <= g.ca.numports && i < UMAD_CA_MAX_PORTS; ++i) {
+            const umad_port_t* p = g.ca.ports[i];
+            if (!is_infiniband(p)) continue;
+            if (p->phys_state == 5) {
+                out.push_back(from_umad(p));
+            } else {
+                down += fmt::format("{}{} port {}", down.empty() ? "" : ", ", name, i);
+            }
+        }
+    }
+    if (out.empty()) {
+        return make_error(
+            fmt::format("no local InfiniBand port has a physical link{}{}: check the cables",
+                        down.empty() ? "" : ": ", down),
+            kExitCannotRun);
+    }
+    return out;
 }
 
 }  // namespace fabscope

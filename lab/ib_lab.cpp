@@ -81,6 +81,12 @@ Status save_lab_state(const LabState& s) {
              {"opensm", process_json(s.opensm)},
              {"supervisor", process_json(s.supervisor)}}},
            {"swaps", swaps}};
+    if (s.planes > 1) {
+        j["planes"] = s.planes;
+        json sms = json::array();
+        for (const ProcessId& p : s.plane_sms) sms.push_back(process_json(p));
+        j["processes"]["plane_sms"] = std::move(sms);
+    }
     return json_io::write_json_file(j, s.dir + "/state.json");
 }
 
@@ -115,9 +121,66 @@ std::vector<std::string> ibsim_size_args(const NetFileStats& st) {
 }
 
 void stop_all(const LabState& s) {
+    for (const ProcessId& p : s.plane_sms) {
+        if (p.pid > 0) stop_process(p, milliseconds(3000));
+    }
     for (const ProcessId* p : {&s.opensm, &s.ibsim, &s.supervisor}) {
         if (p->pid > 0) stop_process(*p, milliseconds(3000));
     }
+}
+
+// OpenSM for one plane. Plane 1 keeps the one-plane lab's files (osm/,
+// opensm.out); plane k > 1 has its own under osm/plane<k>/, its own subnet
+// prefix, and is bound to its plane's first host HCA (SIM_HOST, opensm -g).
+// force_link_* 0: the SM must not rewrite LinkWidth/SpeedEnabled, or every
+// sweep would "repair" a degraded link injected by `lab fault`.
+Result<ProcessId> start_sm(const LabState& s, int plane) {
+    const std::string dir =
+        plane == 1 ? s.dir + "/osm" : fmt::format("{}/osm/plane{}", s.dir, plane);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    {
+        std::ofstream conf(dir + "/opensm.conf");
+        conf << "force_log_flush TRUE\n"
+             << "log_file " << dir << "/opensm.log\n"
+             << "dump_files_dir " << dir << "\n"
+             << "force_link_width 0\nforce_link_speed 0\nforce_link_speed_ext 0\n";
+        if (plane > 1)
+            conf << fmt::format("subnet_prefix {:#018x}\n", 0xfe80000000000000ULL + plane);
+    }
+    auto env = lab_client_env(s);
+    env["IBSIM_SOCKNAME"] =
+        s.sockname;  // the SM talks to the simulator directly, not through the relay
+    env["OSM_TMP_DIR"] = dir;
+    env["OSM_CACHE_DIR"] = dir;
+    std::vector<std::string> argv{"opensm", "-F", dir + "/opensm.conf"};
+    if (s.planes > 1) {
+        env["SIM_HOST"] = plane_attach_node(plane);
+        argv.push_back("-g");
+        argv.push_back(fmt::format("{:#018x}", plane_sm_port_guid(plane)));
+    }
+    const std::string out = plane == 1 ? s.dir + "/opensm.out" : dir + "/opensm.out";
+    auto sm = spawn({.argv = argv,
+                     .env = env,
+                     .cwd = s.dir,
+                     .stdout_path = out,
+                     .stderr_path = out,
+                     .new_session = true});
+    if (!sm) {
+        return make_error(
+            fmt::format("cannot start OpenSM: {} (install opensm)", sm.error().message),
+            kExitCannotRun);
+    }
+    return *sm;
+}
+
+std::string sm_log(const LabState& s, int plane) {
+    return plane == 1 ? s.dir + "/osm/opensm.log"
+                      : fmt::format("{}/osm/plane{}/opensm.log", s.dir, plane);
+}
+std::string sm_out(const LabState& s, int plane) {
+    return plane == 1 ? s.dir + "/opensm.out"
+                      : fmt::format("{}/osm/plane{}/opensm.out", s.dir, plane);
 }
 
 pid_t g_forward_to = 0;
@@ -208,6 +271,7 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
     if (opts.spec) {
         if (auto v = validate(*opts.spec); !v) return v.error();
         net = generate_leaf_spine(*opts.spec);
+        s.planes = opts.spec->planes;
     } else {
         std::ifstream in(opts.net_file);
         if (!in)
@@ -297,44 +361,32 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
         return w.error();
     }
 
-    // 3. OpenSM. force_link_* 0: the SM must not rewrite LinkWidth/SpeedEnabled,
-    //    or every sweep would "repair" a degraded link injected by `lab fault`.
-    {
-        std::ofstream conf(s.dir + "/osm/opensm.conf");
-        conf << "force_log_flush TRUE\n"
-             << "log_file " << s.dir << "/osm/opensm.log\n"
-             << "dump_files_dir " << s.dir << "/osm\n"
-             << "force_link_width 0\nforce_link_speed 0\nforce_link_speed_ext 0\n";
-    }
-    auto env = lab_client_env(s);
-    env["IBSIM_SOCKNAME"] =
-        s.sockname;  // the SM talks to the simulator directly, not through the relay
-    env["OSM_TMP_DIR"] = s.dir + "/osm";
-    env["OSM_CACHE_DIR"] = s.dir + "/osm";
-    auto sm = spawn({.argv = {"opensm", "-F", s.dir + "/osm/opensm.conf"},
-                     .env = env,
-                     .cwd = s.dir,
-                     .stdout_path = s.dir + "/opensm.out",
-                     .stderr_path = s.dir + "/opensm.out",
-                     .new_session = true});
-    if (!sm) {
-        stop_all(s);
-        return make_error(
-            fmt::format("cannot start OpenSM: {} (install opensm)", sm.error().message),
-            kExitCannotRun);
-    }
-    s.opensm = *sm;
-    (void)save_lab_state(s);
-    const std::string log = s.dir + "/osm/opensm.log";
-    if (auto w =
-            wait_for([&] { return file_contains(log, "SUBNET UP"); },
-                     [&] { return is_running(s.opensm); }, opts.subnet_up_timeout,
-                     "OpenSM exited before SUBNET UP: " + tail(read_file(s.dir + "/opensm.out"), 3),
-                     fmt::format("no SUBNET UP from OpenSM within {} s (see {})",
-                                 opts.subnet_up_timeout.count(), log));
-        !w) {
-        stop_all(s);
-        return w.error();
+    // 3. One OpenSM per plane, each waited for until SUBNET UP.
+    for (int plane = 1; plane <= s.planes; ++plane) {
+        auto sm = start_sm(s, plane);
+        if (!sm) {
+            stop_all(s);
+            return sm.error();
+        }
+        if (plane == 1) {
+            s.opensm = *sm;
+        } else {
+            s.plane_sms.push_back(*sm);
+        }
+        (void)save_lab_state(s);
+        const std::string log = sm_log(s, plane);
+        const ProcessId pid = *sm;
+        if (auto w = wait_for([&] { return file_contains(log, "SUBNET UP"); },
+                              [&] { return is_running(pid); }, opts.subnet_up_timeout,
+                              fmt::format("OpenSM{} exited before SUBNET UP: {}",
+                                          s.planes > 1 ? fmt::format(" of plane {}", plane) : "",
+                                          tail(read_file(sm_out(s, plane)), 3)),
+                              fmt::format("no SUBNET UP from OpenSM within {} s (see {})",
+                                          opts.subnet_up_timeout.count(), log));
+            !w) {
+            stop_all(s);
+            return w.error();
+        }
     }
     s.subnet_up_s = sw.seconds();
     if (auto w = save_lab_state(s); !w) {
@@ -377,6 +429,10 @@ Result<LabState> load_lab_state(const std::string& dir, const std::string& which
         s.ibsim = process_from(json_io::get_object(p, "ibsim"));
         s.opensm = process_from(json_io::get_object(p, "opensm"));
         s.supervisor = process_from(json_io::get_object(p, "supervisor"));
+        s.planes = j.value("planes", 1);
+        if (auto sms = p.find("plane_sms"); sms != p.end() && sms->is_array()) {
+            for (const json& e : *sms) s.plane_sms.push_back(process_from(e));
+        }
         if (auto sw = j.find("swaps"); sw != j.end() && sw->is_array()) {
             for (const json& c : *sw)
                 s.swaps.push_back({c.value("a", std::string()), c.value("b", std::string())});
@@ -410,6 +466,8 @@ std::string lab_status(const LabState& s) {
     };
     line("ibsim", s.ibsim);
     line("opensm", s.opensm);
+    for (size_t i = 0; i < s.plane_sms.size(); ++i)
+        line(fmt::format("opensm p{}", i + 2).c_str(), s.plane_sms[i]);
     line("supervisor", s.supervisor);
     for (const CableSwap& c : s.swaps)
         out +=
@@ -427,6 +485,12 @@ json lab_status_json(const LabState& s) {
         bool up = is_running(*p);
         all = all && up;
         processes.push_back({{"role", role}, {"pid", p->pid}, {"running", up}});
+    }
+    for (size_t i = 0; i < s.plane_sms.size(); ++i) {
+        bool up = is_running(s.plane_sms[i]);
+        all = all && up;
+        processes.push_back(
+            {{"role", "opensm"}, {"plane", i + 2}, {"pid", s.plane_sms[i].pid}, {"running", up}});
     }
     json swaps = json::array();
     for (const CableSwap& c : s.swaps) swaps.push_back({{"a", c.a}, {"b", c.b}});
@@ -451,6 +515,26 @@ std::map<std::string, std::string> lab_client_env(const LabState& s, bool direct
     return {{"LD_PRELOAD", preload},
             {"IBSIM_SOCKNAME", direct ? s.sockname : s.proxy_sockname()},
             {"FABSCOPE_LAB_DIR", s.dir}};
+}
+
+Result<std::map<std::string, std::string>> lab_plane_env(const LabState& s, int plane,
+                                                         bool direct) {
+    auto env = lab_client_env(s, direct);
+    if (plane == 0) return env;
+    if (plane < 1 || plane > s.planes) {
+        return make_error(fmt::format("--plane {}: the lab in {} has {} plane{}", plane, s.dir,
+                                      s.planes, s.planes == 1 ? "" : "s"),
+                          kExitUsage);
+    }
+    if (s.planes > 1) env["SIM_HOST"] = plane_attach_node(plane);
+    return env;
+}
+
+const ProcessId* plane_sm(const LabState& s, int plane) {
+    if (plane == 1) return &s.opensm;
+    if (plane >= 2 && static_cast<size_t>(plane - 2) < s.plane_sms.size())
+        return &s.plane_sms[static_cast<size_t>(plane - 2)];
+    return nullptr;
 }
 
 Result<int> reap_dead_clients(const std::string& dir) {
@@ -481,13 +565,13 @@ Result<int> lab_exec(const LabState& s, const std::vector<std::string>& argv,
             "which is not writable here; cd to a writable directory",
             kExitCannotRun);
     }
+    auto env = lab_plane_env(s, how.plane, how.direct);
+    if (!env) return env.error();
     if (auto r = reap_dead_clients(s.dir); !r) return r.error();
     std::error_code ec;
     std::string cwd = fs::current_path(ec).string();
-    auto child = spawn({.argv = argv,
-                        .env = lab_client_env(s, how.direct),
-                        .stdout_path = how.stdout_path,
-                        .inherit_stdin = true});
+    auto child =
+        spawn({.argv = argv, .env = *env, .stdout_path = how.stdout_path, .inherit_stdin = true});
     if (!child) return child.error();
     RunResult r;
     {

@@ -47,8 +47,11 @@ struct LabState {
     NetFileStats stats;
     double subnet_up_s = 0;
     ProcessId ibsim;
-    ProcessId opensm;
+    ProcessId opensm;  ///< plane 1's (the only one of a one-plane lab)
     ProcessId supervisor;
+    int planes = 1;  ///< a generated multi-plane lab (LeafSpineSpec::planes)
+    /// OpenSM of planes 2.., in order: each attached to its plane's first host HCA.
+    std::vector<ProcessId> plane_sms;
     std::vector<CableSwap> swaps;  ///< in force, oldest first (undone by restore-cabling)
     /// Not saved: the --name/--dir flags that chose this lab, for hints.
     std::string which_flags;
@@ -81,8 +84,18 @@ nlohmann::json lab_status_json(const LabState& s);
 /// supervisor's relay (silent nodes apply), or `direct` to the simulator.
 std::map<std::string, std::string> lab_client_env(const LabState& s, bool direct = false);
 
+/// The environment of a client attached to plane `plane` (1-based) of a
+/// multi-plane lab: the simulator's preload library gives a process one HCA,
+/// that plane's first host HCA (SIM_HOST). Plane 1 is the default attachment.
+Result<std::map<std::string, std::string>> lab_plane_env(const LabState& s, int plane,
+                                                         bool direct = false);
+
+/// The OpenSM of plane `plane` (1-based).
+const ProcessId* plane_sm(const LabState& s, int plane);
+
 struct ExecSettings {
     std::chrono::milliseconds deadline{0};  ///< 0 = wait forever
+    int plane = 0;                          ///< attach to this plane (0 = the default, plane 1)
     std::string stdout_path;                ///< "" = the caller's stdout
     bool direct = false;                    ///< bypass the relay (see lab_client_env)
 };

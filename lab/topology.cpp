@@ -30,19 +30,32 @@ SpeedMasks speed_masks(Speed s) {
     }
 }
 
-std::string host_name(int index) {
-    return fmt::format("h{:04d}", index);
+std::string plane_suffix(int plane) {
+    return plane > 1 ? fmt::format("p{}", plane) : std::string();
 }
-std::string leaf_name(int l) {
-    return fmt::format("leaf{:02d}", l);
+std::string host_name(int index, int plane = 1) {
+    return fmt::format("h{:04d}{}", index, plane_suffix(plane));
 }
-std::string spine_name(int s) {
-    return fmt::format("spine{:02d}", s);
+std::string leaf_name(int l, int plane = 1) {
+    return fmt::format("leaf{:02d}{}", l, plane_suffix(plane));
 }
+std::string spine_name(int s, int plane = 1) {
+    return fmt::format("spine{:02d}{}", s, plane_suffix(plane));
+}
+
+constexpr uint64_t kPlaneGuidBase = 0x00fab5c0de000000ULL;  // clear of ibsim's own numbering
 
 }  // namespace
 
 Status validate(const LeafSpineSpec& s) {
+    if (s.planes < 1 || s.planes > kMaxLabPlanes) {
+        return make_error(fmt::format(
+            "lab topology: --planes must be 1..{} (ibsim takes 10 clients, one OpenSM per plane)",
+            kMaxLabPlanes));
+    }
+    if (s.planes > 1 && s.hosts_per_leaf < 1) {
+        return make_error("lab topology: --planes needs hosts (--hosts-per-leaf at least 1)");
+    }
     if (s.spines < 1 || s.leaves < 1 || s.hosts_per_leaf < 0 || s.links_per_pair < 1) {
         return make_error(
             "lab topology: --spines, --leaves and --links-per-pair must be at least 1, "
@@ -71,7 +84,40 @@ Status validate(const LeafSpineSpec& s) {
     return Ok{};
 }
 
+std::string plane_attach_node(int plane) {
+    return host_name(1, plane);
+}
+
+uint64_t plane_sm_port_guid(int plane) {
+    return kPlaneGuidBase + static_cast<uint64_t>(plane) * 0x100 + 1;
+}
+
+namespace {
+std::string generate_plane(const LeafSpineSpec& s, int plane);
+}  // namespace
+
 std::string generate_leaf_spine(const LeafSpineSpec& s) {
+    const int H = s.hosts_per_leaf;
+    SpeedMasks sm = speed_masks(s.speed);
+
+    std::string out;
+    out += fmt::format(
+        "# fabscope lab: leaf-spine, {} spines, {} leaves, {} hosts per leaf ({} hosts), "
+        "{} link(s) per leaf-spine pair, {} {}{}\n",
+        s.spines, s.leaves, H, s.leaves * H, s.links_per_pair, name(s.width), name(s.speed),
+        s.planes > 1 ? fmt::format(", {} planes", s.planes) : std::string());
+    out +=
+        fmt::format("width={}\nspeed={}\nextspeed={}\n\n", width_mask(s.width), sm.speed, sm.ext);
+    for (int plane = 1; plane <= s.planes; ++plane) {
+        if (s.planes > 1) out += fmt::format("# plane {}\n", plane);
+        out += generate_plane(s, plane);
+    }
+    return out;
+}
+
+namespace {
+
+std::string generate_plane(const LeafSpineSpec& s, int plane) {
     const int H = s.hosts_per_leaf;
     const int leaf_ports = H + s.spines * s.links_per_pair;
     const int spine_ports = s.leaves * s.links_per_pair;
@@ -81,43 +127,43 @@ std::string generate_leaf_spine(const LeafSpineSpec& s) {
     auto spine_downlink = [&](int leaf, int link) {
         return (leaf - 1) * s.links_per_pair + link + 1;
     };
-    SpeedMasks sm = speed_masks(s.speed);
-
+    auto host = [&](int i) { return host_name(i, plane); };
+    auto leaf = [&](int l) { return leaf_name(l, plane); };
+    auto spine = [&](int sp) { return spine_name(sp, plane); };
     std::string out;
-    out += fmt::format(
-        "# fabscope lab: leaf-spine, {} spines, {} leaves, {} hosts per leaf ({} hosts), "
-        "{} link(s) per leaf-spine pair, {} {}\n",
-        s.spines, s.leaves, H, s.leaves * H, s.links_per_pair, name(s.width), name(s.speed));
-    out +=
-        fmt::format("width={}\nspeed={}\nextspeed={}\n\n", width_mask(s.width), sm.speed, sm.ext);
 
     // Hosts first: the simulator attaches clients (and the SM) to the first node.
     for (int l = 1; l <= s.leaves; ++l) {
         for (int h = 1; h <= H; ++h) {
-            std::string n = host_name((l - 1) * H + h);
-            out += fmt::format("Hca\t1 \"{}\"\t# \"{} HCA-1\"\n[1]\t\"{}\"[{}]\n\n", n, n,
-                               leaf_name(l), h);
+            const int i = (l - 1) * H + h;
+            // A fixed GUID for the HCA a plane's SM binds to (opensm -g).
+            const bool sm_port = s.planes > 1 && i == 1;
+            std::string port_guid =
+                sm_port ? fmt::format("({:x})", plane_sm_port_guid(plane)) : std::string();
+            if (sm_port) out += fmt::format("caguid={:#x}\n", plane_sm_port_guid(plane) - 1);
+            out += fmt::format("Hca\t1 \"{}\"\t# \"{} HCA-{}\"\n[1]{}\t\"{}\"[{}]\n\n", host(i),
+                               host_name(i), plane, port_guid, leaf(l), h);
         }
     }
     for (int l = 1; l <= s.leaves; ++l) {
-        out += fmt::format("Switch\t{} \"{}\"\t# \"{}\" enhanced port 0\n", leaf_ports,
-                           leaf_name(l), leaf_name(l));
+        out += fmt::format("Switch\t{} \"{}\"\t# \"{}\" enhanced port 0\n", leaf_ports, leaf(l),
+                           leaf(l));
         for (int h = 1; h <= H; ++h)
-            out += fmt::format("[{}]\t\"{}\"[1]\n", h, host_name((l - 1) * H + h));
+            out += fmt::format("[{}]\t\"{}\"[1]\n", h, host((l - 1) * H + h));
         for (int sp = 1; sp <= s.spines; ++sp) {
             for (int k = 0; k < s.links_per_pair; ++k) {
-                out += fmt::format("[{}]\t\"{}\"[{}]\n", leaf_uplink(sp, k), spine_name(sp),
+                out += fmt::format("[{}]\t\"{}\"[{}]\n", leaf_uplink(sp, k), spine(sp),
                                    spine_downlink(l, k));
             }
         }
         out += "\n";
     }
     for (int sp = 1; sp <= s.spines; ++sp) {
-        out += fmt::format("Switch\t{} \"{}\"\t# \"{}\" enhanced port 0\n", spine_ports,
-                           spine_name(sp), spine_name(sp));
+        out += fmt::format("Switch\t{} \"{}\"\t# \"{}\" enhanced port 0\n", spine_ports, spine(sp),
+                           spine(sp));
         for (int l = 1; l <= s.leaves; ++l) {
             for (int k = 0; k < s.links_per_pair; ++k) {
-                out += fmt::format("[{}]\t\"{}\"[{}]\n", spine_downlink(l, k), leaf_name(l),
+                out += fmt::format("[{}]\t\"{}\"[{}]\n", spine_downlink(l, k), leaf(l),
                                    leaf_uplink(sp, k));
             }
         }
@@ -125,8 +171,6 @@ std::string generate_leaf_spine(const LeafSpineSpec& s) {
     }
     return out;
 }
-
-namespace {
 
 template <class Fn>
 void for_each_declaration(const std::string& text, Fn&& fn) {

@@ -77,6 +77,9 @@ struct Node {
     uint32_t revision = 0;
     uint8_t num_ports = 0;
     bool enhanced_port0 = false;  ///< switches only
+    /// The plane (subnet) it was found on: an index into the snapshot's planes
+    /// (model/plane.h); 0 in a fabric of one plane.
+    uint16_t plane = 0;
     /// The ports that were read, sorted by number; a switch's port 0 included.
     std::vector<Port> ports;
     /// Switches, from a sweep with routes: the linear forwarding table, the

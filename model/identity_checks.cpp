@@ -13,6 +13,7 @@ constexpr uint32_t kUnicastEnd = 0xC000;  // LIDs 0xC000 and up are multicast
 constexpr unsigned kLmcMax = 7;           // PortInfo's LMC is three bits
 
 struct LidRange {
+    uint16_t plane = 0;  // LIDs are unique within a subnet only
     uint32_t first = 0;
     uint32_t end = 0;  // one past the last
     PortRef port;
@@ -34,16 +35,18 @@ void duplicate_lids(const Fabric& f, std::vector<Finding>& out) {
             bool addressable = n.type == NodeType::Switch ? p.num == 0 : true;
             if (!addressable || p.lid == 0 || p.lid >= kUnicastEnd) continue;
             uint32_t size = 1U << std::min<unsigned>(p.lmc, kLmcMax);
-            ranges.push_back({p.lid, std::min(p.lid + size, kUnicastEnd), PortRef{n.guid, p.num}});
+            ranges.push_back(
+                {n.plane, p.lid, std::min(p.lid + size, kUnicastEnd), PortRef{n.guid, p.num}});
         }
     }
     std::sort(ranges.begin(), ranges.end(), [](const LidRange& a, const LidRange& b) {
-        return std::tie(a.first, a.port) < std::tie(b.first, b.port);
+        return std::tie(a.plane, a.first, a.port) < std::tie(b.plane, b.first, b.port);
     });
     for (size_t i = 0; i < ranges.size();) {
         size_t j = i + 1;
         uint32_t end = ranges[i].end;
-        while (j < ranges.size() && ranges[j].first < end) end = std::max(end, ranges[j++].end);
+        while (j < ranges.size() && ranges[j].plane == ranges[i].plane && ranges[j].first < end)
+            end = std::max(end, ranges[j++].end);
         if (j - i >= 2) {
             // The LIDs used more than once in this group: count over its span.
             uint32_t base = ranges[i].first;

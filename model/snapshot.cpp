@@ -121,6 +121,7 @@ json node_json(const Node& n, int tier) {
            {"tier", tier_name(tier)},
            {"ports", std::move(ports)}};
     if (!n.lft.empty()) j["lft"] = n.lft;
+    if (n.plane != 0) j["plane"] = n.plane;  // written only on later planes: old readers see one
     return j;
 }
 
@@ -136,6 +137,8 @@ Node node_from_json(const json& j) {
     n.revision = static_cast<uint32_t>(json_io::get_hex(j, "revision", 0, UINT32_MAX));
     n.num_ports = static_cast<uint8_t>(json_io::get_uint_checked(j, "num_ports", kMaxPortNum));
     n.enhanced_port0 = json_io::get_bool(j, "enhanced_port0", false);
+    n.plane = static_cast<uint16_t>(
+        j.contains("plane") ? json_io::get_uint_checked(j, "plane", UINT16_MAX) : 0);
     for (const json& p : json_io::get_array(j, "ports")) {
         n.ports.push_back(port_from_json(p));
         if (n.ports.back().num > n.num_ports)
@@ -251,11 +254,13 @@ json snapshot_to_json(const Snapshot& s) {
         nodes.push_back(node_json(f.nodes()[i], tiers.tier(i)));
     json links = json::array();
     for (const Link& l : f.links()) links.push_back(link_json(f, l));
-    return json{{"format", kSnapshotFormat},
-                {"version", kSnapshotVersion},
-                {"source", source_json(s.source)},
-                {"nodes", std::move(nodes)},
-                {"links", std::move(links)}};
+    json doc{{"format", kSnapshotFormat},
+             {"version", kSnapshotVersion},
+             {"source", source_json(s.source)},
+             {"nodes", std::move(nodes)},
+             {"links", std::move(links)}};
+    if (!s.planes.empty()) doc["planes"] = planes_to_json(s.planes);
+    return doc;
 }
 
 void write_snapshot(std::ostream& out, const Snapshot& s, const json& extra) {
@@ -263,6 +268,10 @@ void write_snapshot(std::ostream& out, const Snapshot& s, const json& extra) {
     Tiers tiers = classify_tiers(f);
     out << "{\"format\": \"" << kSnapshotFormat << "\",\n\"version\": " << kSnapshotVersion
         << ",\n\"source\": " << source_json(s.source).dump() << ",\n";
+    if (!s.planes.empty()) {
+        stream_array(out, "planes", planes_to_json(s.planes), [](const json& v) { return v; });
+        out << ",\n";
+    }
     size_t i = 0;
     stream_array(out, "nodes", f.nodes(),
                  [&](const Node& n) { return node_json(n, tiers.tier(i++)); });
@@ -334,6 +343,9 @@ Result<Snapshot> snapshot_from_json(const json& j) {
         auto fabric = Fabric::build(std::move(nodes));
         if (!fabric) return fabric.error();
         s.fabric = std::move(fabric).value();
+        if (j.contains("planes")) s.planes = planes_from_json(j.at("planes"));
+        if (auto bad = check_planes(s.fabric, s.planes.size()); !bad.empty())
+            json_io::fail(j.contains("planes") ? j.at("planes") : j.at("nodes"), bad);
         check_links(j, s.fabric);
         return s;
     });

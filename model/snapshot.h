@@ -9,6 +9,7 @@
 #include <string>
 
 #include "model/fabric.h"
+#include "model/plane.h"
 #include "util/result.h"
 
 namespace fabscope {
@@ -48,6 +49,9 @@ struct SnapshotSource {
 struct Snapshot {
     SnapshotSource source;
     Fabric fabric;
+    /// The planes (subnets) swept, each node's `plane` an index here. Empty:
+    /// one plane, as every snapshot before planes (see planes_of()).
+    std::vector<Plane> planes;
 };
 
 /// The whole document in memory (for tests and small fabrics).

@@ -13,6 +13,36 @@ std::string plural(size_t n, std::string_view one, std::string_view many) {
     return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
+// One line per plane when the snapshot holds several (or says how its one
+// plane is managed): where it was swept from, subnet, SM, size.
+std::string plane_lines(const Snapshot& snap, const TextStyle& st) {
+    if (snap.planes.empty()) return {};
+    std::vector<size_t> nodes(snap.planes.size(), 0);
+    std::vector<size_t> switches(snap.planes.size(), 0);
+    std::vector<size_t> links(snap.planes.size(), 0);
+    for (const Node& n : snap.fabric.nodes()) {
+        if (n.plane >= nodes.size()) continue;
+        ++nodes[n.plane];
+        switches[n.plane] += n.type == NodeType::Switch;
+    }
+    for (const Link& l : snap.fabric.links()) {
+        const Node* a = snap.fabric.node(l.a.node);
+        if (a && a->plane < links.size()) ++links[a->plane];
+    }
+    std::string out;
+    for (size_t i = 0; i < snap.planes.size(); ++i) {
+        const Plane& p = snap.planes[i];
+        std::string subnet =
+            p.subnet_prefix ? format_subnet_prefix(p.subnet_prefix) : std::string("subnet unknown");
+        std::string sm = p.managed ? fmt::format("SM LID {} ({})", p.sm_lid, format_guid(p.sm_guid))
+                                   : st.yellow("unmanaged (no SM)");
+        out += fmt::format("  {:<7} {} port {}, {}, {}: {} nodes ({} switches), {} links\n",
+                           fmt::format("Plane {}", i), p.ca.empty() ? "?" : p.ca, p.ca_port, subnet,
+                           sm, nodes[i], switches[i], links[i]);
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
@@ -69,6 +99,7 @@ std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
     out += fmt::format("  {:<7} {} ({} switches, {} CAs{}), {} links\n", "Nodes", f.nodes().size(),
                        switches, cas, routers ? fmt::format(", {} routers", routers) : "",
                        f.links().size());
+    out += plane_lines(snap, st);
 
     // Links grouped by tier class and rate, fastest first within a class.
     struct Key {

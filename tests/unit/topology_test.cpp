@@ -1,5 +1,6 @@
 #include "lab/topology.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace fabscope {
@@ -51,6 +52,36 @@ Rt 2 "R-1"
     EXPECT_EQ(st.routers, 1);
     EXPECT_EQ(st.ports, 25 + 2 + 2);
     EXPECT_EQ(net_file_node_names(net), (std::vector<std::string>{"S-1", "H-1", "R-1"}));
+}
+
+TEST(Topology, PlanesAreSeparateLeafSpinesWithAnHcaPerHostOnEach) {
+    LeafSpineSpec spec{.spines = 2, .leaves = 2, .hosts_per_leaf = 2};
+    spec.planes = 2;
+    ASSERT_TRUE(validate(spec));
+    std::string net = generate_leaf_spine(spec);
+    NetFileStats st = count_net_file(net);
+    EXPECT_EQ(st.switches, 2 * 4);
+    EXPECT_EQ(st.cas, 2 * 4);
+    // Plane 1 keeps the one-plane names; plane 2 has its own switches.
+    auto p1 = net_file_peer(net, "h0001", 1);
+    ASSERT_TRUE(p1);
+    EXPECT_EQ(p1->node, "leaf01");
+    auto p2 = net_file_peer(net, "h0001p2", 1);
+    ASSERT_TRUE(p2);
+    EXPECT_EQ(p2->node, "leaf01p2");
+    auto up = net_file_peer(net, "leaf02p2", 3);
+    ASSERT_TRUE(up);
+    EXPECT_EQ(up->node, "spine01p2");
+    // The second HCA of host h0001, and the GUID its plane's SM binds to.
+    EXPECT_NE(net.find("\"h0001p2\"\t# \"h0001 HCA-2\""), std::string::npos) << net;
+    EXPECT_EQ(plane_attach_node(2), "h0001p2");
+    EXPECT_NE(net.find(fmt::format("[1]({:x})", plane_sm_port_guid(2))), std::string::npos);
+    EXPECT_NE(plane_sm_port_guid(1), plane_sm_port_guid(2));
+    // One plane: the file is what it always was.
+    EXPECT_EQ(generate_leaf_spine({.spines = 2, .leaves = 2, .hosts_per_leaf = 2}).find("caguid"),
+              std::string::npos);
+    spec.planes = kMaxLabPlanes + 1;
+    EXPECT_FALSE(validate(spec));
 }
 
 }  // namespace
