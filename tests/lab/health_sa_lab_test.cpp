@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -83,11 +84,8 @@ TEST(HealthSaLab, PathRecordToItselfThenStoppedSm) {
 
     // Stop OpenSM (the lab's own process, by its recorded PID). The port
     // keeps its LID and SM LID; the SA is gone.
-    CmdResult st = run({fabscope(), "lab", "status", "--dir", lab.dir(), "--json"});
-    ASSERT_EQ(st.exit_code, 0) << st.err;
-    int opensm = 0;
-    for (const auto& proc : json::parse(st.out)["processes"])
-        if (proc["role"] == "opensm") opensm = proc["pid"].get<int>();
+    std::ifstream state(lab.dir() + "/state.json");
+    int opensm = json::parse(state, nullptr, false)["opensm"].value("pid", 0);
     ASSERT_GT(opensm, 0);
     ASSERT_EQ(::kill(opensm, SIGTERM), 0);
     for (int i = 0; i < 100 && ::kill(opensm, 0) == 0; ++i)

@@ -69,7 +69,7 @@ std::vector<uint8_t> cat(std::vector<std::vector<uint8_t>> parts) {
 }
 
 /// The "# reply N" hex blocks rdma_nl_capture wrote.
-[[maybe_unused]] std::vector<std::vector<uint8_t>> fixture(const std::string& name) {
+std::vector<std::vector<uint8_t>> fixture(const std::string& name) {
     std::ifstream in(std::string(FIXTURES_DIR) + "/rdma-netlink/" + name);
     EXPECT_TRUE(in) << name;
     std::vector<std::vector<uint8_t>> out;
@@ -79,6 +79,7 @@ std::vector<uint8_t> cat(std::vector<std::vector<uint8_t>> parts) {
             out.emplace_back();
             continue;
         }
+        if (line.empty() || line[0] == '#' || out.empty()) continue;
         std::istringstream hex(line);
         std::string b;
         while (hex >> b) out.back().push_back(static_cast<uint8_t>(std::stoul(b, nullptr, 16)));
@@ -207,6 +208,48 @@ TEST(RdmaNetlink, BrokenRepliesEndTheWalkAndSaySo) {
         parse_nldev_reply(b, 1, d);
         EXPECT_TRUE(d.done);
         EXPECT_EQ(d.error, EINVAL);
+    }
+}
+
+TEST(RdmaNetlink, CapturedSoftRoceRepliesAreParsed) {
+    // rxe_h1 in the VM lab: `rdma dev` said node_guid b0b2:91ff:feff:256d,
+    // `rdma link` said rxe_h1/1 ACTIVE LINK_UP netdev eth0 (netdev_index 2).
+    auto replies = fixture("rxe-h1.hex");
+    ASSERT_EQ(replies.size(), 4U);  // devices, their DONE; ports, their DONE
+    NlDump devs;
+    parse_nldev_reply(replies[0], 1, devs);
+    parse_nldev_reply(replies[1], 1, devs);
+    EXPECT_TRUE(devs.done);
+    EXPECT_EQ(devs.error, 0);
+    EXPECT_TRUE(devs.problems.empty());
+    ASSERT_EQ(devs.devices.size(), 1U);
+    const NlDevice& d = devs.devices[0];
+    EXPECT_EQ(d.index, 0U);
+    EXPECT_EQ(d.name, "rxe_h1");
+    EXPECT_EQ(d.node_guid, 0xb0b291fffeff256dULL);
+    EXPECT_EQ(d.sys_image_guid, 0xb0b291fffeff256dULL);
+    EXPECT_EQ(d.node_type, 1);
+    EXPECT_EQ(d.ports, 1U);
+    EXPECT_EQ(d.protocol, "roce");
+    NlDump ports;
+    parse_nldev_reply(replies[2], 2, ports);
+    parse_nldev_reply(replies[3], 2, ports);
+    EXPECT_TRUE(ports.done);
+    EXPECT_TRUE(ports.problems.empty());
+    ASSERT_EQ(ports.ports.size(), 1U);
+    const NlPort& p = ports.ports[0];
+    EXPECT_EQ(p.dev_name, "rxe_h1");
+    EXPECT_EQ(p.port, 1U);
+    EXPECT_EQ(p.state, 4);
+    EXPECT_EQ(p.phys_state, 5);
+    EXPECT_EQ(p.netdev, "eth0");
+    EXPECT_EQ(p.netdev_index, 2U);
+    EXPECT_FALSE(p.lid);  // RoCE: no LIDs
+    // Every truncation of a captured reply parses without reading past it.
+    for (size_t n = 0; n < replies[2].size(); ++n) {
+        NlDump cut;
+        parse_nldev_reply(std::span<const uint8_t>(replies[2].data(), n), 2, cut);
+        EXPECT_TRUE(cut.ports.empty()) << n;
     }
 }
 
