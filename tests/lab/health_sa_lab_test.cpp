@@ -85,7 +85,7 @@ TEST(HealthSaLab, PathRecordToItselfThenStoppedSm) {
     // Stop OpenSM (the lab's own process, by its recorded PID). The port
     // keeps its LID and SM LID; the SA is gone.
     std::ifstream state(lab.dir() + "/state.json");
-    int opensm = json::parse(state, nullptr, false)["opensm"].value("pid", 0);
+    int opensm = json::parse(state, nullptr, false)["processes"]["opensm"].value("pid", 0);
     ASSERT_GT(opensm, 0);
     ASSERT_EQ(::kill(opensm, SIGTERM), 0);
     for (int i = 0; i < 100 && ::kill(opensm, 0) == 0; ++i)
