@@ -1,9 +1,10 @@
 // fabscope health: is this node fit to run RDMA jobs? A node-local check
 // for Slurm's HealthCheckProgram or an LBNL NHC check: devices present,
 // ports Active at the expected rate, PCIe not downtrained, a RoCE v2 GID on
-// RoCE ports, an SM on InfiniBand, error counters not rising since the last
-// run. Reads sysfs only (and libibverbs for the MTU on a live host); sends
-// nothing on the fabric.
+// RoCE ports, an SM on InfiniBand and a working SA path record query from
+// each InfiniBand port to itself, error counters not rising since the last
+// run. Reads sysfs (and libibverbs for the MTU on a live host); the one MAD
+// per port it sends goes to the SM, nothing fabric-wide.
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -12,13 +13,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "cli/cli.h"
+#include "discover/sa_self_query.h"
 #include "host/health_checks.h"
 #include "host/health_json.h"
+#include "host/health_sa.h"
 #include "host/health_state.h"
 #include "host/inventory.h"
+#include "host/rdma_netlink.h"
+#include "host/rdma_nl_merge.h"
 #include "host/slurm_drain.h"
 #include "host/verbs_mtu.h"
 #include "model/json_io.h"
@@ -41,7 +47,51 @@ struct HealthCommand {
     bool drain = false;
     std::string node_name;
     std::string scontrol = "scontrol";
+    bool no_sa = false;
+    int sa_timeout_ms = 100;
 };
+
+/// One SubnAdmGet(PathRecord) per InfiniBand port to the SA, to itself. A
+/// second port behind an SA that did not answer is not asked again (same
+/// subnet prefix and SM LID): the node's time budget is well under a second.
+std::vector<host::SaPathCheck> query_sa_paths(const host::HostInventory& inv, int timeout_ms) {
+    std::vector<host::SaPathCheck> out;
+    std::map<std::string, size_t> silent;  // subnet prefix/SM LID -> the port that got no answer
+    SaSelfOptions opts;
+    opts.timeout = std::chrono::milliseconds(timeout_ms);
+    for (const auto& t : host::sa_path_targets(inv)) {
+        host::SaPathCheck c;
+        c.target = t;
+        std::string sa_key = fmt::format("{}/{}", t.gid.substr(0, 19), t.sm_lid);
+        if (auto it = silent.find(sa_key); it != silent.end()) {
+            const host::SaPathCheck& first = out[it->second];
+            c.outcome = first.outcome;
+            c.detail = fmt::format("not asked: {} port {} got no answer from the same SA",
+                                   first.target.device, first.target.port);
+            out.push_back(c);
+            continue;
+        }
+        auto gid = sa::parse_gid(t.gid);
+        if (!gid) continue;  // the inventory already checked it is a GID
+        SaSelfTarget st{t.device, t.port, static_cast<Lid>(t.lid), static_cast<Lid>(t.sm_lid),
+                        *gid};
+        SaSelfResult r = query_self_path_umad(st, opts);
+        c.outcome = std::string(name(r.outcome));
+        c.detail = r.detail;
+        c.elapsed_ms = r.elapsed_ms;
+        c.attempts = r.attempts;
+        if (r.record) {
+            c.slid = r.record->slid;
+            c.dlid = r.record->dlid;
+            c.mtu = sa::mtu_bytes(r.record->mtu);
+            c.sl = r.record->sl;
+            c.pkey = r.record->pkey;
+        }
+        if (r.outcome == SaSelfResult::Outcome::NoAnswer) silent.emplace(sa_key, out.size());
+        out.push_back(std::move(c));
+    }
+    return out;
+}
 
 /// The expectations from --expect and --plan (the plan's rate wins).
 Result<host::HealthExpect> expectations(const HealthCommand& o) {
@@ -92,7 +142,17 @@ int run_health(const HealthCommand& o, const Globals& g) {
     }
 
     host::HostInventory inv = host::read_inventory(o.sysfs_root);
-    if (fs::path(o.sysfs_root) == "/") host::fill_active_mtu(inv);
+    if (fs::path(o.sysfs_root) == "/") {
+        // A live host: the active MTU from libibverbs, and RDMA netlink's
+        // view merged in (it names what sysfs lacks and where the two disagree).
+        host::fill_active_mtu(inv);
+        inv.sources.emplace_back("libibverbs");
+        if (auto nl = host::read_rdma_netlink()) {
+            host::merge_netlink(inv, *nl);
+        } else if (!inv.devices.empty()) {
+            inv.problems.push_back({"netlink", nl.error().message});
+        }
+    }
 
     std::optional<host::CounterState> before;
     std::vector<host::HealthFinding> state_findings;
@@ -109,6 +169,13 @@ int run_health(const HealthCommand& o, const Globals& g) {
     }
     host::HealthResult r = host::check_health(inv, *e, before);
     r.findings.insert(r.findings.end(), state_findings.begin(), state_findings.end());
+    // The SA is asked on a live host only: a fixture tree has no fabric behind it.
+    std::vector<host::SaPathCheck> sa_paths;
+    if (!o.no_sa && fs::path(o.sysfs_root) == "/") {
+        sa_paths = query_sa_paths(inv, o.sa_timeout_ms);
+        auto f = host::check_sa_path(sa_paths);
+        r.findings.insert(r.findings.end(), f.begin(), f.end());
+    }
     if (!state_path.empty()) {
         if (auto w = host::save_state(host::state_of(inv, started), state_path); !w)
             return report(w.error(), g);
@@ -145,8 +212,9 @@ int run_health(const HealthCommand& o, const Globals& g) {
     }
     meta.elapsed_ms = clock.seconds() * 1000.0;
     if (g.json) {
-        if (auto w = json_io::write_json_file(host::health_to_json(inv, r, meta), "-"); !w)
-            return report(w.error(), g);
+        nlohmann::json doc = host::health_to_json(inv, r, meta);
+        doc["sa_path"] = host::sa_path_to_json(sa_paths);
+        if (auto w = json_io::write_json_file(doc, "-"); !w) return report(w.error(), g);
     }
     return code;
 }
@@ -178,8 +246,16 @@ void add_health(CLI::App& app, Context& ctx) {
                     "Slurm node name for --drain (default $SLURMD_NODENAME, else the short host "
                     "name)");
     cmd->add_option("--scontrol", o->scontrol, "The scontrol to run (default: from PATH)");
+    cmd->add_flag("--no-sa", o->no_sa,
+                  "Do not ask the SA for a path record (InfiniBand ports; sends one MAD per "
+                  "port to the SM)");
+    cmd->add_option("--sa-timeout", o->sa_timeout_ms,
+                    "Milliseconds to wait for the SA's answer, per attempt; two attempts "
+                    "(default 100)")
+        ->check(CLI::Range(1, 5000));
     cmd->footer(
-        R"(Checks, from sysfs only (nothing is sent on the fabric; well under a second):
+        R"(Checks, from sysfs and one MAD per InfiniBand port to its SM (nothing
+fabric-wide; well under a second):
   devices     every RDMA device present (--expect devices:), each with ports
   port_state  every port ACTIVE
   port_rate   Active ports at the expected width and speed: from --plan, from
@@ -187,6 +263,10 @@ void add_health(CLI::App& app, Context& ctx) {
   pcie        each device's PCIe link at its maximum width and speed
   roce_gid    a RoCE v2 GID on every RoCE port
   ib_sm       an SM LID and a LID on every Active InfiniBand port
+  sa_path     the SA answers a PathRecord query (SubnAdmGet) from every Active
+              InfiniBand port to itself, within --sa-timeout (live host only;
+              --no-sa skips it). Needs read/write access to /dev/infiniband/umad*:
+              without it the check is a warning
   counters    symbol_error, link_error_recovery, link_downed, port_rcv_errors,
               port_rcv_remote_physical_errors, local_link_integrity_errors,
               excessive_buffer_overrun_errors not risen since the last run (--state)

@@ -43,7 +43,7 @@ MadBytes encode_get(const Request& r, uint64_t tid) {
     MadBytes m{};
     m[0] = 1;  // BaseVersion
     m[1] = r.mgmt_class;
-    m[2] = 1;  // ClassVersion (SMP and PMA are both 1)
+    m[2] = r.mgmt_class == kClassSubnAdm ? 2 : 1;  // ClassVersion (SMP and PMA: 1, SA: 2)
     m[3] = kMethodGet;
     put64(m, 8, tid);
     put16(m, 16, r.attr_id);
@@ -58,6 +58,10 @@ MadBytes encode_get(const Request& r, uint64_t tid) {
     } else if (r.mgmt_class == kClassPerf) {
         // PortCounters and PortCountersExtended: PortSelect is byte 1 of the data.
         m[kPmaDataOffset + 1] = r.port_select;
+    } else if (r.mgmt_class == kClassSubnAdm) {
+        put64(m, kSaComponentMaskOffset, r.component_mask);
+        std::copy_n(r.sa_template.begin(), std::min(r.sa_template.size(), kSaDataSize),
+                    m.begin() + static_cast<long>(kSaDataOffset));
     }
     return m;
 }
@@ -110,6 +114,12 @@ MadBytes make_response(std::span<const uint8_t, kMadSize> request, std::span<con
     put16(m, 4, st);
     size_t off = m[1] == kClassPerf ? kPmaDataOffset : kSmpDataOffset;
     size_t max = m[1] == kClassPerf ? kPmaDataSize : 64;
+    if (m[1] == kClassSubnAdm) {
+        off = kSaDataOffset;
+        max = kSaDataSize;
+        put64(m, kSaComponentMaskOffset, 0);
+        put16(m, kSaAttrOffsetOffset, static_cast<uint16_t>((data.size() + 7) / 8));
+    }
     std::fill(m.begin() + static_cast<long>(off), m.begin() + static_cast<long>(off + max), 0);
     std::copy_n(data.begin(), std::min(data.size(), max), m.begin() + static_cast<long>(off));
     return m;

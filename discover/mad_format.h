@@ -23,6 +23,7 @@ namespace mad {
 inline constexpr uint8_t kClassSmpLid = 0x01;
 inline constexpr uint8_t kClassSmpDirected = 0x81;
 inline constexpr uint8_t kClassPerf = 0x04;
+inline constexpr uint8_t kClassSubnAdm = 0x03;  // SA (IBA vol 1, 15.2): class version 2
 
 inline constexpr uint8_t kMethodGet = 0x01;
 inline constexpr uint8_t kMethodSet = 0x02;
@@ -36,11 +37,18 @@ inline constexpr uint16_t kAttrPortInfo = 0x0015;
 inline constexpr uint16_t kAttrLinearForwardingTable = 0x0019;
 inline constexpr uint16_t kAttrPortCounters = 0x0012;          // PMA
 inline constexpr uint16_t kAttrPortCountersExtended = 0x001D;  // PMA
+inline constexpr uint16_t kAttrPathRecord = 0x0035;            // SA
 
 inline constexpr size_t kSmpDataOffset = 64;
 inline constexpr size_t kPmaDataOffset = 64;
 inline constexpr size_t kPmaDataSize = 192;
 inline constexpr size_t kMaxDrHops = 63;
+// SA MADs (IBA vol 1, 15.2.1.1): RMPP header at 24, SM_Key at 36,
+// AttributeOffset at 44 (in 8-byte words), ComponentMask at 48, data at 56.
+inline constexpr size_t kSaAttrOffsetOffset = 44;
+inline constexpr size_t kSaComponentMaskOffset = 48;
+inline constexpr size_t kSaDataOffset = 56;
+inline constexpr size_t kSaDataSize = 200;
 
 /// Where a MAD goes: along a directed route of egress ports from the local
 /// port, or to a LID through the forwarding tables.
@@ -51,13 +59,17 @@ struct Address {
     std::string str() const;  ///< "DR 0,1,5,3" or "LID 17"
 };
 
-/// A Get request. `port_select` fills the PMA PortSelect for counter Gets.
+/// A Get request. `port_select` fills the PMA PortSelect for counter Gets;
+/// an SA Get (SubnAdmGet) carries a record template and the mask of its
+/// fields the SA is to match.
 struct Request {
     uint8_t mgmt_class = kClassSmpDirected;
     uint16_t attr_id = 0;
     uint32_t attr_mod = 0;
     Address to;
     uint8_t port_select = 0;
+    uint64_t component_mask = 0;       ///< SA only
+    std::vector<uint8_t> sa_template;  ///< SA only; at most kSaDataSize bytes are sent
 };
 
 MadBytes encode_get(const Request& r, uint64_t tid);

@@ -22,6 +22,10 @@ constexpr int kRmppNone = 0;
 Result<std::unique_ptr<UmadTransport>> UmadTransport::open(const LocalPort& port) {
     std::unique_ptr<UmadTransport> t(new UmadTransport);
     t->where_ = fmt::format("{} port {}", port.ca, port.port);
+    // Idempotent; callers that did not resolve the port first need it.
+    if (umad_init() < 0)
+        return make_error(fmt::format("cannot initialise libibumad for {}", t->where_),
+                          kExitCannotRun);
     t->fd_ = umad_open_port(port.ca.c_str(), port.port);
     if (t->fd_ < 0) {
         return make_error(
@@ -29,7 +33,8 @@ Result<std::unique_ptr<UmadTransport>> UmadTransport::open(const LocalPort& port
             kExitCannotRun);
     }
     auto reg = [&](int mgmt_class, int& agent) -> Status {
-        agent = umad_register(t->fd_, mgmt_class, 1, kRmppNone, nullptr);
+        int version = mgmt_class == mad::kClassSubnAdm ? 2 : 1;
+        agent = umad_register(t->fd_, mgmt_class, version, kRmppNone, nullptr);
         if (agent < 0) {
             return make_error(fmt::format("cannot register a MAD agent for class {:#04x} on {}",
                                           mgmt_class, t->where_),
@@ -40,6 +45,8 @@ Result<std::unique_ptr<UmadTransport>> UmadTransport::open(const LocalPort& port
     if (auto s = reg(mad::kClassSmpDirected, t->agent_smp_dr_); !s) return s.error();
     if (auto s = reg(mad::kClassSmpLid, t->agent_smp_lid_); !s) return s.error();
     if (auto s = reg(mad::kClassPerf, t->agent_perf_); !s) return s.error();
+    // SubnAdmGet only (one record, no RMPP): the SA's answer fits in one MAD.
+    if (auto s = reg(mad::kClassSubnAdm, t->agent_sa_); !s) return s.error();
     return t;
 }
 
@@ -60,7 +67,7 @@ Status UmadTransport::send(const mad::Address& to, const MadBytes& bytes,
         agent = agent_smp_lid_;
         umad_set_addr(umad, to.lid, 0, 0, 0);
     } else {
-        agent = agent_perf_;
+        agent = mgmt_class == mad::kClassSubnAdm ? agent_sa_ : agent_perf_;
         umad_set_addr(umad, to.lid, 1, 0, static_cast<int>(kGsiQkey));
     }
     // The kernel gets the attempt's timeout (it matches responses only to

@@ -1,6 +1,6 @@
 #pragma once
 // MadTransport over libibumad: one umad port, agents for directed-route and
-// LID-routed SMPs and for the performance management class.
+// LID-routed SMPs, the performance management class and the SA.
 
 #include <string>
 
@@ -27,6 +27,7 @@ class UmadTransport final : public MadTransport {
     int agent_smp_lid_ = -1;
     int agent_smp_dr_ = -1;
     int agent_perf_ = -1;
+    int agent_sa_ = -1;
     std::string where_;
 };
 

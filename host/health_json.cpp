@@ -37,6 +37,14 @@ json port_to_json(const HostPort& p) {
         j["netdev"] = nullptr;
     }
     j["counters"] = p.counters;
+    if (p.netlink) {
+        j["netlink"] = {{"state", p.netlink->state},
+                        {"phys_state", p.netlink->phys_state},
+                        {"netdev", p.netlink->netdev},
+                        {"netdev_index", opt(p.netlink->netdev_index)}};
+    } else {
+        j["netlink"] = nullptr;
+    }
     return j;
 }
 
@@ -69,12 +77,17 @@ json inventory_to_json(const HostInventory& inv) {
         json ports = json::array();
         for (const auto& p : d.ports) ports.push_back(port_to_json(p));
         j["ports"] = ports;
+        j["netlink_index"] = opt(d.netlink_index);
+        j["protocol"] = d.protocol;
         devices.push_back(j);
     }
     json problems = json::array();
     for (const auto& p : inv.problems)
         problems.push_back({{"file", p.file}, {"message", p.message}});
-    return {{"sysfs_root", inv.root}, {"devices", devices}, {"problems", problems}};
+    return {{"sysfs_root", inv.root},
+            {"sources", inv.sources},
+            {"devices", devices},
+            {"problems", problems}};
 }
 
 json health_to_json(const HostInventory& inv, const HealthResult& r, const HealthMeta& meta) {

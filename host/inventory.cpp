@@ -122,12 +122,20 @@ HostPort read_port(SysfsFiles& files, const fs::path& dev_dir, int number) {
     if (auto t = files.read(dir / "phys_state", true)) {
         if (auto s = parse_numbered_name(*t)) {
             p.phys_state = s->name;
+            p.phys_state_code = s->number;
         } else {
             files.bad_value(dir / "phys_state",
                             fmt::format("\"{}\" is not a physical port state", *t));
         }
     }
-    p.link_layer = files.read(dir / "link_layer", true).value_or("");
+    std::error_code ec;
+    if (auto ll = files.read(dir / "link_layer")) {
+        p.link_layer = *ll;
+    } else if (!fs::exists(files.full(dir / "link_layer"), ec)) {
+        // Kernels before 2.6.37 (and the simulator's tree) have no link_layer:
+        // InfiniBand, as libibumad assumes.
+        p.link_layer = "InfiniBand";
+    }
     if (!p.link_layer.empty() && p.link_layer != "InfiniBand" && p.link_layer != "Ethernet") {
         files.bad_value(dir / "link_layer",
                         fmt::format("\"{}\" is neither InfiniBand nor Ethernet", p.link_layer));

@@ -30,13 +30,22 @@ struct NetDev {
     std::string operstate;  ///< "up", "down", ...
 };
 
+/// What the kernel's RDMA netlink interface says of a port (`rdma link`).
+struct NetlinkPort {
+    std::string state;       ///< "ACTIVE", as `rdma link` prints it
+    std::string phys_state;  ///< "LINK_UP"
+    std::string netdev;      ///< "" when none
+    std::optional<uint32_t> netdev_index;
+};
+
 struct HostPort {
     int port = 1;
-    std::optional<int> state_code;  ///< 4 = ACTIVE
-    std::string state;              ///< "ACTIVE" ("" when unreadable)
-    std::string phys_state;         ///< "LinkUp"
-    std::string link_layer;         ///< "InfiniBand" or "Ethernet"
-    std::string rate_text;          ///< ports/N/rate as read
+    std::optional<int> state_code;       ///< 4 = ACTIVE
+    std::string state;                   ///< "ACTIVE" ("" when unreadable)
+    std::string phys_state;              ///< "LinkUp"
+    std::optional<int> phys_state_code;  ///< 5 = LinkUp
+    std::string link_layer;              ///< "InfiniBand" or "Ethernet"
+    std::string rate_text;               ///< ports/N/rate as read
     std::optional<double> rate_gbps;
     std::optional<Width> width;
     std::optional<Speed> speed;
@@ -46,6 +55,7 @@ struct HostPort {
     std::vector<GidEntry> gids;     ///< the populated entries only
     std::optional<NetDev> netdev;
     std::map<std::string, uint64_t> counters;  ///< ports/N/counters
+    std::optional<NetlinkPort> netlink;        ///< live hosts, when RDMA netlink answered
 
     bool active() const { return state_code == 4; }
     bool roce() const { return link_layer == "Ethernet"; }
@@ -85,12 +95,16 @@ struct RdmaDevice {
     std::optional<PciLink> pci;
     std::vector<PciNeighbour> neighbours;
     std::vector<HostPort> ports;
+    std::optional<uint32_t> netlink_index;  ///< the kernel's device index (RDMA netlink)
+    std::string protocol;                   ///< RDMA netlink: "ib", "roce", "iw" ("" unknown)
 };
 
 struct HostInventory {
     std::string root;
     std::vector<RdmaDevice> devices;
     std::vector<InventoryProblem> problems;
+    /// What was read: "sysfs" always, "libibverbs" and "netlink" on a live host.
+    std::vector<std::string> sources{"sysfs"};
 };
 
 /// Reads the inventory under `root` ("/" = this host's sysfs).

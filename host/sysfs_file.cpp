@@ -1,5 +1,6 @@
 #include "host/sysfs_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,24 +85,29 @@ void SysfsFiles::bad_value(const fs::path& rel, const std::string& message) {
 
 std::vector<std::string> SysfsFiles::list(const fs::path& rel, bool required) {
     std::vector<std::string> names;
-    std::error_code ec;
     fs::path p = full(rel);
-    fs::directory_iterator it(p, ec);
-    if (ec) {
-        if (ec != std::errc::no_such_file_or_directory || required)
-            problems_.push_back({p.string(), "cannot list: " + ec.message()});
+    // opendir(3), not std::filesystem (which opens with openat + fdopendir):
+    // the simulator's preload library (umad2sim) serves its sysfs tree to
+    // open() and opendir() only.
+    DIR* dir = ::opendir(p.c_str());
+    if (!dir) {
+        int e = errno;
+        if (e != ENOENT || required)
+            problems_.push_back({p.string(), std::string("cannot list: ") + std::strerror(e)});
         return names;
     }
     // A directory with more entries than any host has is a broken tree.
     constexpr size_t kMaxEntries = 4096;
-    for (; it != fs::directory_iterator(); it.increment(ec)) {
-        if (ec) break;
+    while (const dirent* entry = ::readdir(dir)) {  // NOLINT(concurrency-mt-unsafe)
+        std::string name = entry->d_name;
+        if (name == "." || name == "..") continue;
         if (names.size() >= kMaxEntries) {
             problems_.push_back({p.string(), "more than 4096 entries; the rest ignored"});
             break;
         }
-        names.push_back(it->path().filename().string());
+        names.push_back(std::move(name));
     }
+    ::closedir(dir);
     std::sort(names.begin(), names.end());
     return names;
 }
