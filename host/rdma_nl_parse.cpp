@@ -56,12 +56,14 @@ std::string str(const Attr& a) {
     return {reinterpret_cast<const char*>(a.data.data()), n};  // NOLINT
 }
 
-void put_u32(std::vector<uint8_t>& buf, uint16_t type, uint32_t v) {
+constexpr size_t kU32AttrLen = NLA_ALIGN(NLA_HDRLEN + sizeof(uint32_t));
+
+/// A u32 attribute at `off`, where the caller sized `buf` for it (sized once:
+/// GCC 12 at -O3 misreads a vector grown attribute by attribute).
+void put_u32(std::vector<uint8_t>& buf, size_t off, uint16_t type, uint32_t v) {
     nlattr a{};
     a.nla_len = static_cast<uint16_t>(NLA_HDRLEN + sizeof v);
     a.nla_type = type;
-    size_t off = buf.size();
-    buf.resize(off + NLA_ALIGN(a.nla_len), 0);
     std::memcpy(buf.data() + off, &a, sizeof a);
     std::memcpy(buf.data() + off + NLA_HDRLEN, &v, sizeof v);
 }
@@ -113,8 +115,8 @@ uint16_t nldev_type(uint16_t command) {
 
 std::vector<uint8_t> nldev_dump_request(uint16_t command, uint32_t seq,
                                         std::optional<uint32_t> dev_index) {
-    std::vector<uint8_t> buf(NLMSG_HDRLEN, 0);
-    if (dev_index) put_u32(buf, RDMA_NLDEV_ATTR_DEV_INDEX, *dev_index);
+    std::vector<uint8_t> buf(NLMSG_HDRLEN + (dev_index ? kU32AttrLen : 0), 0);
+    if (dev_index) put_u32(buf, NLMSG_HDRLEN, RDMA_NLDEV_ATTR_DEV_INDEX, *dev_index);
     nlmsghdr h{};
     h.nlmsg_len = static_cast<uint32_t>(buf.size());
     h.nlmsg_type = nldev_type(command);

@@ -12,6 +12,7 @@
 #include "congestion/ip_ecn.h"
 #include "congestion/roce_change_json.h"
 #include "model/duration.h"
+#include "perf/mesh_wire.h"
 
 namespace fabscope::perf {
 namespace {
@@ -31,37 +32,6 @@ const char* phase_name(Phase p) {
 
 /// What ends a probe that ran its time: not an error.
 constexpr const char* kWindowOver = "the probe window is over";
-
-json rank_json(const MeshRank& r) {
-    return {{"rank", r.rank},
-            {"host", r.host},
-            {"device", r.device},
-            {"port", r.port},
-            {"error", r.error}};
-}
-
-MeshRank rank_from_json(const json& j) {
-    MeshRank r;
-    r.rank = j.value("rank", 0);
-    r.host = j.value("host", "");
-    r.device = j.value("device", "");
-    r.port = j.value("port", 0);
-    r.error = j.value("error", "");
-    return r;
-}
-
-std::string who(const std::vector<MeshRank>& ranks, int r) {
-    if (r >= 0 && static_cast<size_t>(r) < ranks.size() && !ranks[r].host.empty())
-        return fmt::format("rank {} ({})", r, ranks[r].host);
-    return fmt::format("rank {}", r);
-}
-
-std::optional<json> parse(const std::optional<std::string>& m) {
-    if (!m) return std::nullopt;
-    json j = json::parse(*m, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return std::nullopt;
-    return j;
-}
 
 /// The READ probe for `window`: its samples so far when the window closes.
 json probe(TestEndpoint& ep, const TestSpec& p, Millis window, const StopToken& stop) {
@@ -106,24 +76,6 @@ IncastProbe probe_from_json(const json& j) {
     return p;
 }
 
-json bandwidth(TestEndpoint& ep, const IncastOptions& o, const StopToken& stop) {
-    const Millis limit = o.spec.duration + o.spec.warmup_time + o.step_timeout;
-    const auto deadline = MeshClock::now() + limit;
-    auto keep_going = [&]() -> std::string {
-        if (stop.stop_requested()) return "interrupted";
-        if (MeshClock::now() > deadline)
-            return fmt::format("no result within {}", format_duration(limit));
-        return "";
-    };
-    BandwidthOutcome b = ep.run_bandwidth(o.spec, keep_going);
-    return {{"ok", b.error.empty()},
-            {"error", b.error},
-            {"avg_gbps", b.meter.average_gbps()},
-            {"min_window_gbps", b.meter.min_window_gbps()},
-            {"bytes", b.meter.bytes()},
-            {"seconds", b.meter.seconds()}};
-}
-
 /// One end of the QPs to the receiver: on the receiver one per peer, on a
 /// peer the one toward the receiver.
 struct Links {
@@ -146,7 +98,7 @@ Links connect_all(MeshComm& comm, const VerbsDevice& dev, const IncastOptions& o
         json mine =
             ep ? json{{"info", info_to_json((*ep)->info())}} : json{{"error", ep.error().message}};
         auto theirs =
-            parse(comm.exchange(p, tag(Phase::Connect, Msg::Info), mine.dump(), deadline));
+            parse_message(comm.exchange(p, tag(Phase::Connect, Msg::Info), mine.dump(), deadline));
         if (!theirs) {
             l.errors[p] = fmt::format("{} did not answer", who(ranks, p));
             continue;
@@ -171,8 +123,8 @@ Links connect_all(MeshComm& comm, const VerbsDevice& dev, const IncastOptions& o
     for (int p : others) {
         if (l.errors.count(p) && l.errors[p].find("did not answer") != std::string::npos) continue;
         json ready = {{"ok", !l.errors.count(p)}};
-        auto their =
-            parse(comm.exchange(p, tag(Phase::Connect, Msg::Ready), ready.dump(), deadline));
+        auto their = parse_message(
+            comm.exchange(p, tag(Phase::Connect, Msg::Ready), ready.dump(), deadline));
         if (!their) {
             l.errors.emplace(p, fmt::format("{} did not answer", who(ranks, p)));
         } else if (!l.errors.count(p) && !their->value("ok", false)) {
@@ -267,7 +219,7 @@ IncastOutcome run_incast(MeshComm& comm, const OpenDevice& open, const IncastOpt
         d.receiver = o.receiver;
         d.prober = o.prober;
         for (int r = 0; r < n; ++r) {
-            auto j = parse(hellos[r]);
+            auto j = parse_message(hellos[r]);
             MeshRank mr = j ? rank_from_json(*j) : MeshRank{};
             mr.rank = r;
             if (!j) {
@@ -307,7 +259,7 @@ IncastOutcome run_incast(MeshComm& comm, const OpenDevice& open, const IncastOpt
         }
         plan_msg = plan.dump();
     }
-    auto plan = parse(comm.broadcast(kTagPlan, plan_msg, skip, t0 + start_wait * 2));
+    auto plan = parse_message(comm.broadcast(kTagPlan, plan_msg, skip, t0 + start_wait * 2));
     if (!plan) {
         out.error = fmt::format("rank 0 sent no plan within {}", format_duration(start_wait * 2));
         return out;
@@ -347,7 +299,7 @@ IncastOutcome run_incast(MeshComm& comm, const OpenDevice& open, const IncastOpt
     auto absorb = [&](Phase ph, const MeshComm::Messages& got) {
         for (int r = 0; r < n; ++r) {
             if (skip[r]) continue;
-            auto j = parse(got[r]);
+            auto j = parse_message(got[r]);
             if (!j) {
                 skip[r] = 1;
                 d.ranks[r].gone = true;
@@ -434,7 +386,8 @@ IncastOutcome run_incast(MeshComm& comm, const OpenDevice& open, const IncastOpt
                 json{{"gone", dead}, {"stop", stop.stop_requested() || d.ranks[p.receiver].gone}}
                     .dump();
         }
-        auto go = parse(comm.broadcast(tag(ph, Msg::Go), go_msg, skip, deadline + o.step_timeout));
+        auto go = parse_message(
+            comm.broadcast(tag(ph, Msg::Go), go_msg, skip, deadline + o.step_timeout));
         if (!go) {
             out.error = "rank 0 did not answer: the run ended without it";
             return false;
@@ -485,7 +438,7 @@ IncastOutcome run_incast(MeshComm& comm, const OpenDevice& open, const IncastOpt
         std::optional<IncastReading> before;
         if (o.read_host && dev) before = o.read_host(*dev);
         if (sender && my_ep() && !gone[p.receiver]) {
-            report["flow"] = bandwidth(*my_ep(), o, stop);
+            report["flow"] = measure_bandwidth(*my_ep(), o.spec, o.step_timeout, stop);
         } else if (prober && my_ep() && !gone[p.receiver]) {
             if (stop.sleep_for(o.spec.warmup_time + ramp))
                 report["probe"] = probe(*my_ep(), o.probe, o.spec.duration * 3 / 5, stop);

@@ -9,6 +9,7 @@
 #include "model/duration.h"
 #include "perf/mesh_cover.h"
 #include "perf/mesh_report.h"
+#include "perf/mesh_wire.h"
 #include "perf/roce_sport.h"
 #include "perf/schedule.h"
 #include "perf/udp_probe.h"
@@ -28,37 +29,6 @@ int step_tag(size_t step, StepMsg kind) {
     // Distinct per step, so a message that comes a step late is never taken
     // for the current one.
     return 16 + static_cast<int>(step % 100000) * 4 + static_cast<int>(kind);
-}
-
-json rank_json(const MeshRank& r) {
-    return {{"rank", r.rank},   {"host", r.host},   {"device", r.device},  {"port", r.port},
-            {"plane", r.plane}, {"error", r.error}, {"address", r.address}};
-}
-
-MeshRank rank_from_json(const json& j) {
-    MeshRank r;
-    r.rank = j.value("rank", 0);
-    r.host = j.value("host", "");
-    r.device = j.value("device", "");
-    r.port = j.value("port", 0);
-    r.plane = j.value("plane", 0);
-    r.error = j.value("error", "");
-    r.address = j.value("address", "");
-    return r;
-}
-
-std::string who(const std::vector<MeshRank>& ranks, int r) {
-    if (r >= 0 && static_cast<size_t>(r) < ranks.size() && !ranks[r].host.empty())
-        return fmt::format("rank {} ({})", r, ranks[r].host);
-    return fmt::format("rank {}", r);
-}
-
-/// Safe parse: a message that is not JSON counts as not received.
-std::optional<json> parse(const std::optional<std::string>& m) {
-    if (!m) return std::nullopt;
-    json j = json::parse(*m, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return std::nullopt;
-    return j;
 }
 
 /// The partner side of one round: a QP towards `partner`, connected and known
@@ -86,7 +56,7 @@ PairUp pair_up(MeshComm& comm, const VerbsDevice& dev, const MeshRunOptions& o,
         return std::move(p);
     };
     auto theirs =
-        parse(comm.exchange(partner, step_tag(step, StepMsg::Info), mine.dump(), deadline));
+        parse_message(comm.exchange(partner, step_tag(step, StepMsg::Info), mine.dump(), deadline));
     if (!theirs) return silent();
     if (!ep) {
         p.error = "creating the QP failed: " + ep.error().message;
@@ -105,32 +75,13 @@ PairUp pair_up(MeshComm& comm, const VerbsDevice& dev, const MeshRunOptions& o,
     // Both sides connected before either sends: a WRITE to a QP not yet
     // ready to receive is dropped and retried until the QP gives up.
     json ready = {{"ok", p.error.empty()}};
-    auto their_ready =
-        parse(comm.exchange(partner, step_tag(step, StepMsg::Ready), ready.dump(), deadline));
+    auto their_ready = parse_message(
+        comm.exchange(partner, step_tag(step, StepMsg::Ready), ready.dump(), deadline));
     if (!their_ready) return silent();
     if (p.error.empty() && !their_ready->value("ok", false))
         p.error = fmt::format("{} could not connect its QP", who(ranks, partner));
     if (p.error.empty()) p.ep = std::move(*ep);
     return p;
-}
-
-json measure(TestEndpoint& ep, const MeshRunOptions& o, const StopToken& stop) {
-    const Millis limit = o.spec.duration + o.spec.warmup_time + o.step_timeout;
-    const auto deadline = MeshClock::now() + limit;
-    auto keep_going = [&]() -> std::string {
-        if (stop.stop_requested()) return "interrupted";
-        if (MeshClock::now() > deadline)
-            return fmt::format("no result within {}", format_duration(limit));
-        return "";
-    };
-    BandwidthOutcome b = ep.run_bandwidth(o.spec, keep_going);
-    return {{"ok", b.error.empty()},
-            {"error", b.error},
-            {"avg_gbps", b.meter.average_gbps()},
-            {"peak_gbps", b.meter.peak_gbps()},
-            {"min_window_gbps", b.meter.min_window_gbps()},
-            {"bytes", b.meter.bytes()},
-            {"seconds", b.meter.seconds()}};
 }
 
 /// Rank 0's bookkeeping of one step's reports.
@@ -143,7 +94,7 @@ class Coordinator {
     static bool all_missing_vouched(const MeshComm::Messages& got, const std::vector<char>& skip) {
         std::vector<char> silent(got.size(), 0);
         for (const auto& m : got) {
-            if (auto j = parse(m); j && j->contains("silent_partner")) {
+            if (auto j = parse_message(m); j && j->contains("silent_partner")) {
                 int p = (*j)["silent_partner"].get<int>();
                 if (p >= 0 && static_cast<size_t>(p) < silent.size()) silent[p] = 1;
             }
@@ -157,7 +108,7 @@ class Coordinator {
     void absorb(size_t round, const MeshComm::Messages& got, std::vector<char>& skip) {
         for (size_t r = 0; r < got.size(); ++r) {
             if (skip[r]) continue;
-            auto j = parse(got[r]);
+            auto j = parse_message(got[r]);
             if (!j) {
                 skip[r] = 1;
                 MeshRank& mr = d_.ranks[r];
@@ -372,7 +323,7 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
     if (root) {
         d.spec = o.spec;
         for (int r = 0; r < n; ++r) {
-            auto j = parse(hellos[r]);
+            auto j = parse_message(hellos[r]);
             MeshRank mr = j ? rank_from_json(*j) : MeshRank{};
             mr.rank = r;
             if (!j) {
@@ -398,7 +349,7 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
             for (const MeshRank& r : d.ranks) ranks.push_back(rank_json(r));
             ask = json{{"ranks", ranks}, {"sports", d.sports}}.dump();
         }
-        auto asked = parse(comm.broadcast(kTagTraceAsk, ask, skip, t0 + start_wait * 2));
+        auto asked = parse_message(comm.broadcast(kTagTraceAsk, ask, skip, t0 + start_wait * 2));
         json mine = json::array();
         if (asked) {
             try {
@@ -439,7 +390,7 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
     }
     // Tracing before a cover takes its own deadlines (the ask, the traces).
     const Millis plan_wait = start_wait * (cover ? 4 : 2);
-    auto plan = parse(comm.broadcast(kTagPlan, plan_msg, skip, t0 + plan_wait));
+    auto plan = parse_message(comm.broadcast(kTagPlan, plan_msg, skip, t0 + plan_wait));
     if (!plan) {
         out.error = fmt::format("rank 0 sent no plan within {}", format_duration(plan_wait));
         return out;
@@ -496,7 +447,7 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
             }
             const bool sender = active && (phase == 0 ? mine->a == me : mine->b == me);
             if (sender && !pair.partner_silent) {
-                report["flow"] = pair.ep ? measure(*pair.ep, o, stop)
+                report["flow"] = pair.ep ? measure_bandwidth(*pair.ep, o.spec, o.step_timeout, stop)
                                          : json{{"ok", false}, {"error", pair.error}};
                 if (pair.ep && o.trace_flow && !stop.stop_requested())
                     report["flow"]["path"] = o.trace_flow(pair.ep->info(), pair.remote);
@@ -534,8 +485,8 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
                 }
                 go_msg = go.dump();
             }
-            auto go = parse(comm.broadcast(step_tag(step, StepMsg::Go), go_msg, skip,
-                                           phase_start + phase_budget + o.step_timeout));
+            auto go = parse_message(comm.broadcast(step_tag(step, StepMsg::Go), go_msg, skip,
+                                                   phase_start + phase_budget + o.step_timeout));
             if (!go) {
                 out.error = fmt::format("rank 0 did not answer within {}: the run ended without it",
                                         format_duration(phase_budget + o.step_timeout));

@@ -3,6 +3,7 @@
 
 #include "discover/plane_sweep.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -21,14 +22,14 @@ std::vector<Node> plane(int k, bool with_sm) {
     const Guid offset = static_cast<Guid>(k) << 24;
     for (Node& n : nodes) {
         n.guid += offset;
-        n.description += "-" + std::to_string(k);
+        n.description.append("-").append(std::to_string(k));
         for (Port& p : n.ports) {
             p.guid += offset;
             if (p.peer) p.peer->node += offset;
         }
     }
     if (with_sm)
-        testing::node_named(nodes, "h0001 HCA-1-" + std::to_string(k)).port(1)->capability_mask |=
+        testing::node_named(nodes, fmt::format("h0001 HCA-1-{}", k)).port(1)->capability_mask |=
             kIsSM;
     return nodes;
 }

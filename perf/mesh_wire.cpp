@@ -1,0 +1,61 @@
+#include "perf/mesh_wire.h"
+
+#include <fmt/format.h>
+
+#include "model/duration.h"
+
+namespace fabscope::perf {
+
+using json = nlohmann::json;
+
+json rank_json(const MeshRank& r) {
+    return {{"rank", r.rank},   {"host", r.host},   {"device", r.device},  {"port", r.port},
+            {"plane", r.plane}, {"error", r.error}, {"address", r.address}};
+}
+
+MeshRank rank_from_json(const json& j) {
+    MeshRank r;
+    r.rank = j.value("rank", 0);
+    r.host = j.value("host", "");
+    r.device = j.value("device", "");
+    r.port = j.value("port", 0);
+    r.plane = j.value("plane", 0);
+    r.error = j.value("error", "");
+    r.address = j.value("address", "");
+    return r;
+}
+
+std::string who(const std::vector<MeshRank>& ranks, int r) {
+    if (r >= 0 && static_cast<size_t>(r) < ranks.size() && !ranks[r].host.empty())
+        return fmt::format("rank {} ({})", r, ranks[r].host);
+    return fmt::format("rank {}", r);
+}
+
+std::optional<json> parse_message(const std::optional<std::string>& m) {
+    if (!m) return std::nullopt;
+    json j = json::parse(*m, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return std::nullopt;
+    return j;
+}
+
+json measure_bandwidth(TestEndpoint& ep, const TestSpec& spec, Millis step_timeout,
+                       const StopToken& stop) {
+    const Millis limit = spec.duration + spec.warmup_time + step_timeout;
+    const auto deadline = MeshClock::now() + limit;
+    auto keep_going = [&]() -> std::string {
+        if (stop.stop_requested()) return "interrupted";
+        if (MeshClock::now() > deadline)
+            return fmt::format("no result within {}", format_duration(limit));
+        return "";
+    };
+    BandwidthOutcome b = ep.run_bandwidth(spec, keep_going);
+    return {{"ok", b.error.empty()},
+            {"error", b.error},
+            {"avg_gbps", b.meter.average_gbps()},
+            {"peak_gbps", b.meter.peak_gbps()},
+            {"min_window_gbps", b.meter.min_window_gbps()},
+            {"bytes", b.meter.bytes()},
+            {"seconds", b.meter.seconds()}};
+}
+
+}  // namespace fabscope::perf
