@@ -97,11 +97,11 @@ std::vector<std::string> SysfsFiles::list(const fs::path& rel, bool required) {
         return names;
     }
     // A directory with more entries than any host has is a broken tree.
-    constexpr size_t kMaxEntries = 4096;
+    constexpr size_t kMaxDirEntries = 4096;
     while (const dirent* entry = ::readdir(dir)) {  // NOLINT(concurrency-mt-unsafe)
         std::string name = entry->d_name;
         if (name == "." || name == "..") continue;
-        if (names.size() >= kMaxEntries) {
+        if (names.size() >= kMaxDirEntries) {
             problems_.push_back({p.string(), "more than 4096 entries; the rest ignored"});
             break;
         }

@@ -5,8 +5,9 @@
 #include "model/duration.h"
 
 namespace fabscope::perf {
-
+namespace {
 using json = nlohmann::json;
+}  // namespace
 
 json rank_json(const MeshRank& r) {
     return {{"rank", r.rank},   {"host", r.host},   {"device", r.device},  {"port", r.port},
