@@ -59,10 +59,13 @@ def main():
     listed = subprocess.run(["git", "ls-files", "*.cpp"], cwd=root, check=True,
                             capture_output=True, text=True).stdout.split()
     sources = [s for s in listed if not s.startswith("tests/")]
+    # A source the build does not compile (an optional library it was
+    # configured without: MPI, liblldpctl) has no flags to lint it with.
     missing = [s for s in sources if s not in db]
     if missing:
-        sys.exit(f"lint: not in {a.build}/compile_commands.json (reconfigure the build): "
-                 + " ".join(missing))
+        print(f"lint: not built in {a.build}, so not linted: " + " ".join(missing),
+              file=sys.stderr)
+    sources = [s for s in sources if s in db]
 
     groups = {}
     for s in sources:
