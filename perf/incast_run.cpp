@@ -194,19 +194,7 @@ IncastOutcome run_incast(MeshComm& comm, const OpenDevice& open, const IncastOpt
     self.host = hostname();
     self.device = o.device;
     self.port = o.port;
-    std::unique_ptr<VerbsDevice> dev;
-    try {
-        auto opened = open(self.device, o.port);
-        if (opened) {
-            dev = std::move(*opened);
-            self.device = dev->name();
-            self.port = dev->port();
-        } else {
-            self.error = opened.error().message;
-        }
-    } catch (const std::exception& e) {
-        self.error = e.what();
-    }
+    std::unique_ptr<VerbsDevice> dev = open_rank_device(open, self);
 
     // Hello, and rank 0's plan: who receives, who probes, who sends.
     const Millis start_wait = o.step_timeout * 3;
@@ -218,23 +206,7 @@ IncastOutcome run_incast(MeshComm& comm, const OpenDevice& open, const IncastOpt
         d.probe = o.probe;
         d.receiver = o.receiver;
         d.prober = o.prober;
-        for (int r = 0; r < n; ++r) {
-            auto j = parse_message(hellos[r]);
-            MeshRank mr = j ? rank_from_json(*j) : MeshRank{};
-            mr.rank = r;
-            if (!j) {
-                mr.gone = true;
-                skip[r] = 1;
-                d.findings.push_back({"rank-gone", r, -1,
-                                      fmt::format("rank {} did not start within {}", r,
-                                                  format_duration(start_wait))});
-            } else if (!mr.error.empty()) {
-                d.findings.push_back(
-                    {"rank-unavailable", r, -1,
-                     fmt::format("rank {} ({}) takes no part: {}", r, mr.host, mr.error)});
-            }
-            d.ranks.push_back(mr);
-        }
+        d.ranks = ranks_from_hellos(hellos, start_wait, skip, d.findings);
         Plan p{d.ranks, o.receiver, o.prober, {}};
         for (const MeshRank& r : d.ranks) {
             if (r.rank != o.receiver && r.rank != o.prober && r.error.empty() && !r.gone)

@@ -293,20 +293,7 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
         }
     }
     std::unique_ptr<VerbsDevice> dev;
-    if (self.error.empty()) {
-        try {
-            auto opened = open(self.device, o.port);
-            if (opened) {
-                dev = std::move(*opened);
-                self.device = dev->name();
-                self.port = dev->port();
-            } else {
-                self.error = opened.error().message;
-            }
-        } catch (const std::exception& e) {
-            self.error = e.what();
-        }
-    }
+    if (self.error.empty()) dev = open_rank_device(open, self);
 
     const bool cover = o.pattern == "cover";
     if (cover && dev) {
@@ -322,23 +309,7 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
     std::string plan_msg;
     if (root) {
         d.spec = o.spec;
-        for (int r = 0; r < n; ++r) {
-            auto j = parse_message(hellos[r]);
-            MeshRank mr = j ? rank_from_json(*j) : MeshRank{};
-            mr.rank = r;
-            if (!j) {
-                mr.gone = true;
-                skip[r] = 1;
-                d.findings.push_back({"rank-gone", r, -1,
-                                      fmt::format("rank {} did not start within {}", r,
-                                                  format_duration(start_wait))});
-            } else if (!mr.error.empty()) {
-                d.findings.push_back(
-                    {"rank-unavailable", r, -1,
-                     fmt::format("rank {} ({}) takes no part: {}", r, mr.host, mr.error)});
-            }
-            d.ranks.push_back(mr);
-        }
+        d.ranks = ranks_from_hellos(hellos, start_wait, skip, d.findings);
     }
     if (cover) {
         // Every rank traces its paths to every other; rank 0 plans from them.

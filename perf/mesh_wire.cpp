@@ -39,6 +39,48 @@ std::optional<json> parse_message(const std::optional<std::string>& m) {
     return j;
 }
 
+std::unique_ptr<VerbsDevice> open_rank_device(const OpenDevice& open, MeshRank& self) {
+    try {
+        auto opened = open(self.device, self.port);
+        if (!opened) {
+            self.error = opened.error().message;
+            return nullptr;
+        }
+        std::unique_ptr<VerbsDevice> dev = std::move(*opened);
+        self.device = dev->name();
+        self.port = dev->port();
+        return dev;
+    } catch (const std::exception& e) {
+        self.error = e.what();
+        return nullptr;
+    }
+}
+
+std::vector<MeshRank> ranks_from_hellos(const MeshComm::Messages& hellos, Millis start_wait,
+                                        std::vector<char>& skip,
+                                        std::vector<MeshFinding>& findings) {
+    std::vector<MeshRank> ranks;
+    for (size_t i = 0; i < hellos.size(); ++i) {
+        const int r = static_cast<int>(i);
+        auto j = parse_message(hellos[i]);
+        MeshRank mr = j ? rank_from_json(*j) : MeshRank{};
+        mr.rank = r;
+        if (!j) {
+            mr.gone = true;
+            skip[i] = 1;
+            findings.push_back(
+                {"rank-gone", r, -1,
+                 fmt::format("rank {} did not start within {}", r, format_duration(start_wait))});
+        } else if (!mr.error.empty()) {
+            findings.push_back(
+                {"rank-unavailable", r, -1,
+                 fmt::format("rank {} ({}) takes no part: {}", r, mr.host, mr.error)});
+        }
+        ranks.push_back(mr);
+    }
+    return ranks;
+}
+
 json measure_bandwidth(TestEndpoint& ep, const TestSpec& spec, Millis step_timeout,
                        const StopToken& stop) {
     const Millis limit = spec.duration + spec.warmup_time + step_timeout;
