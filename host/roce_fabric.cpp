@@ -6,17 +6,10 @@
 #include <map>
 #include <set>
 
+#include "util/fnv.h"
+
 namespace fabscope::host {
 namespace {
-
-Guid fnv1a(std::string_view s) {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (unsigned char c : s) {
-        h ^= c;
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
 
 std::optional<uint64_t> hex_digits(std::string_view s, char sep, size_t want) {
     uint64_t v = 0;
@@ -122,6 +115,28 @@ std::vector<LldpNeighbour> rdma_netdev_neighbours(const HostInventory& inv,
     return all;
 }
 
+std::string gid_text_ipv4(std::string_view gid) {
+    auto v4 = hex_digits(gid.substr(std::min(gid.size(), size_t{30})), ':', 8);
+    auto head = hex_digits(gid.substr(0, std::min(gid.size(), size_t{29})), ':', 24);
+    if (gid.size() != 39 || !v4 || !head || *head != 0xffffU) return "";
+    return fmt::format("{}.{}.{}.{}", (*v4 >> 24U) & 0xffU, (*v4 >> 16U) & 0xffU,
+                       (*v4 >> 8U) & 0xffU, *v4 & 0xffU);
+}
+
+std::optional<RoceAddress> roce_v2_address(const HostInventory& inv) {
+    for (const RdmaDevice& d : inv.devices) {
+        for (const HostPort& p : d.ports) {
+            if (!p.roce() || !p.active()) continue;
+            for (const GidEntry& g : p.gids) {
+                if (g.type != "RoCE v2") continue;
+                std::string a = gid_text_ipv4(g.gid);
+                if (!a.empty()) return RoceAddress{d.name, p.port, a};
+            }
+        }
+    }
+    return std::nullopt;
+}
+
 std::optional<Guid> parse_sysfs_guid(std::string_view s) {
     return hex_digits(s, ':', 16);
 }
@@ -133,7 +148,7 @@ Guid chassis_guid(std::string_view subtype, std::string_view id) {
             return ((*mac >> 24U) << 40U) | (0xfffeULL << 24U) | (*mac & 0xffffffULL);
         }
     }
-    return fnv1a(fmt::format("{}:{}", subtype, id));
+    return fnv1a64(fmt::format("{}:{}", subtype, id));
 }
 
 Result<RoceAssembly> assemble_roce_fabric(const std::vector<RoceHost>& hosts) {
@@ -155,7 +170,7 @@ Result<RoceAssembly> assemble_roce_fabric(const std::vector<RoceHost>& hosts) {
             Node n;
             n.type = NodeType::CA;
             n.description = fmt::format("{} {}", h.name, d.name);
-            n.guid = parse_sysfs_guid(d.node_guid).value_or(fnv1a(n.description));
+            n.guid = parse_sysfs_guid(d.node_guid).value_or(fnv1a64(n.description));
             n.system_guid = n.guid;
             for (const HostPort& p : d.ports) {
                 if (!p.roce() || p.port < 1 || p.port > 254) continue;

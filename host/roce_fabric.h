@@ -44,6 +44,18 @@ struct RoceAssembly {
 /// The fabric of `hosts`. Fails only when two devices share a node GUID.
 Result<RoceAssembly> assemble_roce_fabric(const std::vector<RoceHost>& hosts);
 
+/// The address a host's RoCE traffic leaves from: the IPv4 address of the
+/// first RoCE v2 GID of its first active RoCE port.
+struct RoceAddress {
+    std::string device;
+    int port = 0;
+    std::string address;  ///< "10.9.11.2"
+};
+std::optional<RoceAddress> roce_v2_address(const HostInventory& inv);
+/// "0000:0000:0000:0000:0000:ffff:0a09:0b02" (sysfs GID) -> "10.9.11.2"; ""
+/// when the GID is not IPv4-mapped.
+std::string gid_text_ipv4(std::string_view gid);
+
 /// "0011:2233:4455:6677" (sysfs node_guid) -> 0x0011223344556677.
 std::optional<Guid> parse_sysfs_guid(std::string_view s);
 /// A leaf's GUID from its LLDP chassis ID (see the file comment).

@@ -116,6 +116,11 @@ std::string TracedFabric::router_name(Guid g) const {
     return n ? n->description : format_guid(g);
 }
 
+std::string TracedFabric::address(PortRef end) const {
+    auto it = address_.find(end);
+    return it == address_.end() ? "" : it->second;
+}
+
 std::string TracedFabric::end_name(PortRef p) const {
     auto it = address_.find(p);
     std::string name = router_name(p.node);

@@ -47,6 +47,8 @@ class TracedFabric {
     std::string cable_name(size_t link) const;
     /// A router's name as traces give it.
     std::string router_name(Guid g) const;
+    /// The address a cable end answered from ("" when no trace showed it).
+    std::string address(PortRef end) const;
 
   private:
     std::string end_name(PortRef p) const;

@@ -134,6 +134,26 @@ TEST(RoceFabric, Identities) {
     EXPECT_EQ(chassis_guid("local", "leaf01"), chassis_guid("local", "leaf01"));
 }
 
+TEST(RoceFabric, TheAddressAHostTracesFromIsItsFirstRoceV2Gid) {
+    EXPECT_EQ(gid_text_ipv4("0000:0000:0000:0000:0000:ffff:0a09:0b02"), "10.9.11.2");
+    EXPECT_EQ(gid_text_ipv4("fe80:0000:0000:0000:5054:00ff:fe00:0a01"), "");
+    EXPECT_EQ(gid_text_ipv4("0000:0000:0000:0000:0000:ffff:0a09"), "");
+    EXPECT_EQ(gid_text_ipv4("0000:0000:0000:0000:0000:fffe:0a09:0b02"), "");
+    RoceHost h = make_host("a1", "5054:00ff:fe00:0a01", "l1", kL1, "pa1");
+    EXPECT_FALSE(roce_v2_address(h.inventory));
+    HostPort& p = h.inventory.devices[0].ports[0];
+    p.gids.push_back({0, "fe80:0000:0000:0000:5054:00ff:fe00:0a01", "RoCE v2", "eth0"});
+    p.gids.push_back({1, "0000:0000:0000:0000:0000:ffff:0a09:0b02", "IB/RoCE v1", "eth0"});
+    p.gids.push_back({2, "0000:0000:0000:0000:0000:ffff:0a09:0b02", "RoCE v2", "eth0"});
+    auto a = roce_v2_address(h.inventory);
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->device, "rxe_a1");
+    EXPECT_EQ(a->port, 1);
+    EXPECT_EQ(a->address, "10.9.11.2");
+    p.state_code = 1;  // down: no address to trace from
+    EXPECT_FALSE(roce_v2_address(h.inventory));
+}
+
 TEST(RoceFabric, HostsAndLeavesFromLldp) {
     auto a = assemble_roce_fabric(two_leaves());
     ASSERT_TRUE(a) << a.error().message;
