@@ -15,8 +15,7 @@
 #include "perf/flow_path.h"
 #include "perf/mesh_report.h"
 #include "perf/mesh_run.h"
-#include "perf/udp_probe.h"
-#include "util/clock.h"
+#include "perf/rank_traces.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
 #ifdef FABSCOPE_HAVE_MPI
@@ -181,15 +180,7 @@ int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
             if (!*soft_roce) return nullptr;
             return perf::trace_rxe_flow(local, remote, t, names);
         };
-        opts->trace_sports = [t, names = names_for_cover](const std::string& source,
-                                                          const std::string& destination,
-                                                          const std::vector<uint16_t>& sports) {
-            std::vector<perf::FlowTrace> out;
-            if (perf::on_link(destination)) return out;  // no router between
-            auto transport = perf::UdpProbeTransport::open(source, destination);
-            if (!transport) return out;
-            return perf::trace_flows(**transport, system_clock(), sports, destination, t, names);
-        };
+        opts->trace_sports = perf::udp_tracer(t, std::move(names_for_cover));
     }
     if (root && !g.quiet) {
         std::fprintf(stderr, "mesh run: %d ranks (%s), %s, WRITE %s for %s each way\n",

@@ -20,6 +20,10 @@ struct RoceDiscoverOptions {
     double gather_timeout_s = 60;    ///< --gather-timeout
     std::string host_report;         ///< --host-report FILE: this host's part only
     std::vector<std::string> merge;  ///< --merge FILE...: host reports to assemble
+    bool trace = false;              ///< --trace: spines from traces between the ranks
+    std::string names;               ///< --names FILE: router names for the traces
+    int trace_ports = 8;             ///< --trace-ports: UDP source ports per pair
+    std::string trace_timeout = "300ms";  ///< --trace-timeout: per probe
 };
 
 /// Adds --roce and its options to `discover`.

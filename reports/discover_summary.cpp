@@ -53,9 +53,10 @@ std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
     std::string out;
 
     const SnapshotSource& src = snap.source;
-    std::string origin = !src.input_file.empty() ? src.input_file
-                         : src.method == "roce-lldp"
-                             ? std::string("RoCE hosts and LLDP")
+    std::string origin = !src.input_file.empty()     ? src.input_file
+                         : src.method == "roce-lldp" ? std::string("RoCE hosts and LLDP")
+                         : src.method == "roce-lldp-trace"
+                             ? std::string("RoCE hosts, LLDP and path traces")
                              : fmt::format("{} port {}", src.ca, src.ca_port);
     std::string how = src.method;
     if (src.duration_s > 0) how += fmt::format(", {:.2f} s", src.duration_s);

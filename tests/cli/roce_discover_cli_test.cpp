@@ -67,5 +67,18 @@ TEST(RoceDiscoverCli, NoLldpdAloneCannotRunAndAHostReportSaysWhy) {
     EXPECT_NE(bad.err.find("not a fabscope RoCE host report"), std::string::npos) << bad.err;
 }
 
+TEST(RoceDiscoverCli, TraceNeedsMpiAndSaneProbeSettings) {
+    auto alone = run({fabscope(), "discover", "--roce", "--trace"}, std::chrono::seconds(30));
+    EXPECT_EQ(alone.exit_code, 2) << alone.err;
+    EXPECT_NE(alone.err.find("--trace requires --mpi"), std::string::npos) << alone.err;
+    auto slow = run({fabscope(), "discover", "--roce", "--mpi", "--trace", "--trace-timeout", "1h"},
+                    std::chrono::seconds(30));
+    EXPECT_EQ(slow.exit_code, 2) << slow.err;
+    EXPECT_NE(slow.err.find("a duration from 1ms to 10s"), std::string::npos) << slow.err;
+    auto ports = run({fabscope(), "discover", "--roce", "--mpi", "--trace", "--trace-ports", "0"},
+                     std::chrono::seconds(30));
+    EXPECT_EQ(ports.exit_code, 2) << ports.err;
+}
+
 }  // namespace
 }  // namespace fabscope

@@ -2,9 +2,11 @@
 // fabric of 2 leaves, 2 spines and 2 hosts per leaf (rxe_fabric 2 2 2),
 // lldpd running in every leaf and host namespace with its own socket. One
 // boot: every host's inventory and LLDP neighbours gathered over MPI into one
-// snapshot (rank 0 writes it), checked against the cabling guest.sh built;
-// then two hosts' leaf ports swapped, a snapshot merged from per-host reports,
-// and `validate --plan` (the plan written from the first snapshot) finds it.
+// snapshot (rank 0 writes it), the spines and their cables from traces
+// between the hosts (--trace), one rank killed while it traces; checked
+// against the cabling guest.sh built. Then two hosts' leaf ports swapped, a
+// snapshot merged from per-host reports, and `validate --plan` (the plan
+// written from the first snapshot) finds it.
 
 #include <gtest/gtest.h>
 
@@ -52,11 +54,23 @@ for h in a1 a2 b1 b2; do lldp_wait "$L" "$h" 'port\.ifname=p' 20 || ok=0; done
 echo "lldp_ready=$ok"
 echo "lldp_ready_s=$(echo "$(date +%s.%N) - $t0" | bc)"
 lldp_show "$L" a1 > a1.lldp.txt
-# One rank per host; each reads its own lldpd (the namespace's name is its hostname).
+# One rank per host; each reads its own lldpd (the namespace's name is its
+# hostname) and traces to one host under the other leaf. b2 probes with a
+# 10 s timeout, so it is still tracing when it is killed (the others wait
+# 300 ms); --enable-recovery keeps mpirun from killing the others with it.
 t0=$(date +%s.%N)
-fabric_mpirun_all sh -c "exec $F discover --roce --mpi --gather-timeout 30 --lldp-socket $L/\$(hostname).sock -o $PWD/roce.json" 2> discover.err
+FABSCOPE_MPIRUN_OPTIONS="--enable-recovery --timeout 100" fabric_mpirun_all sh -c "t=300ms; [ \$(hostname) = b2 ] && t=10s; exec $F discover --roce --mpi --trace --names /run/fabric.hosts --trace-timeout \$t --gather-timeout 8 --lldp-socket $L/\$(hostname).sock -o $PWD/roce.json" 2> discover.err &
+job=$!
+for i in $(seq 1 300); do grep -q 'tracing paths' discover.err 2>/dev/null && break; sleep 0.1; done
+sleep 0.5
+for p in $(ip netns pids b2); do
+    [ "$(cat /proc/$p/comm 2>/dev/null)" = fabscope ] && kill -9 "$p" && echo "victim=$p"
+done
+t1=$(date +%s.%N)
+wait $job
 echo "discover_rc=$?"
 echo "discover_s=$(echo "$(date +%s.%N) - $t0" | bc)"
+echo "after_kill_s=$(echo "$(date +%s.%N) - $t1" | bc)"
 cat discover.err
 $F plan --from roce.json -o plan.yaml; echo "plan_rc=$?"
 $F validate --plan plan.yaml --load roce.json -o clean.json 2> clean.err; echo "clean_rc=$?"
@@ -95,19 +109,35 @@ echo "lldpd_left=$left"
     std::printf("%s\n", g.output.c_str());
     ASSERT_EQ(g.exit_code, 0);
     EXPECT_EQ(g.value("lldp_ready"), "1");
+    EXPECT_FALSE(g.value("victim").empty());
+    // The killed rank's traces are a finding in the snapshot; the run
+    // ended by its deadline (8 s for the traces), not mpirun's 100 s.
     EXPECT_EQ(g.value("discover_rc"), "0");
-    EXPECT_NE(g.output.find("Fabric from RoCE hosts and LLDP (roce-lldp"), std::string::npos);
+    EXPECT_LT(std::stod(g.value("after_kill_s")), 30.0);
+    EXPECT_NE(g.output.find("Fabric from RoCE hosts and LLDP"), std::string::npos);
     EXPECT_NE(g.output.find("LLDP: b2 eth0 -> l2 pb2 (port 2)"), std::string::npos);
 
     json snap = g.file("roce.json", "snapshot.schema.json");
-    EXPECT_EQ(snap["source"]["method"], "roce-lldp");
-    std::set<std::string> leaves;
+    EXPECT_EQ(snap["source"]["method"], "roce-lldp-trace");
+    std::set<std::string> switches;
     for (const json& n : snap["nodes"])
-        if (n["type"] == "Switch") leaves.insert(n["description"].get<std::string>());
-    EXPECT_EQ(leaves, (std::set<std::string>{"l1", "l2"}));
+        if (n["type"] == "Switch") switches.insert(n["description"].get<std::string>());
+    // Leaves from LLDP, spines from the traces (named by /run/fabric.hosts).
+    EXPECT_EQ(switches, (std::set<std::string>{"l1", "l2", "s1", "s2"}));
     EXPECT_EQ(host_ports(snap),
               (std::map<std::string, std::string>{
                   {"a1", "l1[1]"}, {"a2", "l1[2]"}, {"b1", "l2[1]"}, {"b2", "l2[2]"}}));
+    ASSERT_TRUE(snap.contains("traced"));
+    std::set<std::string> cables;
+    for (const json& c : snap["traced"]["cables"])
+        cables.insert(c["a"].get<std::string>() + " <-> " + c["b"].get<std::string>());
+    EXPECT_EQ(cables, (std::set<std::string>{"l1[3] <-> s1[1]", "l1[4] <-> s2[1]",
+                                             "l2[3] <-> s1[2]", "l2[4] <-> s2[2]"}))
+        << snap["traced"].dump(2);
+    bool b2_missing = false;
+    for (const json& f : snap["findings"])
+        if (f["kind"] == "host_traces_missing" && f["evidence"]["rank"] == 3) b2_missing = true;
+    EXPECT_TRUE(b2_missing) << snap["findings"].dump(2);
     ASSERT_TRUE(snap.contains("lldp"));
     EXPECT_EQ(snap["lldp"].size(), 4U);
     EXPECT_EQ(g.value("plan_rc"), "0");
