@@ -15,6 +15,8 @@ using nlohmann::json;
 namespace {
 
 constexpr int kMaxPort = 254;
+/// A GID table holds at most a few hundred entries (mlx5: 255 per port).
+constexpr size_t kMaxGids = 1024;
 
 std::string str(const json& j, const char* key) {
     return printable(json_io::get_string(j, key, ""));
@@ -47,6 +49,15 @@ HostPort port_from_json(const json& j) {
     p.width = json_io::get_optional_enum<Width>(j, "width");
     p.speed = json_io::get_optional_enum<Speed>(j, "speed");
     p.active_mtu = opt_uint<int>(j, "active_mtu", 65536);
+    if (j.contains("gids")) {
+        const json& gids = json_io::get_array(j, "gids");
+        if (gids.size() > kMaxGids)
+            json_io::fail(gids, fmt::format("more than {} GID entries", kMaxGids));
+        for (const json& g : gids) {
+            p.gids.push_back({static_cast<int>(json_io::get_uint_checked(g, "index", 65535)),
+                              str(g, "gid"), str(g, "type"), str(g, "ndev")});
+        }
+    }
     if (j.contains("netdev") && j.at("netdev").is_object()) {
         const json& n = j.at("netdev");
         NetDev d;

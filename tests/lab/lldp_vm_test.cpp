@@ -114,7 +114,7 @@ echo "lldpd_left=$left"
     // ended by its deadline (8 s for the traces), not mpirun's 100 s.
     EXPECT_EQ(g.value("discover_rc"), "0");
     EXPECT_LT(std::stod(g.value("after_kill_s")), 30.0);
-    EXPECT_NE(g.output.find("Fabric from RoCE hosts and LLDP"), std::string::npos);
+    EXPECT_NE(g.output.find("Fabric from RoCE hosts, LLDP and path traces"), std::string::npos);
     EXPECT_NE(g.output.find("LLDP: b2 eth0 -> l2 pb2 (port 2)"), std::string::npos);
 
     json snap = g.file("roce.json", "snapshot.schema.json");

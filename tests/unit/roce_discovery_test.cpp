@@ -268,6 +268,8 @@ TEST(RoceFabric, ValidatePlanFindsAHostOnAnotherLeafPort) {
 
 TEST(RoceHostJson, RoundTrip) {
     RoceHost h = make_host("a1", "5054:00ff:fe00:0a01", "l1", kL1, "pa1");
+    h.inventory.devices[0].ports[0].gids.push_back(
+        {1, "0000:0000:0000:0000:0000:ffff:0a09:0b02", "RoCE v2", "eth0"});
     LldpRaw r = raw("eth0", "l1", kL1, "pa1");
     r.org_tlvs.push_back({0x0080c2, 0x0b, {0x88, 0x18}});
     h.neighbours = {to_neighbour(r)};
@@ -281,6 +283,9 @@ TEST(RoceHostJson, RoundTrip) {
     EXPECT_TRUE(p.roce());
     EXPECT_EQ(p.width, Width::X4);
     EXPECT_EQ(p.netdev->name, "eth0");
+    // The GID table travels: rank 0 traces from and to these addresses.
+    ASSERT_EQ(p.gids.size(), 1U);
+    EXPECT_EQ(roce_v2_address(back->inventory)->address, "10.9.11.2");
     ASSERT_EQ(back->neighbours.size(), 1U);
     EXPECT_EQ(back->neighbours[0].port_number, 1);
     ASSERT_TRUE(back->neighbours[0].pfc);
