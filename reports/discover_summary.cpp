@@ -120,7 +120,10 @@ std::string render_discover_summary(const Snapshot& snap, const Tiers& tiers,
         const Port* a = f.port(l.a);
         int ta = tiers.tier(*f.index_of(l.a.node));
         int tb = tiers.tier(*f.index_of(l.b.node));
-        Key k{std::min(ta, tb), std::max(ta, tb), 0, "down"};
+        // A link that is up but whose rate nobody read (a RoCE cable seen only
+        // by path traces) is "rate ?", not down.
+        Key k{std::min(ta, tb), std::max(ta, tb), 0,
+              a && a->link_up() && !a->width_active ? "rate ?" : "down"};
         if (a && a->width_active && a->speed_active) {
             k.gbps = link_data_gbps(*a->width_active, *a->speed_active);
             k.rate = fmt::format("{} {}", name(*a->width_active), name(*a->speed_active));
