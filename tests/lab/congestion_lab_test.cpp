@@ -5,9 +5,10 @@
 // between its two readings. The host-facing port must come out as the root,
 // the spine ports as its victims; perfquery (infiniband-diags) reads the same
 // counter. A node made silent before the second reading is a finding, in
-// congestion and in validate. The per-VL PortXmitWait is faked the same way
-// (ibsim answers PortVLXmitWaitCounters on every port; one port is made to
-// refuse it by dropping that attribute) and checked against perfquery.
+// congestion and in validate. Per VL, as far as the lab goes: ibsim answers
+// PortVLXmitWaitCounters on every port (checked against perfquery); one port
+// is made to refuse it by dropping that attribute: per-VL not supported, no
+// finding.
 
 #include <gtest/gtest.h>
 
@@ -86,15 +87,14 @@ class CongestionLab : public ::testing::Test {
 Lab* CongestionLab::lab_ = nullptr;
 
 TEST_F(CongestionLab, ATreeTowardOneHostNamesTheHostPortAsRoot) {
-    // Toward leaf03 from both spines (spineNN[3]), and leaf03's port to h0010,
-    // whose waiting is on VL1 (PortVLXmitWaitCounters). h0016 refuses the
+    // Toward leaf03 from both spines (spineNN[3]), and leaf03's port to h0010.
+    // h0016 refuses the
     // per-VL counters (its PMA Gets of attribute 0x1C = 28 are dropped):
     // per-VL not supported, no finding.
     ASSERT_EQ(lab_->fault({"mad-drop", "h0016[1]", "100", "28"}).exit_code, 0);
     Outcome o = measure({{"counter", "spine01[3]", "PortXmitWait=2500000000"},
                          {"counter", "spine02[3]", "PortXmitWait=2000000000"},
-                         {"counter", "leaf03[2]", "PortXmitWait=3500000000",
-                          "PortVLXmitWaitCounters.PortVLXmitWait1=30000"}});
+                         {"counter", "leaf03[2]", "PortXmitWait=3500000000"}});
     ASSERT_EQ(lab_->fault({"mad-drop", "h0016[1]", "0"}).exit_code, 0);
     std::cerr << o.text;
     EXPECT_EQ(o.exit_code, 1) << o.text;
@@ -126,18 +126,18 @@ TEST_F(CongestionLab, ATreeTowardOneHostNamesTheHostPortAsRoot) {
     EXPECT_EQ(counters["PortXmitWait"], 2500000000u);
     EXPECT_EQ(v["delta_ticks"], 2500000000u);  // from 0 at the sweep's reading
 
-    // Per VL: the root's lane, as perfquery --vlxmitcounters reads it.
+    // Per VL: ibsim answers PortVLXmitWaitCounters (every lane 0 here: the
+    // root's PortXmitWait rose, no lane did), as perfquery --vlxmitcounters reads it.
     const json& root = trees[0]["root"];
-    ASSERT_TRUE(root.contains("vl_xmit_wait")) << root.dump(1);
-    ASSERT_EQ(root["vl_xmit_wait"].size(), 1u) << root.dump(1);
-    EXPECT_EQ(root["vl_xmit_wait"][0]["vl"], 1);
-    EXPECT_EQ(root["vl_xmit_wait"][0]["delta_ticks"], 30000);
-    EXPECT_NE(o.text.find("[VL1 +30000]"), std::string::npos) << o.text;
+    EXPECT_FALSE(root.contains("vl_xmit_wait")) << root.dump(1);
+    EXPECT_FALSE(root.contains("per_vl_supported")) << root.dump(1);
     CmdResult vq =
         lab_->exec({"perfquery", "--vlxmitcounters", std::to_string(root["lid"].get<int>()), "2"},
                    std::chrono::seconds(30));
     ASSERT_EQ(vq.exit_code, 0) << vq.err;
-    EXPECT_EQ(parse_perfquery(vq.out)["PortVLXmitWait1"], 30000u) << vq.out;
+    auto lanes = parse_perfquery(vq.out);
+    ASSERT_TRUE(lanes.count("PortVLXmitWait1")) << vq.out;
+    EXPECT_EQ(lanes["PortVLXmitWait1"], 0u) << vq.out;
     // ibsim answers the per-VL counters on every port; only h0016 refused them.
     EXPECT_EQ(o.report["per_vl"]["ports_not_supported"], 1) << o.report["per_vl"].dump();
     EXPECT_GT(o.report["per_vl"]["ports_read"].get<int>(), 40) << o.report["per_vl"].dump();
