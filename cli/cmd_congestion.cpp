@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
 #include "congestion/congestion_report.h"
+#include "congestion/pma_counter_source.h"
 #include "congestion/roce_run.h"
 #include "model/duration.h"
 #include "model/json_io.h"
@@ -97,7 +98,19 @@ int run_congestion(const CongestionCommand& o, const Globals& g) {
     meta.fabric_from =
         fmt::format("{} port {}", swept->snapshot.source.ca, swept->snapshot.source.ca_port);
     meta.limits = thresholds.xmit_wait;
+    PmaSourceOptions po;
+    po.engine = session->engine_options(&stop);
+    po.per_vl = true;
+    PmaCounterSource source(session->transport(), session->clock(), fabric, po);
+    // The first reading again, with the per-VL counters the sweep does not
+    // read; a port that answered the sweep but not this keeps the sweep's.
+    PmaRead first = source.read_ports();
+    if (first.interrupted) return kExitInterrupted;
     CounterReadings before = readings_of(fabric);
+    for (const auto& [ref, pc] : first.readings) before[ref] = pc;
+    VlWaitReadings vl;
+    vl.before = std::move(first.vl_xmit_wait);
+    vl.not_supported = std::move(first.per_vl_unsupported);
     bool failed = false;
     for (;;) {
         meta.started = iso8601_now();
@@ -105,10 +118,13 @@ int run_congestion(const CongestionCommand& o, const Globals& g) {
             std::fprintf(stderr, "Reading the counters again in %s (Ctrl-C stops)\n",
                          format_duration(*interval).c_str());
         if (!stop.sleep_for(*interval)) return kExitInterrupted;
-        CounterRead second = session->read_counters(fabric, &stop);
+        PmaRead second = source.read_ports();
         meta.interrupted = second.interrupted;
-        CongestionResult r =
-            analyse_congestion(fabric, before, second.readings, !second.interrupted, thresholds);
+        vl.after = std::move(second.vl_xmit_wait);
+        vl.not_supported.insert(vl.not_supported.end(), second.per_vl_unsupported.begin(),
+                                second.per_vl_unsupported.end());
+        CongestionResult r = analyse_congestion(fabric, before, second.readings,
+                                                !second.interrupted, thresholds, &vl);
         if (meta.round == 1) {
             // What the sweep could not read is part of the answer too.
             r.findings.insert(r.findings.end(), swept->problems.begin(), swept->problems.end());
@@ -128,6 +144,9 @@ int run_congestion(const CongestionCommand& o, const Globals& g) {
         if (meta.interrupted) return kExitInterrupted;
         if (!o.watch) break;
         before = carry_over(before, std::move(second.readings));
+        for (auto& [ref, w] : vl.after) vl.before[ref] = w;
+        vl.after.clear();
+        vl.not_supported = std::move(second.per_vl_unsupported);
         ++meta.round;
     }
     return failed ? kExitFindings : kExitClean;
@@ -170,7 +189,10 @@ least xmit_wait.warn form congestion trees over the routes: the bottom-most
 waiting port is the root (a slow receiver when it feeds a host, else a
 bottleneck link) and is named first; the ports waiting toward it are victims,
 each with its chain of ports. A port that does not answer the second reading
-is a finding (counters_unanswered), never left out silently.
+is a finding (counters_unanswered), never left out silently. Both readings
+also ask for the per-VL PortXmitWait (PortVLXmitWaitCounters): the lanes a
+waiting port waited on are shown with it; a port that refuses them is
+counted as per-VL not supported, no finding.
 
 On RoCE (--roce, or when every local RDMA port is Ethernet) it reads this
 host's RDMA hw_counters, the ethtool statistics of the netdev behind each

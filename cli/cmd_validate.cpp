@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
+#include "congestion/pma_counter_source.h"
 #include "congestion/xmit_wait_tree.h"
 #include "model/duration.h"
 #include "model/json_io.h"
@@ -130,7 +131,11 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
         meta.fabric_from = fmt::format("{} port {}", snap.source.ca, snap.source.ca_port);
         if (interval->count() > 0 && !meta.interrupted) {
             if (wait_interval(*interval, stop, g)) {
-                CounterRead second = session->read_counters(snap.fabric, &stop);
+                PmaSourceOptions po;
+                po.engine = session->engine_options(&stop);
+                PmaRead second =
+                    PmaCounterSource(session->transport(), session->clock(), snap.fabric, po)
+                        .read_ports();
                 after = std::move(second.readings);
                 meta.interrupted = second.interrupted;
                 after_complete = !second.interrupted;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "congestion/vl_xmit_wait.h"
 #include "congestion/xmit_wait_tree.h"
 #include "model/counter_checks.h"
 #include "model/thresholds.h"
@@ -23,14 +24,22 @@ struct CongestionResult {
     std::vector<WaitingPort> hottest;  ///< the ports that waited at all, hottest first (at most 10)
     std::vector<CongestionTree> trees;
     std::vector<Finding> findings;  ///< roots, then victims, then unanswered ports
-    bool failed() const;            ///< any warning or error
+    /// Per-VL PortXmitWait, when it was read: the lanes that rose on each
+    /// port that reported them in both readings, and the ports that do not
+    /// report them ("per-VL not supported", no finding).
+    bool per_vl_read = false;
+    size_t ports_per_vl = 0;  ///< ports with per-VL counters in both readings
+    std::map<PortRef, std::vector<VlRise>> vl_waits;
+    std::vector<PortRef> per_vl_not_supported;
+    bool failed() const;  ///< any warning or error
 };
 
 /// `after_complete`: the second reading asked every port of the first (not
-/// stopped), so a port missing from it did not answer.
+/// stopped), so a port missing from it did not answer. `per_vl`: the per-VL
+/// counters of both readings, when they were read.
 CongestionResult analyse_congestion(const Fabric& f, const CounterReadings& before,
                                     const CounterReadings& after, bool after_complete,
-                                    const Thresholds& t);
+                                    const Thresholds& t, const VlWaitReadings* per_vl = nullptr);
 
 struct CongestionMeta {
     std::string started;      ///< ISO 8601

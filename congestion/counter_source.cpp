@@ -43,9 +43,10 @@ std::map<std::string, CounterChange> sample_changes(const CounterSample& before,
     for (const auto& [name, a] : after.values) {
         auto it = before.values.find(name);
         if (it == before.values.end()) continue;
+        const CounterRise rise = counter_rise(it->second, a);
         CounterChange c;
-        c.cleared = a < it->second;
-        c.delta = c.cleared ? a : a - it->second;
+        c.cleared = rise.cleared;
+        c.delta = rise.delta;
         c.per_second = static_cast<double>(c.delta) * 1000.0 / static_cast<double>(ms);
         out[name] = c;
     }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "congestion/sysfs_counters.h"
+#include "model/counters.h"
 #include "util/clock.h"
 
 namespace fabscope {

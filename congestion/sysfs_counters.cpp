@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "model/counters.h"
+
 namespace fabscope {
 
 namespace fs = std::filesystem;
@@ -29,7 +31,7 @@ CounterMap counter_deltas(const CounterMap& before, const CounterMap& after) {
     for (const auto& [k, a] : after) {
         auto it = before.find(k);
         if (it == before.end()) continue;
-        d[k] = a >= it->second ? a - it->second : a;
+        d[k] = counter_rise(it->second, a).delta;
     }
     return d;
 }

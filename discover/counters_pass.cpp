@@ -9,26 +9,11 @@ void read_port(SweepContext& ctx, std::map<PortRef, PmaReading>& out, Guid guid,
                Lid lid) {
     const SweptNode& n = ctx.nodes.at(guid);
     const PortRef ref{guid, port};
-    std::vector<std::string> deps{MadEngine::key_of(n.path)};
-    mad::Request base{mad::kClassPerf, mad::kAttrPortCounters, 0, {{}, lid}, port};
-    ctx.engine.submit(
-        base,
-        [&ctx, &out, ref](const MadResult& res) {
-            if (!res.ok()) return ctx.failed(ctx.nodes.at(ref.node), ref.port, "PortCounters", res);
-            PmaReading& r = out[ref];
-            r.base = res.reply;
-            r.read_at_ms = ctx.engine.clock().unix_ms();
-        },
-        deps);
-    mad::Request ext = base;
-    ext.attr_id = mad::kAttrPortCountersExtended;
-    ctx.engine.submit(
-        ext,
-        [&out, ref](const MadResult& res) {
-            if (!res.ok()) return;  // no extended counters: the 32-bit ones stand
-            out[ref].extended = res.reply;
-        },
-        deps);
+    submit_pma_reading(ctx.engine, lid, port, PmaReadPlan{}, out[ref],
+                       [&ctx, ref](const MadResult& res) {
+                           ctx.failed(ctx.nodes.at(ref.node), ref.port, "PortCounters", res);
+                       },
+                       {MadEngine::key_of(n.path)});
 }
 
 }  // namespace

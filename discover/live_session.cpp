@@ -37,10 +37,10 @@ Result<SweepOutput> LiveSession::sweep(const StopToken* stop) {
     return out;
 }
 
-CounterRead LiveSession::read_counters(const Fabric& f, const StopToken* stop) {
+EngineOptions LiveSession::engine_options(const StopToken* stop) const {
     EngineOptions o = options_.engine;
     o.stop = stop;
-    return fabscope::read_counters(*transport_, clock_, f, o);
+    return o;
 }
 
 }  // namespace fabscope

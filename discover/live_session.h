@@ -1,14 +1,13 @@
 #pragma once
 // A live session on the local port: the port found and checked, its umad
 // transport open, kept for a sweep and for later readings of the counters
-// (validate's second reading, the TUI's refreshes). Every long call takes a
+// (validate's second reading, congestion's readings). Every long call takes a
 // stop token: when it is stopped, nothing new is sent and what was read is
 // returned, marked interrupted.
 
 #include <memory>
 #include <string>
 
-#include "discover/counter_reader.h"
 #include "discover/local_port.h"
 #include "discover/sweep.h"
 #include "discover/umad_transport.h"
@@ -35,8 +34,11 @@ class LiveSession {
     /// One sweep, its nodes named by the node-name map if one was given;
     /// stops early (SweepOutput::interrupted) when `stop` is stopped.
     Result<SweepOutput> sweep(const StopToken* stop = nullptr);
-    /// Reads again the counters of every port the sweep read them from.
-    CounterRead read_counters(const Fabric& f, const StopToken* stop = nullptr);
+    /// For later readings of the counters (congestion/pma_counter_source):
+    /// the open transport, the clock, and the engine options stopped by `stop`.
+    MadTransport& transport() { return *transport_; }
+    const Clock& clock() const { return clock_; }
+    EngineOptions engine_options(const StopToken* stop) const;
     const LocalPort& local() const { return local_; }
     const SweepOptions& options() const { return options_; }
 

@@ -58,6 +58,13 @@ void MadEngine::submit(const mad::Request& request, Callback done,
     queue_.push_back(id);
 }
 
+void MadEngine::submit_optional(const mad::Request& request, Callback done,
+                                std::vector<std::string> also_depends_on) {
+    const uint64_t id = next_id_;
+    submit(request, std::move(done), std::move(also_depends_on));
+    pending_.at(id).charged = false;
+}
+
 bool MadEngine::blocked(const Pending& p, std::string* why) const {
     for (const std::string& k : p.keys) {
         auto it = dead_.find(k);
@@ -210,11 +217,12 @@ void MadEngine::attempt_failed(uint64_t id, const std::string& why) {
     }
     ++stats_.timeouts;
     std::string key = p.keys.front();
+    const bool charged = p.charged;
     std::string where = p.request.to.str();
     std::string detail = fmt::format("{} after {} attempt{} ({})", why, p.attempts,
                                      p.attempts == 1 ? "" : "s", where);
     complete(id, MadResult{MadResult::Outcome::Timeout, 0, {}, p.attempts, detail, p.last_lost});
-    if (++failures_[key] >= options_.failure_budget) {
+    if (charged && ++failures_[key] >= options_.failure_budget) {
         mark_dead(key, fmt::format("given up on {}: {}", where, detail));
     }
 }

@@ -70,6 +70,11 @@ class MadEngine {
     /// path, or any of `also_depends_on` is dead.
     void submit(const mad::Request& request, Callback done,
                 std::vector<std::string> also_depends_on = {});
+    /// Queues a Get of an optional attribute, one a node may ignore without
+    /// being dead (PortVLXmitWaitCounters): its failure is not charged to
+    /// its path, so it never makes the node's other requests unreachable.
+    void submit_optional(const mad::Request& request, Callback done,
+                         std::vector<std::string> also_depends_on = {});
     /// Pumps until every request, including those submitted from callbacks, is done.
     void run();
     /// Declares a path dead: queued and in-flight requests through it fail now.
@@ -96,6 +101,7 @@ class MadEngine {
         std::vector<uint64_t> tids;
         Clock::time_point deadline{};
         bool last_lost = false;  // the newest attempt was reported lost, not just unanswered
+        bool charged = true;     // a failure counts against keys[0]'s budget
     };
 
     void fill_window();

@@ -35,9 +35,10 @@ inline constexpr uint16_t kAttrNodeInfo = 0x0011;
 inline constexpr uint16_t kAttrSwitchInfo = 0x0012;
 inline constexpr uint16_t kAttrPortInfo = 0x0015;
 inline constexpr uint16_t kAttrLinearForwardingTable = 0x0019;
-inline constexpr uint16_t kAttrPortCounters = 0x0012;          // PMA
-inline constexpr uint16_t kAttrPortCountersExtended = 0x001D;  // PMA
-inline constexpr uint16_t kAttrPathRecord = 0x0035;            // SA
+inline constexpr uint16_t kAttrPortCounters = 0x0012;            // PMA
+inline constexpr uint16_t kAttrPortCountersExtended = 0x001D;    // PMA
+inline constexpr uint16_t kAttrPortVLXmitWaitCounters = 0x001C;  // PMA, optional
+inline constexpr uint16_t kAttrPathRecord = 0x0035;              // SA
 
 inline constexpr size_t kSmpDataOffset = 64;
 inline constexpr size_t kPmaDataOffset = 64;

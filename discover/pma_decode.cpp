@@ -48,6 +48,14 @@ void merge_port_counters_extended(PortCounters& pc, PmaData d) {
     pc.set(Counter::PortMulticastRcvPkts, field64(d, IB_PC_EXT_RCV_MPKTS_F));
 }
 
+VlXmitWait decode_vl_xmit_wait(PmaData d) {
+    VlXmitWait w{};
+    for (int vl = 0; vl < kVlCount; ++vl)
+        w[static_cast<size_t>(vl)] =
+            field(d, static_cast<MAD_FIELDS>(IB_PC_PORT_VL_XMIT_WAIT0_F + vl));
+    return w;
+}
+
 uint8_t pma_port_select(PmaData d) {
     return d[1];
 }

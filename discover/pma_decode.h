@@ -1,6 +1,7 @@
 #pragma once
 // Decoders for performance management replies: PortCounters (attribute
-// 0x12) and PortCountersExtended (0x1D). Pure; field layouts are libibmad's.
+// 0x12), PortCountersExtended (0x1D) and PortVLXmitWaitCounters (0x1C). Pure; field layouts are
+// libibmad's.
 
 #include <cstdint>
 #include <span>
@@ -16,6 +17,8 @@ PortCounters decode_port_counters(PmaData d);
 /// Overlays a PortCountersExtended reply: 64-bit data and packet counters,
 /// and the unicast/multicast packet counters.
 void merge_port_counters_extended(PortCounters& pc, PmaData d);
+/// PortVLXmitWaitCounters (0x1C): PortVLXmitWait of VL0..VL15, 16 bits each.
+VlXmitWait decode_vl_xmit_wait(PmaData d);
 /// PortSelect echoed in a reply (byte 1 of the data).
 uint8_t pma_port_select(PmaData d);
 

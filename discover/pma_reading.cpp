@@ -12,4 +12,50 @@ std::optional<PortCounters> PmaReading::counters() const {
     return pc;
 }
 
+std::optional<VlXmitWait> PmaReading::vl_waits() const {
+    if (!base || !vl_xmit_wait) return std::nullopt;
+    return decode_vl_xmit_wait(mad::pma_data(*vl_xmit_wait));
+}
+
+void submit_pma_reading(MadEngine& engine, Lid lid, uint8_t port, const PmaReadPlan& plan,
+                        PmaReading& into, std::function<void(const MadResult&)> on_failure,
+                        const std::vector<std::string>& also_depends_on) {
+    const mad::Request base{mad::kClassPerf, mad::kAttrPortCounters, 0, {{}, lid}, port};
+    engine.submit(
+        base,
+        [&into, &engine, on_failure = std::move(on_failure)](const MadResult& r) {
+            if (r.outcome == MadResult::Outcome::Cancelled) return;
+            if (!r.ok()) {
+                if (on_failure) on_failure(r);
+                return;
+            }
+            into.base = r.reply;
+            into.read_at_ms = engine.clock().unix_ms();
+        },
+        also_depends_on);
+    if (plan.extended) {
+        mad::Request ext = base;
+        ext.attr_id = mad::kAttrPortCountersExtended;
+        engine.submit(
+            ext,
+            [&into](const MadResult& r) {
+                if (r.ok()) into.extended = r.reply;  // else the 32-bit counters stand
+            },
+            also_depends_on);
+    }
+    if (plan.per_vl) {
+        mad::Request vl = base;
+        vl.attr_id = mad::kAttrPortVLXmitWaitCounters;
+        engine.submit_optional(
+            vl,
+            [&into](const MadResult& r) {
+                if (r.ok())
+                    into.vl_xmit_wait = r.reply;
+                else if (r.outcome != MadResult::Outcome::Cancelled)
+                    into.per_vl_unsupported = true;
+            },
+            also_depends_on);
+    }
+}
+
 }  // namespace fabscope

@@ -65,8 +65,12 @@ std::optional<CounterRise> counter_rise(const PortCounters& before, const PortCo
     const auto b = before.get(c);
     const auto a = after.get(c);
     if (!b || !a) return std::nullopt;
-    const bool cleared = *a < *b;
-    return CounterRise{*b, *a, cleared ? *a : *a - *b, cleared};
+    return counter_rise(*b, *a);
+}
+
+CounterRise counter_rise(uint64_t before, uint64_t after) {
+    const bool cleared = after < before;
+    return CounterRise{before, after, cleared ? after : after - before, cleared};
 }
 
 }  // namespace fabscope

@@ -67,5 +67,12 @@ struct CounterRise {
 /// Nothing if either reading lacks the counter.
 std::optional<CounterRise> counter_rise(const PortCounters& before, const PortCounters& after,
                                         Counter c);
+/// The same rule for any two readings of one counter (sysfs, per-VL counters).
+CounterRise counter_rise(uint64_t before, uint64_t after);
+
+/// Virtual lanes a PMA reports per-VL counters for (PortVLXmitWaitCounters, attribute 0x1C).
+inline constexpr int kVlCount = 16;
+/// PortVLXmitWait of VL0..VL15 (16-bit counters: they stop at 65535).
+using VlXmitWait = std::array<uint64_t, kVlCount>;
 
 }  // namespace fabscope

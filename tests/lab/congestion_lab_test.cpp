@@ -4,7 +4,11 @@
 // and on that leaf's port toward one host while `fabscope congestion` waits
 // between its two readings. The host-facing port must come out as the root,
 // the spine ports as its victims; perfquery (infiniband-diags) reads the same
-// counter. A node made silent before the second reading is a finding.
+// counter. A node made silent before the second reading is a finding, in
+// congestion and in validate. Per VL, as far as the lab goes: ibsim answers
+// PortVLXmitWaitCounters on every port (checked against perfquery); one port
+// is made to refuse it by dropping that attribute: per-VL not supported, no
+// finding.
 
 #include <gtest/gtest.h>
 
@@ -40,14 +44,18 @@ class CongestionLab : public ::testing::Test {
         json report;
         std::string text;
     };
-    /// `fabscope congestion --interval 3s --json`, with `during` applied 1.5 s
-    /// in (after the sweep's reading, before the second).
-    Outcome measure(const std::vector<std::vector<std::string>>& during) {
+    /// `fabscope congestion --interval 3s --json` (or `command`, writing
+    /// `schema`'s JSON), with `during` applied 1.5 s in (after the first
+    /// reading, before the second).
+    Outcome measure(const std::vector<std::vector<std::string>>& during,
+                    const std::vector<std::string>& command = {"congestion", "--interval", "3s",
+                                                               "--json", "--no-color"},
+                    const std::string& schema = "congestion.schema.json") {
         const std::string out = lab_->dir() + "-congestion.json";
         const std::string err = lab_->dir() + "-congestion.txt";
         SpawnOptions o;
-        o.argv = {fabscope(), "lab",        "exec",       "--dir", lab_->dir(), "--",
-                  fabscope(), "congestion", "--interval", "3s",    "--json",    "--no-color"};
+        o.argv = {fabscope(), "lab", "exec", "--dir", lab_->dir(), "--", fabscope()};
+        o.argv.insert(o.argv.end(), command.begin(), command.end());
         o.stdout_path = out;
         o.stderr_path = err;
         auto child = spawn(o);
@@ -64,8 +72,7 @@ class CongestionLab : public ::testing::Test {
         res.text = t.str();
         try {
             res.report = json::parse(j);
-            for (const auto& e :
-                 fabscope::testing::schema_errors(res.report, "congestion.schema.json"))
+            for (const auto& e : fabscope::testing::schema_errors(res.report, schema))
                 ADD_FAILURE() << e;
         } catch (const json::exception& e) {
             ADD_FAILURE() << "no JSON report: " << e.what() << "\n" << res.text;
@@ -81,9 +88,14 @@ Lab* CongestionLab::lab_ = nullptr;
 
 TEST_F(CongestionLab, ATreeTowardOneHostNamesTheHostPortAsRoot) {
     // Toward leaf03 from both spines (spineNN[3]), and leaf03's port to h0010.
+    // h0016 refuses the
+    // per-VL counters (its PMA Gets of attribute 0x1C = 28 are dropped):
+    // per-VL not supported, no finding.
+    ASSERT_EQ(lab_->fault({"mad-drop", "h0016[1]", "100", "28"}).exit_code, 0);
     Outcome o = measure({{"counter", "spine01[3]", "PortXmitWait=2500000000"},
                          {"counter", "spine02[3]", "PortXmitWait=2000000000"},
                          {"counter", "leaf03[2]", "PortXmitWait=3500000000"}});
+    ASSERT_EQ(lab_->fault({"mad-drop", "h0016[1]", "0"}).exit_code, 0);
     std::cerr << o.text;
     EXPECT_EQ(o.exit_code, 1) << o.text;
     const json& trees = o.report["trees"];
@@ -113,6 +125,24 @@ TEST_F(CongestionLab, ATreeTowardOneHostNamesTheHostPortAsRoot) {
     ASSERT_TRUE(counters.count("PortXmitWait")) << pq.out;
     EXPECT_EQ(counters["PortXmitWait"], 2500000000u);
     EXPECT_EQ(v["delta_ticks"], 2500000000u);  // from 0 at the sweep's reading
+
+    // Per VL: ibsim answers PortVLXmitWaitCounters (every lane 0 here: the
+    // root's PortXmitWait rose, no lane did), as perfquery --vlxmitcounters reads it.
+    const json& root = trees[0]["root"];
+    EXPECT_FALSE(root.contains("vl_xmit_wait")) << root.dump(1);
+    EXPECT_FALSE(root.contains("per_vl_supported")) << root.dump(1);
+    CmdResult vq =
+        lab_->exec({"perfquery", "--vlxmitcounters", std::to_string(root["lid"].get<int>()), "2"},
+                   std::chrono::seconds(30));
+    ASSERT_EQ(vq.exit_code, 0) << vq.err;
+    auto lanes = parse_perfquery(vq.out);
+    ASSERT_TRUE(lanes.count("PortVLXmitWait1")) << vq.out;
+    EXPECT_EQ(lanes["PortVLXmitWait1"], 0u) << vq.out;
+    // ibsim answers the per-VL counters on every port; only h0016 refused them.
+    EXPECT_EQ(o.report["per_vl"]["ports_not_supported"], 1) << o.report["per_vl"].dump();
+    EXPECT_GT(o.report["per_vl"]["ports_read"].get<int>(), 40) << o.report["per_vl"].dump();
+    EXPECT_NE(o.text.find("Per-VL PortXmitWait not supported on 1 of"), std::string::npos)
+        << o.text;
 }
 
 TEST_F(CongestionLab, ANodeSilentBeforeTheSecondReadingIsAFinding) {
@@ -127,6 +157,21 @@ TEST_F(CongestionLab, ANodeSilentBeforeTheSecondReadingIsAFinding) {
     }
     EXPECT_TRUE(found) << o.report["findings"].dump(1);
     EXPECT_NE(o.text.find("leaf04:"), std::string::npos) << o.text;
+}
+
+TEST_F(CongestionLab, ValidateReportsANodeSilentBeforeItsSecondReading) {
+    // validate runs the same readings: a node that stops answering between
+    // them is a counters_unanswered finding, not left out of the rates.
+    Outcome o = measure({{"silent", "leaf04"}}, {"validate", "--interval", "3s", "--json", "-q"},
+                        "validation.schema.json");
+    ASSERT_EQ(lab_->fault({"answer", "leaf04"}).exit_code, 0);
+    EXPECT_EQ(o.exit_code, 1) << o.text;
+    EXPECT_GT(o.report["interval_s"].get<double>(), 2.5) << o.report.dump(1);
+    bool found = false;
+    for (const json& f : o.report["findings"]) {
+        if (f["kind"] == "counters_unanswered" && f["where"][0]["node"] == "leaf04") found = true;
+    }
+    EXPECT_TRUE(found) << o.report["findings"].dump(1);
 }
 
 }  // namespace

@@ -107,6 +107,19 @@ Data counters(const Port& p, bool extended) {
     return d;
 }
 
+Data vl_counters(uint8_t port, const VlXmitWait& w) {
+    Data d{};
+    d[1] = port;
+    for (int vl = 0; vl < kVlCount; ++vl) {
+        // 16-bit big-endian counters from byte 4 (IBA PortVLXmitWaitCounters).
+        const auto v =
+            static_cast<uint16_t>(std::min<uint64_t>(w[static_cast<size_t>(vl)], 0xFFFF));
+        d[4 + 2 * vl] = static_cast<uint8_t>(v >> 8);
+        d[5 + 2 * vl] = static_cast<uint8_t>(v & 0xFF);
+    }
+    return d;
+}
+
 }  // namespace
 
 FakeFabric::FakeFabric(const Fabric& fabric, Guid local, uint8_t local_port, FakeClock& clock,
@@ -222,10 +235,15 @@ std::optional<MadBytes> FakeFabric::answer(const Node& n, uint8_t arrival,
         uint8_t sel = req[mad::kPmaDataOffset + 1];
         const Port* p = n.port(sel);
         if (!p) return mad::make_response(req, d, 0x001C);
+        if (h.attr_id == mad::kAttrPortVLXmitWaitCounters && vl_xmit_wait_ignored.count(n.guid))
+            return std::nullopt;
         if (h.attr_id == mad::kAttrPortCounters)
             d = counters(*p, false);
         else if (h.attr_id == mad::kAttrPortCountersExtended)
             d = counters(*p, true);
+        else if (auto vl = vl_xmit_wait.find(PortRef{n.guid, sel});
+                 h.attr_id == mad::kAttrPortVLXmitWaitCounters && vl != vl_xmit_wait.end())
+            d = vl_counters(sel, vl->second);
         else
             return mad::make_response(req, d, 0x000C);
         return mad::make_response(req, d, 0);

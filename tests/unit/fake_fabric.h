@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <set>
 
 #include "discover/mad_transport.h"
 #include "model/fabric.h"
@@ -39,6 +40,11 @@ class FakeFabric final : public MadTransport {
     void set_port_drop_rate(PortRef port, double rate) { port_drop_[port] = rate; }
     /// Called after every send with the number sent so far (e.g. to press Ctrl-C).
     std::function<void(size_t)> on_send;
+    /// PortVLXmitWaitCounters of the ports that answer them; every other
+    /// port refuses the attribute (status 0x000C), as many PMAs do.
+    std::map<PortRef, VlXmitWait> vl_xmit_wait;
+    /// Nodes that never answer PortVLXmitWaitCounters (and answer all else).
+    std::set<Guid> vl_xmit_wait_ignored;
     /// Directed routes into a port that is not up: true = answered with 110
     /// at once (ibsim), false = lost silently (a real switch).
     bool down_port_answers = true;
