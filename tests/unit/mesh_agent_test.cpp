@@ -284,7 +284,8 @@ TEST(MeshAgents, ACoordinatorRunsAllPairsOverPerfServeAgents) {
     }
     EXPECT_TRUE(d.findings.empty());
     json doc = mesh_run_json(d, analyse_mesh(d, 0.6));
-    for (const auto& e : testing::schema_errors(doc, "mesh-run.schema.json")) ADD_FAILURE() << e;
+    for (const auto& e : fabscope::testing::schema_errors(doc, "mesh-run.schema.json"))
+        ADD_FAILURE() << e;
     EXPECT_EQ(doc["ranks"][0]["coordinator"], true);
 }
 
