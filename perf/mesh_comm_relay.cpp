@@ -154,12 +154,19 @@ void CoordinatorComm::handle(int from, const json& m) {
 void CoordinatorComm::pump(Millis wait) {
     std::vector<pollfd> fds;
     std::vector<int> who;
+    bool buffered = false;
     for (size_t r = 1; r < agents_.size(); ++r) {
         if (!agents_[r].open) continue;
-        fds.push_back({agents_[r].ch.fd(), POLLIN, 0});
+        // Read with an earlier message (the "joined"), a message may sit in
+        // the channel's buffer already, where poll cannot see it.
+        const bool ready = agents_[r].ch.buffered();
+        buffered = buffered || ready;
+        fds.push_back({agents_[r].ch.fd(), POLLIN, static_cast<short>(ready ? POLLIN : 0)});
         who.push_back(static_cast<int>(r));
     }
-    if (::poll(fds.data(), fds.size(), static_cast<int>(wait.count())) <= 0) return;
+    if (!buffered) {
+        if (::poll(fds.data(), fds.size(), static_cast<int>(wait.count())) <= 0) return;
+    }
     for (size_t i = 0; i < fds.size(); ++i) {
         if (fds[i].revents == 0) continue;
         const int r = who[i];
