@@ -64,7 +64,8 @@ void add_perf_trace(CLI::App* perf, Context& ctx);
 void add_tui(CLI::App& app, Context& ctx);
 void add_mesh(CLI::App& app, Context& ctx);
 /// `mesh run`, under `mesh` (cmd_mesh_run.cpp).
-void add_mesh_run(CLI::App* mesh, Context& ctx);
+/// `mesh run`; also `perf mesh` (the same command under the name the issue gives it).
+void add_mesh_run(CLI::App* mesh, Context& ctx, const std::string& name = "run");
 /// `argv`: the command line as given, which the report records.
 void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& argv);
 void add_exporter(CLI::App& app, Context& ctx);

@@ -6,16 +6,18 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 
 #include "cli/cli.h"
 #include "cli/mesh_incast.h"
 #include "model/duration.h"
 #include "model/json_io.h"
-#include "perf/flow_path.h"
+#include "perf/auth.h"
+#include "perf/mesh_agent.h"
 #include "perf/mesh_report.h"
 #include "perf/mesh_run.h"
-#include "perf/rank_traces.h"
+#include "perf/mesh_tracing.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
 #ifdef FABSCOPE_HAVE_MPI
@@ -55,6 +57,11 @@ struct MeshRunCommand {
     int trace_variants = 8;
     size_t max_rounds = 8;
     size_t adaptive_rounds = 4;
+    // Launched by agents (perf/mesh_agent.h) instead of MPI.
+    std::string hosts;
+    uint16_t agent_port = perf::kDefaultPort;
+    std::string secret_file;
+    std::string connect_timeout = "5s";
 };
 
 Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
@@ -126,79 +133,10 @@ int run_incast_pattern(const MeshRunCommand& o, const Globals& g) {
                            g);
 }
 
-#ifdef FABSCOPE_HAVE_MPI
-int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
-    if (o.pattern == "incast") return run_incast_pattern(o, g);
-    auto opts = options_of(o);
-    if (!opts) return report(opts.error(), g);
-    auto comm = perf::MpiComm::init(nullptr, nullptr);
-    if (!comm) return report(comm.error(), g);
-    if ((*comm)->size() < 2) {
-        return report(make_error("mesh run: one rank per endpoint, and this is the only one: "
-                                 "launch it with e.g. `mpirun -np 8 --map-by ppr:1:node fabscope "
-                                 "mesh run -o mesh.json` or `srun --mpi=pmix fabscope mesh run`",
-                                 kExitCannotRun),
-                      g);
-    }
-    install_interrupt_handlers();
-    const bool root = (*comm)->rank() == 0;
+/// Rank 0 writes the report and prints the summary; the exit code.
+int finish_mesh_run(perf::MeshRunOutcome& out, const MeshRunCommand& o, const Globals& g) {
     const TextStyle st = g.err_style();
-    size_t rounds_told = 0;
-    auto write_report = [&](const MeshRunData& d) -> Status {
-        if (o.output.empty()) return Ok{};
-        auto a = perf::analyse_mesh(d, o.degraded_at);
-        return json_io::write_json_file(perf::mesh_run_json(d, a), o.output);
-    };
-    opts->on_progress = [&](const MeshRunData& d) {
-        if (auto w = write_report(d); !w)
-            std::fprintf(stderr, "fabscope: %s\n", w.error().message.c_str());
-        if (!g.quiet && d.rounds_done > rounds_told) {
-            rounds_told = d.rounds_done;
-            std::fprintf(stderr, "mesh run: round %zu/%zu done (%.1f s)\n", d.rounds_done,
-                         d.rounds.size(), d.wall_seconds);
-        }
-    };
-    auto loaded = perf::load_host_names(o.names);
-    if (!loaded) return report(loaded.error(), g);
-    // Each flow's sender traces it: only Soft-RoCE's UDP source port is known
-    // from the QPNs (perf/roce_sport.h), so other devices' flows are not traced.
-    auto soft_roce = std::make_shared<bool>(false);
-    auto open = [soft_roce](const std::string& name,
-                            int port) -> Result<std::unique_ptr<perf::VerbsDevice>> {
-        auto d = perf::IbvDevice::open(name, port);
-        if (!d) return d.error();
-        *soft_roce = perf::is_soft_roce(d->name());
-        return std::unique_ptr<perf::VerbsDevice>(std::make_unique<perf::IbvDevice>(std::move(*d)));
-    };
-    if (!o.no_trace) {
-        perf::TraceOptions t;
-        t.timeout = *parse_duration(o.trace_timeout);
-        perf::HostNames names_for_cover = *loaded;
-        opts->trace_flow = [soft_roce, t, names = std::move(loaded).value()](
-                               const perf::EndpointInfo& local,
-                               const perf::EndpointInfo& remote) -> nlohmann::json {
-            if (!*soft_roce) return nullptr;
-            return perf::trace_rxe_flow(local, remote, t, names);
-        };
-        opts->trace_sports = perf::udp_tracer(t, std::move(names_for_cover));
-    }
-    if (root && !g.quiet) {
-        std::fprintf(stderr, "mesh run: %d ranks (%s), %s, WRITE %s for %s each way\n",
-                     (*comm)->size(), perf::MpiComm::library_version().c_str(), o.pattern.c_str(),
-                     o.size.c_str(), o.duration.c_str());
-    }
-    perf::MeshRunOutcome out = perf::run_mesh(**comm, open, *opts, interrupt_token());
-    if (out.peers_gone) (*comm)->finalize_with_peers_gone();
-    if (!root) {
-        // Not taking part (no device) is rank 0's to report; losing rank 0 is this rank's.
-        if (out.error.empty() || out.error == "interrupted") return kExitClean;
-        std::fprintf(stderr, "fabscope: mesh run (rank %d): %s\n", (*comm)->rank(),
-                     out.error.c_str());
-        return out.data.ranks.empty() && out.error.rfind("rank 0", 0) == 0 ? kExitCannotRun
-                                                                           : kExitClean;
-    }
     MeshRunData& d = out.data;
-    d.launcher = perf::MpiComm::library_version();
     auto a = perf::analyse_mesh(d, o.degraded_at);
     nlohmann::json doc = perf::mesh_run_json(d, a);
     if (!o.output.empty()) {
@@ -224,8 +162,112 @@ int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
         return report(make_error("mesh run: " + out.error, kExitCannotRun), g);
     return !a.any_suspect() && d.findings.empty() ? kExitClean : kExitFindings;
 }
+
+/// Rank 0's report after every step, and a line per round done.
+std::function<void(const MeshRunData&)> progress_of(const MeshRunCommand& o, const Globals& g) {
+    auto rounds_told = std::make_shared<size_t>(0);
+    return [o, quiet = g.quiet, rounds_told](const MeshRunData& d) {
+        if (!o.output.empty()) {
+            auto a = perf::analyse_mesh(d, o.degraded_at);
+            if (auto w = json_io::write_json_file(perf::mesh_run_json(d, a), o.output); !w)
+                std::fprintf(stderr, "fabscope: %s\n", w.error().message.c_str());
+        }
+        if (!quiet && d.rounds_done > *rounds_told) {
+            *rounds_told = d.rounds_done;
+            std::fprintf(stderr, "mesh run: round %zu/%zu done (%.1f s)\n", d.rounds_done,
+                         d.rounds.size(), d.wall_seconds);
+        }
+    };
+}
+
+/// `mesh run --hosts FILE`: this process coordinates `perf serve` agents.
+int run_mesh_agents(const MeshRunCommand& o, const Globals& g) {
+    if (o.pattern == "incast")
+        return report(make_error("mesh run --hosts: the incast pattern runs under MPI only"), g);
+    if (!o.devices.empty()) {
+        return report(make_error("mesh run --hosts: one device per agent: name it after the "
+                                 "host in the hosts file, or give -d"),
+                      g);
+    }
+    auto opts = options_of(o);
+    if (!opts) return report(opts.error(), g);
+    auto connect = parse_duration(o.connect_timeout);
+    if (!connect || connect->count() <= 0) {
+        return report(make_error(fmt::format("mesh run: --connect-timeout {}: use e.g. 5s",
+                                             o.connect_timeout)),
+                      g);
+    }
+    auto agents = perf::load_mesh_hosts(o.hosts, o.agent_port);
+    if (!agents) return report(agents.error(), g);
+    auto names = perf::load_host_names(o.names);
+    if (!names) return report(names.error(), g);
+    perf::CoordinatorOptions c;
+    if (!o.secret_file.empty()) {
+        auto secret = perf::read_secret_file(o.secret_file);
+        if (!secret) return report(secret.error(), g);
+        c.secret = *secret;
+    }
+    c.run = std::move(*opts);
+    c.run.on_progress = progress_of(o, g);
+    c.trace = !o.no_trace;
+    c.trace_timeout = *parse_duration(o.trace_timeout);
+    c.names = std::move(*names);
+    c.connect_timeout = *connect;
+    install_interrupt_handlers();
+    if (!g.quiet) {
+        std::fprintf(stderr, "mesh run: %zu agents (%s), %s, WRITE %s for %s each way\n",
+                     agents->size(), o.hosts.c_str(), o.pattern.c_str(), o.size.c_str(),
+                     o.duration.c_str());
+    }
+    perf::MeshRunOutcome out = perf::coordinate_mesh(*agents, c, interrupt_token());
+    return finish_mesh_run(out, o, g);
+}
+
+#ifdef FABSCOPE_HAVE_MPI
+int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
+    if (o.pattern == "incast") return run_incast_pattern(o, g);
+    auto opts = options_of(o);
+    if (!opts) return report(opts.error(), g);
+    auto comm = perf::MpiComm::init(nullptr, nullptr);
+    if (!comm) return report(comm.error(), g);
+    if ((*comm)->size() < 2) {
+        return report(make_error("mesh run: one rank per endpoint, and this is the only one: "
+                                 "launch it with e.g. `mpirun -np 8 --map-by ppr:1:node fabscope "
+                                 "mesh run -o mesh.json` or `srun --mpi=pmix fabscope mesh run`",
+                                 kExitCannotRun),
+                      g);
+    }
+    install_interrupt_handlers();
+    const bool root = (*comm)->rank() == 0;
+    opts->on_progress = progress_of(o, g);
+    auto loaded = perf::load_host_names(o.names);
+    if (!loaded) return report(loaded.error(), g);
+    perf::OpenDevice open = perf::open_ibv_device;
+    if (!o.no_trace) {
+        perf::TraceOptions t;
+        t.timeout = *parse_duration(o.trace_timeout);
+        open = perf::with_mesh_tracing(*opts, std::move(open), t, *loaded);
+    }
+    if (root && !g.quiet) {
+        std::fprintf(stderr, "mesh run: %d ranks (%s), %s, WRITE %s for %s each way\n",
+                     (*comm)->size(), perf::MpiComm::library_version().c_str(), o.pattern.c_str(),
+                     o.size.c_str(), o.duration.c_str());
+    }
+    perf::MeshRunOutcome out = perf::run_mesh(**comm, open, *opts, interrupt_token());
+    if (out.peers_gone) (*comm)->finalize_with_peers_gone();
+    if (!root) {
+        // Not taking part (no device) is rank 0's to report; losing rank 0 is this rank's.
+        if (out.error.empty() || out.error == "interrupted") return kExitClean;
+        std::fprintf(stderr, "fabscope: mesh run (rank %d): %s\n", (*comm)->rank(),
+                     out.error.c_str());
+        return out.data.ranks.empty() && out.error.rfind("rank 0", 0) == 0 ? kExitCannotRun
+                                                                           : kExitClean;
+    }
+    out.data.launcher = perf::MpiComm::library_version();
+    return finish_mesh_run(out, o, g);
+}
 #else
-int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
+int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
     if (o.pattern == "incast") return run_incast_pattern(o, g);
     if (auto opts = options_of(o); !opts) return report(opts.error(), g);
     return report(make_error("mesh run: this fabscope was built without MPI. Install Open MPI "
@@ -237,12 +279,18 @@ int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
 }
 #endif
 
+int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
+    return o.hosts.empty() ? run_mesh_mpi(o, g) : run_mesh_agents(o, g);
+}
+
 }  // namespace
 
-void add_mesh_run(CLI::App* mesh, Context& ctx) {
+void add_mesh_run(CLI::App* mesh, Context& ctx, const std::string& name) {
     auto o = std::make_shared<MeshRunCommand>();
     CLI::App* cmd = mesh->add_subcommand(
-        "run", "Every endpoint with every other, one MPI rank per endpoint (mpirun, srun)");
+        name,
+        "Every endpoint with every other: one MPI rank per endpoint (mpirun, srun), or "
+        "`perf serve` agents (--hosts)");
     cmd->add_option("-d,--ib-dev", o->device, "Every rank's RDMA device (default: the first)");
     cmd->add_option("--devices", o->devices,
                     "Hosts with several HCAs: local rank i takes the i-th of this comma-separated "
@@ -300,6 +348,17 @@ void add_mesh_run(CLI::App* mesh, Context& ctx) {
     cmd->add_flag("--no-trace", o->no_trace, "Do not trace the flows' paths (Soft-RoCE only)");
     cmd->add_option("--trace-timeout", o->trace_timeout, "Each trace probe waits this long")
         ->capture_default_str();
+    cmd->add_option("--hosts", o->hosts,
+                    "Launch by agents, not MPI: `fabscope perf serve` runs on every host of FILE "
+                    "(one a line: host[:port] [device]) and this process coordinates them");
+    cmd->add_option("--agent-port", o->agent_port,
+                    "--hosts: the agents' port where a line names none (default 18515)");
+    cmd->add_option("--secret-file", o->secret_file,
+                    "--hosts: the agents' shared secret (their perf serve --secret-file)");
+    cmd->add_option("--connect-timeout", o->connect_timeout,
+                    "--hosts: an agent that does not accept the connection this soon takes no "
+                    "part")
+        ->capture_default_str();
     cmd->add_option("-o,--output", o->output,
                     "Rank 0 writes the report (JSON) to FILE, after every round and at the end");
     cmd->footer(R"(Every rank opens its device and rank 0 plans the rounds (all-pairs: N-1 rounds
@@ -318,9 +377,17 @@ steered by the flow label that gives the chosen port, then adds separating
 rounds while suspects are confounded (--adaptive-rounds).
 Ctrl-C (SIGINT or SIGTERM to rank 0) stops after the current step; the report so
 far is written with "status": "interrupted".
+Without MPI (--hosts FILE): run `fabscope perf serve --allow <this host>` on every
+host of FILE, then this command once, anywhere: it is rank 0 (plans, collects,
+localizes, writes the report; opens no device) and sends each agent its order
+(the test, the pattern, the deadlines), which the agent checks against its
+bounds (--max-size, --max-duration, and the run's own length) before it joins;
+the agents exchange their QPs through this process. An agent that cannot be
+reached, refuses or does not join is a finding; one that dies or hangs is
+named gone, and the run goes on without it.
 Exit codes: 0 clean, 1 a suspect or finding (a rank gone, a flow failed), 2 bad
-flags, 3 could not run (built without MPI, a single rank, fewer than two ranks
-with a device, rank 0 lost), 130 interrupted.
+flags or hosts file, 3 could not run (built without MPI and no --hosts, a single
+rank, fewer than two ranks with a device, rank 0 lost), 130 interrupted.
 --pattern incast (latency under load): the prober READs from the receiver for
 --probe-time alone, then again while every other rank WRITEs toward the receiver
 for --duration; the report has both medians and p99s, the rise, the senders'
@@ -336,6 +403,8 @@ Examples:
   mpirun -np 5 --map-by ppr:1:node fabscope mesh run --pattern incast --receiver 0 \
       --prober 1 --tclass 2 -s 32K -t 2 -D 4s -o incast.json
   srun -N 64 --ntasks-per-node=1 --mpi=pmix fabscope mesh run -d mlx5_0 -D 1s -o mesh.json
+  # agents: `fabscope perf serve --allow 10.0.0.1` on every host of agents.txt, then
+  fabscope mesh run --hosts agents.txt --pattern cover --names /etc/fabric.hosts -o mesh.json
   # Open MPI: let the run outlive a rank that dies
   mpirun --enable-recovery --mca orte_abort_on_non_zero_status 0 -np 8 ... fabscope mesh run)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_mesh_run(*o, ctx.globals); }; });

@@ -103,6 +103,7 @@ Result<ServeOptions> serve_options(const ServeCommand& o) {
 int run_serve(const ServeCommand& o, const Globals& g) {
     auto so = serve_options(o);
     if (!so) return report(so.error(), g);
+    so->limits.open_device = open_ibv_device;  // for mesh orders (mesh run --hosts)
     auto server = Server::open(*so);
     if (!server) return report(server.error(), g);
     auto dev = IbvDevice::open(o.dev.device, o.dev.port);
@@ -299,6 +300,11 @@ void add_perf(CLI::App& app, Context& ctx) {
             R"(A server answers loopback only until told which networks to serve with --allow.
 A client it answers can make it allocate and pin up to twice --max-size, run a
 test for up to --max-duration, and read its RDMA device's counters.
+It is also an agent of `fabscope mesh run --hosts FILE` (fabric-wide tests without
+MPI): a coordinator it answers can make it test every other agent of the run, one
+flow at a time, each within --max-size and --max-duration, the whole run within
+what the order's own numbers allow (at most 4 h); one session (a test or a mesh
+run) at a time, the others wait (--max-queue).
 
 Examples:
   fabscope perf serve --allow 10.0.0.0/24        # on the far host
@@ -376,6 +382,7 @@ Examples:
         cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_run(*o, ctx.globals); }; });
     }
     add_perf_trace(perf, ctx);
+    add_mesh_run(perf, ctx, "mesh");  // the issue's name for `mesh run`
 }
 
 }  // namespace fabscope::cli

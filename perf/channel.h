@@ -49,6 +49,10 @@ class Channel {
     Peek wait(Millis timeout);
 
     const std::string& peer() const { return peer_; }
+    /// The socket, to poll many channels at once (then peek() each).
+    int fd() const { return fd_; }
+    /// A whole message already read off the socket (poll will not say so).
+    bool buffered() const { return buffer_.find('\n') != std::string::npos; }
     /// The peer's numeric address without the port ("10.0.0.1", "::1").
     const std::string& peer_ip() const { return peer_ip_; }
     /// Waits end early (an error with kExitInterrupted) once `stop` is requested.

@@ -1,6 +1,7 @@
 #include "perf/ibv_device.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "perf/data_path.h"
 #include "perf/endpoint.h"
@@ -54,6 +55,12 @@ Result<std::unique_ptr<TestEndpoint>> IbvDevice::create_endpoint(const EndpointC
 
 CounterMap IbvDevice::read_counters() const {
     return read_sysfs_counters(dev_.name(), dev_.port());
+}
+
+Result<std::unique_ptr<VerbsDevice>> open_ibv_device(const std::string& name, int port) {
+    auto d = IbvDevice::open(name, port);
+    if (!d) return d.error();
+    return std::unique_ptr<VerbsDevice>(std::make_unique<IbvDevice>(std::move(*d)));
 }
 
 }  // namespace fabscope::perf

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "perf/open_device.h"
 #include "perf/verbs.h"
 #include "perf/verbs_device.h"
 
@@ -24,5 +25,8 @@ class IbvDevice final : public VerbsDevice {
   private:
     Device dev_;
 };
+
+/// IbvDevice::open as an OpenDevice (mesh ranks, perf serve's mesh orders).
+Result<std::unique_ptr<VerbsDevice>> open_ibv_device(const std::string& name, int port);
 
 }  // namespace fabscope::perf

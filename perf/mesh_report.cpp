@@ -146,6 +146,7 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                          {"error", r.error},
                          {"gone", r.gone},
                          {"gone_round", r.gone ? nullable_round(r.gone_round) : json(nullptr)}});
+        if (r.coordinator) ranks.back()["coordinator"] = true;
     }
     json rounds = json::array();
     for (size_t i = 0; i < d.rounds.size(); ++i) {
@@ -308,11 +309,14 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
     for (const auto& [plane, m] : a.plane_median_gbps)
         medians +=
             fmt::format("{}plane {} median {:.3f} Gb/s", medians.empty() ? "" : ", ", plane, m);
-    lines.push_back(
-        fmt::format("mesh run {}: {} ranks, {} of {} rounds, {} of {} flows measured, "
-                    "{} slow (below {:.2f} of the median){}{}",
-                    d.status, d.ranks.size(), d.rounds_done, d.rounds.size(), measured,
-                    d.flows.size(), slow, a.slow_ratio, medians.empty() ? "" : "; ", medians));
+    const auto coordinators = static_cast<size_t>(std::count_if(
+        d.ranks.begin(), d.ranks.end(), [](const MeshRank& r) { return r.coordinator; }));
+    lines.push_back(fmt::format(
+        "mesh run {}: {} ranks{}, {} of {} rounds, {} of {} flows measured, "
+        "{} slow (below {:.2f} of the median){}{}",
+        d.status, d.ranks.size() - coordinators, coordinators > 0 ? " and a coordinator" : "",
+        d.rounds_done, d.rounds.size(), measured, d.flows.size(), slow, a.slow_ratio,
+        medians.empty() ? "" : "; ", medians));
     if (d.pattern == "cover") {
         lines.push_back(
             fmt::format("cover: {} rounds planned from {} traced paths ({} source ports "

@@ -20,7 +20,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kTagHello = 1;
+constexpr int kTagHello = kMeshTagHello;
 constexpr int kTagPlan = 2;
 constexpr int kTagTraceAsk = 3;
 constexpr int kTagTraces = 4;
@@ -253,7 +253,7 @@ void add_flows(MeshRunData& d, size_t first) {
 std::vector<std::vector<MeshPair>> plan_rounds(const std::vector<MeshRank>& ranks) {
     std::map<int, std::vector<int>> by_plane;
     for (const MeshRank& r : ranks) {
-        if (r.error.empty() && !r.gone) by_plane[r.plane].push_back(r.rank);
+        if (r.error.empty() && !r.gone && !r.coordinator) by_plane[r.plane].push_back(r.rank);
     }
     std::vector<std::vector<MeshPair>> rounds;
     for (const auto& [plane, members] : by_plane) {
@@ -293,7 +293,13 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
         }
     }
     std::unique_ptr<VerbsDevice> dev;
-    if (self.error.empty()) dev = open_rank_device(open, self);
+    if (root && o.coordinator_only) {
+        self.coordinator = true;
+        self.device.clear();
+        self.port = 0;
+    } else if (self.error.empty()) {
+        dev = open_rank_device(open, self);
+    }
 
     const bool cover = o.pattern == "cover";
     if (cover && dev) {

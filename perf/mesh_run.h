@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "perf/mesh_comm.h"
+#include "perf/open_device.h"
 #include "perf/roce_trace.h"
 #include "perf/session.h"
 #include "perf/test_spec.h"
@@ -34,10 +35,11 @@ struct MeshRank {
     std::string host;
     std::string device;
     int port = 0;
-    int plane = 0;        ///< device i of every host is plane i; pairs stay within a plane
-    std::string address;  ///< the IPv4 address of its RoCE GID (cover only; "" unknown)
-    std::string error;    ///< why it takes no part ("" when it does)
-    bool gone = false;    ///< stopped reporting during the run
+    int plane = 0;             ///< device i of every host is plane i; pairs stay within a plane
+    std::string address;       ///< the IPv4 address of its RoCE GID (cover only; "" unknown)
+    std::string error;         ///< why it takes no part ("" when it does)
+    bool coordinator = false;  ///< rank 0 of an agents' run: plans and collects, tests nothing
+    bool gone = false;         ///< stopped reporting during the run
     int gone_round = -1;
 };
 
@@ -106,9 +108,6 @@ struct MeshRunData {
     double wall_seconds = 0;
 };
 
-using OpenDevice =
-    std::function<Result<std::unique_ptr<VerbsDevice>>(const std::string& name, int port)>;
-
 struct MeshRunOptions {
     TestSpec spec;                     ///< a bandwidth test (write by default)
     std::string device;                ///< -d: every rank's device ("" = the first)
@@ -138,7 +137,13 @@ struct MeshRunOptions {
     /// The sender of each flow, once measured: the flow's traced path
     /// (MeshFlow::path; null: none). Unset: nothing is traced.
     std::function<nlohmann::json(const EndpointInfo& local, const EndpointInfo& remote)> trace_flow;
+    /// Rank 0 only plans and collects (the coordinator of agents, which may
+    /// have no RDMA device): it opens none and is in no pair.
+    bool coordinator_only = false;
 };
+
+/// The tag of the first message every rank sends rank 0 (its hello).
+inline constexpr int kMeshTagHello = 1;
 
 struct MeshRunOutcome {
     MeshRunData data;   ///< rank 0 only

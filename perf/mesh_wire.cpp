@@ -10,8 +10,10 @@ using json = nlohmann::json;
 }  // namespace
 
 json rank_json(const MeshRank& r) {
-    return {{"rank", r.rank},   {"host", r.host},   {"device", r.device},  {"port", r.port},
-            {"plane", r.plane}, {"error", r.error}, {"address", r.address}};
+    json j = {{"rank", r.rank},   {"host", r.host},   {"device", r.device},  {"port", r.port},
+              {"plane", r.plane}, {"error", r.error}, {"address", r.address}};
+    if (r.coordinator) j["coordinator"] = true;
+    return j;
 }
 
 MeshRank rank_from_json(const json& j) {
@@ -23,6 +25,7 @@ MeshRank rank_from_json(const json& j) {
     r.plane = j.value("plane", 0);
     r.error = j.value("error", "");
     r.address = j.value("address", "");
+    r.coordinator = j.value("coordinator", false);
     return r;
 }
 

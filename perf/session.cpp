@@ -10,6 +10,7 @@
 
 #include "model/json_io.h"
 #include "perf/auth.h"
+#include "perf/mesh_agent.h"
 #include "perf/protocol.h"
 #include "util/exit_status.h"
 
@@ -50,6 +51,9 @@ std::string serve_steps(const VerbsDevice& dev, Channel& ch, const PeerOptions& 
             "authentication failed: this server needs the shared secret (perf run "
             "--secret-file)");
     }
+    // A coordinator's order: this session becomes one rank of a mesh run.
+    if (hello->is_object() && hello->contains("mesh"))
+        return serve_mesh_order(dev, ch, o, lim, *hello, log);
     auto spec = json_io::guarded([&]() -> Result<TestSpec> {
         if (!hello->is_object() || !hello->contains("spec"))
             return make_error("the hello has no \"spec\"");

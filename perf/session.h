@@ -23,6 +23,8 @@
 
 #include "perf/caps.h"
 #include "perf/channel.h"
+#include "perf/mesh_order.h"
+#include "perf/open_device.h"
 #include "perf/test_spec.h"
 #include "perf/verbs_device.h"
 #include "util/interrupt.h"
@@ -57,6 +59,10 @@ struct SessionLimits {
     Millis step_timeout{15000};
     /// The test may run twice caps.max_duration plus this; then the session ends.
     Millis run_slack{30000};
+    /// Mesh orders (perf/mesh_agent.h): what a coordinator may ask, and how
+    /// the agent opens the device the order names (unset: orders refused).
+    MeshAgentBounds mesh;
+    OpenDevice open_device;
 };
 
 using Log = std::function<void(std::string_view)>;

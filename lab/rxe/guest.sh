@@ -41,6 +41,12 @@
 #   fabric_mpirun_all CMD...         fabric_mpirun over every host of rxe_fabric
 #   fabric_mpirun HOSTS CMD...       the same over hosts of rxe_fabric (HOSTS: a1,a2,b1,...),
 #                                    one rank each in that order, launched from the first
+#   agents_start DIR HOSTS CMD...    CMD (e.g. $F perf serve --allow 10.0.0.0/8) in each host
+#                                    of HOSTS (a1,b2,...) as that host, in the background: its
+#                                    PID in DIR/H.pid, its output in DIR/H.log; DIR/agents.txt
+#                                    lists the hosts' addresses in HOSTS' order (mesh run --hosts)
+#   agents_wait DIR REGEX [SECONDS]  wait (default 20 s) until every DIR/*.log matches REGEX
+#   agents_stop DIR                  stop every agent agents_start recorded in DIR, by its PID
 set -u
 
 guest_path() {
@@ -262,4 +268,40 @@ ecn_bottleneck() {
 
 port_qdisc() {
     ip netns exec sw tc -s qdisc show dev "p${1#h}"
+}
+
+agents_start() {
+    local dir=$1 hosts=$2 h
+    shift 2
+    mkdir -p "$dir"
+    : > "$dir/agents.txt"
+    for h in $(echo "$hosts" | tr , ' '); do
+        ip -n "$h" -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1 >> "$dir/agents.txt"
+        # Not through in_host: a function in the background is a subshell, and
+        # $! must be the agent itself (ip netns exec, unshare and sh all exec).
+        ip netns exec "$h" unshare --uts sh -c 'echo "$0" > /proc/sys/kernel/hostname && exec "$@"' \
+            "$h" "$@" > "$dir/$h.log" 2>&1 &
+        echo $! > "$dir/$h.pid"
+    done
+}
+
+agents_wait() {
+    local dir=$1 re=$2 limit=${3:-20} end f missing
+    end=$(($(date +%s) + limit))
+    while [ "$(date +%s)" -lt "$end" ]; do
+        missing=0
+        for f in "$dir"/*.log; do grep -Eq "$re" "$f" || missing=1; done
+        [ "$missing" = 0 ] && return 0
+        sleep 0.1
+    done
+    echo "agents_wait: not every agent matched $re after ${limit} s" >&2
+    return 1
+}
+
+agents_stop() {
+    local f
+    for f in "$1"/*.pid; do
+        [ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null
+    done
+    return 0
 }

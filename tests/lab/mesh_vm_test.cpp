@@ -6,7 +6,9 @@
 // MPI, measure real RoCEv2 WRITE bandwidth between rxe devices, and each
 // flow's sender traces the flow's own path. One boot: cover (planned from
 // traced paths, flows steered by flow label, then adaptive rounds), then
-// all-pairs with one rank killed mid-run. Both must name the shaped cable.
+// all-pairs with one rank killed mid-run, then cover again launched by
+// agents (`perf serve` in every host, a coordinator relaying the ranks'
+// messages) with one agent killed mid-run. All must name the shaped cable.
 //
 // Three leaves, not two: with two, every flow that crosses l1 -> s2 also
 // crosses s2 -> l2 (and the reverse), so no measurement can tell the cable
@@ -57,7 +59,7 @@ void expect_shaped_cable(const json& doc, const std::string& top_line) {
     EXPECT_EQ(top_line.rfind(fmt::format("suspect: cable {}", kShaped), 0), 0u) << top_line;
 }
 
-TEST(MeshVm, MpirunOnALeafSpineNamesTheShapedCableAndOutlivesAKilledRank) {
+TEST(MeshVm, MpirunAndAgentsOnALeafSpineNameTheShapedCableAndOutliveAKilledRank) {
     VmRun g = run_in_vm("mesh", R"SH(
 rxe_init
 rxe_fabric 3 2 3
@@ -89,13 +91,34 @@ echo "all_s=$(echo "$(date +%s.%N) - $t0" | bc)"
 echo "after_kill_s=$(echo "$(date +%s.%N) - $t1" | bc)"
 echo "all_top=$(grep -m1 '^suspect:' all.err)"
 grep -E '^paths:' all.err
+# Agents instead of MPI: perf serve in every host, the coordinator in b1's
+# namespace (rank 0: no device, no pair); c2's agent is killed once round 1
+# is done. The agents are stopped by their recorded PIDs, whatever happened.
+agents_start agents $H $F perf serve --allow 10.0.0.0/8
+agents_wait agents 'listening on'
+echo "agents_up=$?"
+t0=$(date +%s.%N)
+in_host b1 $F mesh run --hosts agents/agents.txt --names /run/fabric.hosts -t 4 --pattern cover \
+    -D 500ms --warmup 150ms --step-timeout 5s -o agents.json 2> agents.err &
+job=$!
+for i in $(seq 1 1200); do grep -q 'round 1/' agents.err 2>/dev/null && break; sleep 0.1; done
+kill -9 "$(cat agents/c2.pid)" && echo "agent_victim=$(cat agents/c2.pid)"
+t1=$(date +%s.%N)
+wait $job
+echo "agents_rc=$?"
+echo "agents_s=$(echo "$(date +%s.%N) - $t0" | bc)"
+echo "agents_after_kill_s=$(echo "$(date +%s.%N) - $t1" | bc)"
+echo "agents_top=$(grep -m1 '^suspect:' agents.err)"
+agents_stop agents
+grep -E '^(mesh run|cover|paths|finding):' agents.err
 )SH",
                         std::chrono::seconds(600));
     ASSERT_EQ(g.exit_code, 0);
-    std::printf("mesh VM: %.1f s wall; cover run %s s, all-pairs run %s s\n", g.wall_s,
-                g.value("cover_s").c_str(), g.value("all_s").c_str());
-    std::printf("cover top: %s\nall-pairs top: %s\n", g.value("cover_top").c_str(),
-                g.value("all_top").c_str());
+    std::printf("mesh VM: %.1f s wall; cover run %s s, all-pairs run %s s, agents run %s s\n",
+                g.wall_s, g.value("cover_s").c_str(), g.value("all_s").c_str(),
+                g.value("agents_s").c_str());
+    std::printf("cover top: %s\nall-pairs top: %s\nagents top: %s\n", g.value("cover_top").c_str(),
+                g.value("all_top").c_str(), g.value("agents_top").c_str());
 
     // cover: planned from the traces, every lane of the fabric crossed, the
     // shaped cable named; exit 1 for the suspect.
@@ -149,6 +172,32 @@ grep -E '^paths:' all.err
     EXPECT_EQ(traced, 42u);  // 8 ranks, 6 of the 7 others on another leaf, minus c2's
     EXPECT_LE(failed, 10u);
     expect_shaped_cable(all, g.value("all_top"));
+
+    // Agents: the same cover, launched by `perf serve` on every host and one
+    // coordinator; the killed agent is a finding; the run ended in time.
+    json agents = g.file("agents.json", "mesh-run.schema.json");
+    print_table("agents (cover)", agents);
+    EXPECT_EQ(g.value("agents_up"), "0");
+    EXPECT_EQ(g.value("agents_rc"), "1");
+    EXPECT_EQ(agents["status"], "complete");
+    EXPECT_EQ(agents["pattern"], "cover");
+    EXPECT_EQ(agents["launcher"], "fabscope agents (mesh order 1)");
+    ASSERT_EQ(agents["ranks"].size(), 10u);  // the coordinator and 9 agents
+    EXPECT_EQ(agents["ranks"][0]["coordinator"], true);
+    EXPECT_EQ(agents["ranks"][1]["host"], "b1");
+    EXPECT_EQ(agents["fabric"]["coverage"]["lanes"], 12);
+    EXPECT_FALSE(g.value("agent_victim").empty());
+    EXPECT_LT(std::stod(g.value("agents_s")), 45.0);
+    bool agent_named = false;
+    for (const json& f : agents["findings"]) {
+        if (f["kind"] == "rank-gone" && f["host"] == "c2") agent_named = true;
+    }
+    EXPECT_TRUE(agent_named) << agents["findings"].dump();
+    for (const json& f : agents["flows"]) {
+        if (f["src_host"] == "c2" || f["dst_host"] == "c2") continue;
+        EXPECT_TRUE(f["measured"].get<bool>()) << f.dump();
+    }
+    expect_shaped_cable(agents, g.value("agents_top"));
 }
 
 }  // namespace
