@@ -10,9 +10,15 @@ and line: an included .cpp is reported like a header, so the lint passes a
 header filter that matches the project's folders.
 
 Writes OUT/<folder>-<n>.cpp and OUT/compile_commands.json (each unit's
-command is the union of its files' flags from BUILD/compile_commands.json),
-and prints one line per unit: the unit's path, then its source files.
-Files that cannot share a unit (each defines main) get a unit of their own.
+command is the union of its files' flags from BUILD/compile_commands.json;
+each source keeps its own command too, for the lint of a unit that does not
+compile as one), and prints one line per unit: the unit's path, then its
+source files. Files that cannot share a unit (each defines main) get a unit
+of their own.
+
+A build with precompiled headers (FABSCOPE_PCH, CI's) names CMake's PCH in
+every command; clang cannot read GCC's .gch (it takes it for its own PCH and
+stops), and the lint must see each file as it is, so the PCH flags are dropped.
 """
 
 import argparse
@@ -25,6 +31,10 @@ import sys
 ALONE = ("bench/",)  # every file there has its own main()
 
 
+def is_pch(path):
+    return os.path.basename(path).startswith("cmake_pch.")
+
+
 def flags_of(command, source):
     args = shlex.split(command)[1:]
     out, i = [], 0
@@ -33,8 +43,15 @@ def flags_of(command, source):
         if a in ("-o", "-c"):
             i += 2
             continue
-        if a == source:
+        if a == source or a == "-Winvalid-pch":
             i += 1
+            continue
+        if a == "-include" and i + 1 < len(args) and is_pch(args[i + 1]):
+            i += 2  # GCC: -include .../cmake_pch.hxx (the .gch beside it)
+            continue
+        if (a == "-Xclang" and i + 3 < len(args) and args[i + 1] in ("-include", "-include-pch")
+                and is_pch(args[i + 3])):
+            i += 4  # clang: -Xclang -include-pch -Xclang .../cmake_pch.hxx.pch
             continue
         if a in ("-isystem", "-include", "-I") and i + 1 < len(args):
             out.append((a, args[i + 1]))
@@ -95,6 +112,11 @@ def main():
             entries.append({"directory": db[chunk[0]]["directory"], "file": unit,
                             "command": " ".join(shlex.quote(x) for x in cmd)})
             print(unit, *chunk)
+    for s in sources:  # each file alone, for a unit that does not compile as one
+        cmd = [shlex.split(db[s]["command"])[0]] + [
+            x for flag in flags_of(db[s]["command"], db[s]["file"]) for x in flag]
+        entries.append({"directory": db[s]["directory"], "file": db[s]["file"],
+                        "command": " ".join(shlex.quote(x) for x in cmd + ["-c", db[s]["file"]])})
     with open(os.path.join(a.out, "compile_commands.json"), "w", encoding="utf-8") as f:
         json.dump(entries, f, indent=1)
 
