@@ -198,7 +198,8 @@ TEST(MeshHosts, ErrorsNameTheFileAndTheLine) {
         EXPECT_EQ(a.error().code, 2);
     }
     std::string many;
-    for (size_t i = 0; i <= kMaxMeshAgents; ++i) many += "h" + std::to_string(i) + "\n";
+    for (size_t i = 0; i <= kMaxMeshAgents; ++i)
+        many.append("h").append(std::to_string(i)).append("\n");
     auto a = parse_mesh_hosts(many, "agents.txt", 18515);
     ASSERT_FALSE(a);
     EXPECT_NE(a.error().message.find("agents.txt:4097: more than 4096 agents"), std::string::npos)
