@@ -12,17 +12,17 @@
 namespace fabscope::cli {
 
 struct RoceDiscoverOptions {
-    bool enabled = false;            ///< --roce
-    std::string sysfs_root = "/";    ///< --sysfs-root
-    std::string lldp_socket;         ///< --lldp-socket ("" = lldpd's default)
-    std::string host_name;           ///< --host-name ("" = hostname)
-    bool mpi = false;                ///< --mpi: one rank per host, rank 0 writes
-    double gather_timeout_s = 60;    ///< --gather-timeout
-    std::string host_report;         ///< --host-report FILE: this host's part only
-    std::vector<std::string> merge;  ///< --merge FILE...: host reports to assemble
-    bool trace = false;              ///< --trace: spines from traces between the ranks
-    std::string names;               ///< --names FILE: router names for the traces
-    int trace_ports = 8;             ///< --trace-ports: UDP source ports per pair
+    bool enabled = false;                 ///< --roce
+    std::string sysfs_root = "/";         ///< --sysfs-root
+    std::string lldp_socket;              ///< --lldp-socket ("" = lldpd's default)
+    std::string host_name;                ///< --host-name ("" = hostname)
+    bool mpi = false;                     ///< --mpi: one rank per host, rank 0 writes
+    double gather_timeout_s = 60;         ///< --gather-timeout
+    std::string host_report;              ///< --host-report FILE: this host's part only
+    std::vector<std::string> merge;       ///< --merge FILE...: host reports to assemble
+    bool trace = false;                   ///< --trace: spines from traces between the ranks
+    std::string names;                    ///< --names FILE: router names for the traces
+    int trace_ports = 8;                  ///< --trace-ports: UDP source ports per pair
     std::string trace_timeout = "300ms";  ///< --trace-timeout: per probe
 };
 

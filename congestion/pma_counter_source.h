@@ -38,7 +38,7 @@ class PmaCounterSource final : public CounterSource {
     /// `transport`, `clock` and `fabric` must outlive the source.
     PmaCounterSource(MadTransport& transport, const Clock& clock, const Fabric& fabric,
                      PmaSourceOptions options)
-        : transport_(transport), clock_(clock), fabric_(fabric), options_(std::move(options)) {}
+        : transport_(transport), clock_(clock), fabric_(fabric), options_(options) {}
 
     PmaRead read_ports();
     /// The same reading as samples: device = the node GUID ("0x0002c903..."),

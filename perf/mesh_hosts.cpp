@@ -38,14 +38,13 @@ std::string split_agent(const std::string& token, MeshAgent& a, uint16_t default
             port = rest.substr(1);
             has_port = true;
         }
-    } else if (token.find(':') != token.rfind(':')) {
-        a.host = token;  // a bare IPv6 address: no port
-    } else if (auto colon = token.find(':'); colon != std::string::npos) {
+    } else if (auto colon = token.find(':');
+               colon != std::string::npos && colon == token.rfind(':')) {
         a.host = token.substr(0, colon);
         port = token.substr(colon + 1);
         has_port = true;
     } else {
-        a.host = token;
+        a.host = token;  // a name, an IPv4 address, or a bare IPv6 address: no port
     }
     if (!host_chars_ok(a.host)) return fmt::format("\"{}\" is not a host name or address", a.host);
     a.port = default_port;
