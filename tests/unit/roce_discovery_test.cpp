@@ -301,6 +301,15 @@ TEST(RoceHostJson, RoundTrip) {
     ASSERT_FALSE(e);
     EXPECT_NE(e.error().message.find("0..7"), std::string::npos) << e.error().message;
     EXPECT_FALSE(roce_host_from_json(nlohmann::json{{"format", "fabscope-snapshot"}}));
+
+    // A GID table longer than any device has: refused, not read.
+    auto huge = roce_host_to_json(h);
+    nlohmann::json& gids = huge["inventory"]["devices"][0]["ports"][0]["gids"];
+    for (int i = 0; i < 1025; ++i) gids.push_back(gids[0]);
+    auto g = roce_host_from_json(huge);
+    ASSERT_FALSE(g);
+    EXPECT_NE(g.error().message.find("more than 1024 GID entries"), std::string::npos)
+        << g.error().message;
 }
 
 }  // namespace
