@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
 #include "model/duration.h"
+#include "model/json_io.h"
 #include "model/snapshot.h"
 #include "tui/app.h"
 #include "tui/dump.h"
@@ -37,6 +38,7 @@ struct TuiCommand {
     std::string view = "fabric";
     std::string filter;
     std::string dump;
+    std::string congestion;
     std::string size;
     unsigned readings = 1;
     bool ascii = false;
@@ -88,9 +90,10 @@ int run_tui(const TuiCommand& o, const Globals& g) {
                       g);
     }
     if (!parse_view(o.view)) {
-        return report(make_error(fmt::format(
-                          "--view {}: one of fabric, links, counters, pairs, findings", o.view)),
-                      g);
+        return report(
+            make_error(fmt::format(
+                "--view {}: one of fabric, links, counters, pairs, findings, congestion", o.view)),
+            g);
     }
     auto size = o.size.empty() ? Result<std::pair<int, int>>(terminal_size()) : parse_size(o.size);
     if (!size) return report(size.error(), g);
@@ -128,8 +131,15 @@ int run_tui(const TuiCommand& o, const Globals& g) {
     auto perf_files = std::make_shared<PerfFiles>(o.perf);
     auto reports = perf_files->load_all();
     if (!reports) return report(reports.error(), g);
-    cfg.perf = std::move(reports).value();
-    cfg.perf_names = o.perf;
+    cfg.perf = std::move(reports->reports);
+    cfg.perf_names = std::move(reports->names);
+    cfg.mesh = std::move(reports->mesh);
+    if (!o.congestion.empty()) {
+        auto c = json_io::load_file(o.congestion, congestion_doc_from_json);
+        if (!c) return report(c.error(), g);
+        cfg.congestion = std::make_shared<const CongestionDoc>(std::move(c).value());
+        cfg.congestion_name = o.congestion;
+    }
 
     std::unique_ptr<FabricSource> source;
     if (!o.load.empty()) {
@@ -186,14 +196,19 @@ void add_tui(CLI::App& app, Context& ctx) {
     cmd->add_option("--thresholds", o->thresholds,
                     "Counter thresholds file (defaults: see the user guide)");
     cmd->add_option("--perf", o->perf,
-                    "perf run results (JSON) for the pair matrix; repeat, one per source host");
+                    "perf run results (JSON) for the pair matrix; repeat, one per source host; a "
+                    "mesh run report shows its matrix and suspects");
+    cmd->add_option("--congestion", o->congestion,
+                    "A congestion report (congestion --json) for the congestion view")
+        ->check(CLI::ExistingFile);
     cmd->add_option("--refresh", o->refresh, "Live: read the fabric this often (default 2s)");
     cmd->add_option("--view", o->view,
-                    "Start in this view: fabric, links, counters, pairs, findings");
+                    "Start in this view: fabric, links, counters, pairs, findings, congestion");
     cmd->add_option("--filter", o->filter, "Start with this filter (name, GUID or LID)");
     cmd->add_option(
         "--dump", o->dump,
-        "Print VIEW as text and exit: fabric, links, counters, pairs, findings, help, all");
+        "Print VIEW as text and exit: fabric, links, counters, pairs, findings, congestion, "
+        "help, all");
     cmd->add_option("--size", o->size,
                     "--dump: COLUMNSxROWS (default: the terminal's, else 100x32)");
     cmd->add_option("--readings", o->readings,
@@ -201,7 +216,7 @@ void add_tui(CLI::App& app, Context& ctx) {
         ->check(CLI::Range(1U, 1000U));
     cmd->add_flag("--ascii", o->ascii, "ASCII glyphs only (automatic without a UTF-8 locale)");
     cmd->footer(
-        R"(Keys: 1-5 or Tab views, arrows move, / filter, s sort, Enter drill in, r read now,
+        R"(Keys: 1-6 or Tab views, arrows move, / filter, s sort, Enter drill in, r read now,
 p pause, ? help, q quit. Findings are validate's, on the same inputs: links against
 what both ends can do and their peers (and --plan or --baseline), counters as rises
 since each port's first reading. Links are drawn as in --plan, --baseline or the
@@ -214,7 +229,8 @@ Examples:
   fabscope tui -C mlx5_0 -P 1 --refresh 5s --plan plan.yaml
   fabscope tui --load before.json --load after.json --view counters
   fabscope tui --load fabric.json --perf h1.json --perf h2.json --view pairs
-  fabscope tui --load fabric.json --dump links --size 120x40 > links.txt)");
+  fabscope tui --load fabric.json --dump links --size 120x40 > links.txt
+  fabscope tui --load fabric.json --perf mesh.json --congestion congestion.json --view pairs)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_tui(*o, ctx.globals); }; });
 }
 

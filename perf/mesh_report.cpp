@@ -242,7 +242,8 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                           {"slow_flows", c.slow_flows},
                           {"total_flows", c.total_flows}});
     }
-    return {{"version", 1},
+    return {{"format", "fabscope-mesh-run"},
+            {"version", 1},
             {"status", d.status},
             {"complete", d.status == "complete"},
             {"pattern", d.pattern},

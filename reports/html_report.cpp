@@ -5,6 +5,7 @@
 #include "reports/escape.h"
 #include "reports/fabric_svg.h"
 #include "reports/heat_map.h"
+#include "reports/run_sections.h"
 
 namespace fabscope {
 namespace {
@@ -213,6 +214,11 @@ std::string meta_html(const ReportModel& m) {
     }
     for (const perf::PerfReport& p : m.perf) out += row("perf run", p.meta.started);
     if (m.congestion) out += row("congestion measured", m.congestion->started);
+    if (m.mesh)
+        out += row("mesh run", fmt::format("{}, {:.1f} s", m.mesh->status, m.mesh->wall_seconds));
+    if (m.incast)
+        out += row("incast run",
+                   fmt::format("{}, {:.1f} s", m.incast->status, m.incast->wall_seconds));
     for (const std::string& in : m.meta.inputs) out += row("input", in);
     return out + "</dl>\n</section>\n";
 }
@@ -235,11 +241,12 @@ std::string render_html_report(const ReportModel& m) {
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
         "'unsafe-inline'\">\n<title>fabscope report: {0} ({1})</title>\n<style>{2}</style>\n"
         "</head>\n<body>\n<header class=\"verdict {3}\" id=\"verdict\"><h1>{0}</h1>\n<p>{4}</p>\n"
-        "<p>{1}</p></header>\n<section id=\"findings\"><h2>Findings</h2>\n{5}</section>\n"
+        "<p>{1}</p></header>\n{12}{13}<section id=\"findings\"><h2>Findings</h2>\n{5}</section>\n"
         "{6}{7}{8}{9}<section id=\"checks\"><h2>Checked</h2>\n<ul>\n{10}</ul>\n</section>\n"
         "{11}</body>\n</html>\n",
         verdict, html_escape(m.fabric_identity()), kStyle, cls, counts, findings_html(m),
-        fabric_html(m), congestion_html(m), pairs_html(m), counters_html(m), checks, meta_html(m));
+        fabric_html(m), congestion_html(m), pairs_html(m), counters_html(m), checks, meta_html(m),
+        mesh_html(m), incast_html(m));
 }
 
 }  // namespace fabscope

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "reports/escape.h"
@@ -107,6 +108,69 @@ std::vector<Case> congestion_cases(const ReportModel& m) {
     return cases;
 }
 
+/// One case per suspect, per finding of the run (a rank gone, a flow
+/// failed); one passing case when the flows named no suspect.
+std::vector<Case> mesh_cases(const ReportModel& m) {
+    std::vector<Case> cases;
+    for (const ReportFinding& f : m.findings) {
+        if (f.source != "mesh") continue;
+        std::string name = f.kind == "mesh_suspect"
+                               ? fmt::format("suspect {}", f.evidence.value("name", ""))
+                               : fmt::format("{} {}", f.kind, f.summary);
+        cases.push_back({"fabscope.mesh", name, f.kind, f.summary, finding_text(f), ""});
+    }
+    if (cases.empty() || m.mesh->suspects.empty()) {
+        cases.push_back({"fabscope.mesh",
+                         fmt::format("{} of {} flows measured, no suspect", m.mesh->measured(),
+                                     m.mesh->flows.size()),
+                         "", "", "", ""});
+    }
+    return cases;
+}
+
+/// One case for the latency under load (failing with its finding), one per
+/// other finding and per problem of the run.
+std::vector<Case> incast_cases(const ReportModel& m) {
+    const IncastDoc& d = *m.incast;
+    Case latency{
+        "fabscope.incast", fmt::format("latency under load toward {}", d.receiver), "", "", "", ""};
+    if (d.median_rise_us && d.p99_rise_us) {
+        latency.out =
+            fmt::format("median {:.1f} us -> {:.1f} us, p99 {:.1f} us -> {:.1f} us",
+                        d.idle.median_us, d.loaded.median_us, d.idle.p99_us, d.loaded.p99_us);
+    }
+    std::vector<Case> cases;
+    for (const ReportFinding& f : m.findings) {
+        if (f.source != "incast") continue;
+        if (f.kind == "latency_under_load") {
+            if (f.severity == Severity::Info) continue;
+            latency.failure_type = f.kind;
+            latency.message = f.summary;
+            latency.body = finding_text(f);
+            continue;
+        }
+        // Evidence is read from a file: a host that is not a string is no host.
+        auto h = f.evidence.is_object() ? f.evidence.find("host") : f.evidence.end();
+        std::string host = h != f.evidence.end() && h->is_string() ? h->get<std::string>() : "";
+        Case c{"fabscope.incast",
+               fmt::format("{}{}{}", f.kind, host.empty() ? "" : " ", host),
+               "",
+               "",
+               "",
+               ""};
+        if (f.severity == Severity::Info) {
+            c.out = finding_text(f);
+        } else {
+            c.failure_type = f.kind;
+            c.message = f.summary;
+            c.body = finding_text(f);
+        }
+        cases.push_back(std::move(c));
+    }
+    cases.insert(cases.begin(), std::move(latency));
+    return cases;
+}
+
 }  // namespace
 
 std::string render_junit_report(const ReportModel& m) {
@@ -138,7 +202,9 @@ std::string render_junit_report(const ReportModel& m) {
         checks.push_back({"fabscope.checks", text, "", "", "", ""});
     for (size_t i = 0; i < m.findings.size(); ++i) {
         const ReportFinding& f = m.findings[i];
-        if (on_links.count(i) || f.source == "perf" || f.source == "congestion") continue;
+        if (on_links.count(i) || f.source == "perf" || f.source == "congestion" ||
+            f.source == "mesh" || f.source == "incast")
+            continue;
         std::string where;
         for (const PortLabel& l : f.labels)
             where +=
@@ -154,9 +220,10 @@ std::string render_junit_report(const ReportModel& m) {
         checks.push_back(std::move(c));
     }
     suites.emplace_back("validation", std::move(checks));
-    if (!m.pairs.empty()) {
+    if (std::any_of(m.pairs.begin(), m.pairs.end(), [](const PairCheck& p) { return !p.mesh; })) {
         std::vector<Case> cases;
         for (const PairCheck& p : m.pairs) {
+            if (p.mesh) continue;  // the mesh suite's suspects stand for them
             Case c{"fabscope.perf." + p.test,
                    fmt::format("{} -> {} {}", p.from, p.to, p.test),
                    "",
@@ -176,6 +243,8 @@ std::string render_junit_report(const ReportModel& m) {
         suites.emplace_back("perf", std::move(cases));
     }
     if (m.congestion) suites.emplace_back("congestion", congestion_cases(m));
+    if (m.mesh) suites.emplace_back("mesh", mesh_cases(m));
+    if (m.incast) suites.emplace_back("incast", incast_cases(m));
     size_t tests = 0;
     size_t failures = 0;
     std::string body;

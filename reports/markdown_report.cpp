@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "reports/escape.h"
+#include "reports/run_sections.h"
 
 namespace fabscope {
 namespace {
@@ -65,6 +66,7 @@ std::string render_markdown_report(const ReportModel& m) {
         "information. {}\n\n",
         m.verdict(), e, e == 1 ? "" : "s", w, w == 1 ? "" : "s", m.count(Severity::Info),
         md_escape(m.fabric_identity()));
+    out += mesh_md(m) + incast_md(m);
     out += "### Findings\n\n";
     if (m.findings.empty()) {
         out += "No findings.\n\n";
@@ -87,6 +89,7 @@ std::string render_markdown_report(const ReportModel& m) {
     if (!m.pairs.empty()) {
         out += "### Pairs\n\n| From | To | Test | Result | |\n|---|---|---|---|---|\n";
         for (const PairCheck& c : m.pairs) {
+            if (c.mesh && c.ok && !c.degraded) continue;  // a mesh's healthy flows: too many
             std::string result = c.ok ? fmt::format("{:.3g} {}", c.value, c.unit) : "failed";
             std::string state = !c.ok ? "**failed**" : c.degraded ? "**degraded**" : "ok";
             out += fmt::format("| {} | {} | {} | {} | {} |\n", md_escape(c.from), md_escape(c.to),

@@ -1,6 +1,6 @@
 // Reading what `fabscope report` is given: each file's kind from its
 // "format", through the reader of that kind (snapshot, perf report,
-// congestion report) or the validation reader here, under the limits every
+// congestion, mesh run or incast report) or the validation reader here, under the limits every
 // JSON input has.
 
 #include <fmt/format.h>
@@ -53,6 +53,7 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
     std::optional<ValidationDoc> validation;
     std::vector<perf::PerfReport> perf;
     std::optional<CongestionDoc> congestion;
+    RunDocs runs;
     for (const std::string& path : paths) {
         auto doc = json_io::read_json_file(path);
         if (!doc) return doc.error();
@@ -89,6 +90,18 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
             if (!c) return bad(c.error());
             congestion = std::move(c).value();
             meta.inputs.push_back(path + " (congestion report)");
+        } else if (kind == "fabscope-mesh-incast") {
+            if (runs.incast) return twice("incast report");
+            auto c = incast_doc_from_json(j);
+            if (!c) return bad(c.error());
+            runs.incast = std::move(c).value();
+            meta.inputs.push_back(path + " (incast report)");
+        } else if (looks_like_mesh_run(j)) {
+            if (runs.mesh) return twice("mesh run report");
+            auto c = mesh_run_doc_from_json(j);
+            if (!c) return bad(c.error());
+            runs.mesh = std::move(c).value();
+            meta.inputs.push_back(path + " (mesh run report)");
         } else if (j.is_object() && j.contains("rounds") && j.contains("endpoints")) {
             return make_error(fmt::format("{}: a mesh plan is what will be tested, not a result; "
                                           "give the run's report",
@@ -96,15 +109,15 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
                               kExitUsage);
         } else {
             return make_error(fmt::format("{}: not a fabscope result (a snapshot, a validation, "
-                                          "perf or congestion report, told apart by their "
-                                          "\"format\")",
+                                          "perf, congestion, mesh run or incast report, told "
+                                          "apart by their \"format\")",
                                           path),
                               kExitUsage);
         }
     }
     if (meta.tool_version.empty()) meta.tool_version = version();
     return build_report(std::move(snapshot), std::move(validation), std::move(perf),
-                        std::move(meta), std::move(congestion));
+                        std::move(meta), std::move(congestion), std::move(runs));
 }
 
 }  // namespace fabscope

@@ -7,6 +7,7 @@
 
 #include "model/validation.h"
 #include "perf/compare.h"
+#include "reports/report_runs.h"
 
 namespace fabscope {
 namespace {
@@ -145,6 +146,10 @@ std::string ReportModel::fabric_identity() const {
         parts.push_back(
             fmt::format("perf from {} ({} port {})", p.meta.host, p.meta.device, p.meta.port));
     }
+    if (mesh)
+        parts.push_back(
+            fmt::format("mesh run of {} ranks ({})", mesh->hosts.size(), mesh->pattern));
+    if (incast) parts.push_back(fmt::format("incast toward {}", incast->receiver));
     return fmt::format("{}", fmt::join(parts, ", "));
 }
 
@@ -173,13 +178,15 @@ std::vector<CounterRow> counter_rows(const ReportModel& m, size_t max) {
 
 ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<ValidationDoc> validation,
                          std::vector<perf::PerfReport> perf, ReportMeta meta,
-                         std::optional<CongestionDoc> congestion) {
+                         std::optional<CongestionDoc> congestion, RunDocs runs) {
     ReportModel m;
     m.meta = std::move(meta);
     m.snapshot = std::move(snapshot);
     m.validation = std::move(validation);
     m.perf = std::move(perf);
     m.congestion = std::move(congestion);
+    m.mesh = std::move(runs.mesh);
+    m.incast = std::move(runs.incast);
     if (m.snapshot) {
         m.tiers = classify_tiers(m.snapshot->fabric);
         m.interrupted = m.snapshot->source.interrupted;
@@ -210,6 +217,7 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
         m.findings.insert(m.findings.end(), c.findings.begin(), c.findings.end());
         m.interrupted = m.interrupted || c.interrupted;
     }
+    add_runs(m);
     std::stable_sort(
         m.findings.begin(), m.findings.end(),
         [](const ReportFinding& a, const ReportFinding& b) { return a.severity > b.severity; });

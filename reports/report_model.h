@@ -1,7 +1,7 @@
 #pragma once
 // What `fabscope report` renders: the results fabscope wrote (a snapshot, a
-// validation, perf reports, a congestion report), read back into the model and joined into one
-// picture: the verdict, the findings with their evidence, the fabric by tier
+// validation, perf reports, a congestion report, a mesh or incast run), read back into the model
+// and joined into one picture: the verdict, the findings with their evidence, the fabric by tier
 // with the links the findings name, the pair matrices, and where it all came
 // from. Every renderer (HTML, Markdown, JUnit, CSV) reads this, never JSON.
 
@@ -14,6 +14,8 @@
 #include "model/tiers.h"
 #include "perf/report.h"
 #include "reports/congestion_doc.h"
+#include "reports/incast_doc.h"
+#include "reports/mesh_doc.h"
 #include "reports/report_finding.h"
 #include "reports/validation_report.h"
 
@@ -40,6 +42,7 @@ struct PairCheck {
     std::string unit;
     std::string message;  ///< why it failed or fell short
     nlohmann::json evidence = nlohmann::json::object();
+    bool mesh = false;  ///< a flow of a mesh run (its suspects are the checks)
 };
 
 /// One test's results, host by peer: the heat map.
@@ -69,6 +72,8 @@ struct ReportModel {
     std::optional<ValidationDoc> validation;
     std::vector<perf::PerfReport> perf;
     std::optional<CongestionDoc> congestion;
+    std::optional<MeshRunDoc> mesh;
+    std::optional<IncastDoc> incast;
     std::vector<std::string> checks;      ///< what was checked, for people
     std::vector<ReportFinding> findings;  ///< errors first
     std::vector<PairCheck> pairs;
@@ -99,22 +104,30 @@ struct CounterRow {
 /// (so a port's counters stay together); at most `max` rows.
 std::vector<CounterRow> counter_rows(const ReportModel& m, size_t max = 200);
 
+/// The runs' reports beside the fabric's: a mesh run and an incast run.
+struct RunDocs {
+    std::optional<MeshRunDoc> mesh;
+    std::optional<IncastDoc> incast;
+};
+
 /// Joins what was read. Without a validation document, the snapshot is
 /// checked here (validate(), no plan, one counter reading), so a snapshot
 /// alone still gets a verdict. Perf reports are compared as `perf run` does.
 /// A congestion report's findings join the others (its ports mark the
-/// snapshot's links, roots before victims).
+/// snapshot's links, roots before victims). A mesh run's suspects come
+/// first among findings of their severity; its flows make a pair matrix.
 ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<ValidationDoc> validation,
                          std::vector<perf::PerfReport> perf, ReportMeta meta,
-                         std::optional<CongestionDoc> congestion = std::nullopt);
+                         std::optional<CongestionDoc> congestion = std::nullopt, RunDocs runs = {});
 
 /// Reads a validation document; errors name the JSON path of the bad value.
 Result<ValidationDoc> validation_doc_from_json(const nlohmann::json& j);
 
-/// Reads every file, tells a snapshot from a validation from a perf or
-/// congestion report by its "format", and builds the report. At most one
-/// snapshot, one validation and one congestion report. Every error names the file, with code 2
-/// (kExitUsage).
+/// Reads every file, tells a snapshot from a validation from a perf,
+/// congestion, mesh run or incast report by its "format" (a mesh run report
+/// by its shape), and builds the report. At most one snapshot, one
+/// validation, one congestion report, one mesh run and one incast run. Every error names the file,
+/// with code 2 (kExitUsage).
 Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMeta meta);
 
 }  // namespace fabscope

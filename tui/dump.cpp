@@ -25,7 +25,8 @@ Result<DumpViews> parse_dump_views(const std::string& what) {
         views.emplace_back(what, *v);
     } else {
         return make_error(fmt::format(
-            "--dump {}: one of fabric, links, counters, pairs, findings, help, all", what));
+            "--dump {}: one of fabric, links, counters, pairs, findings, congestion, help, all",
+            what));
     }
     return views;
 }

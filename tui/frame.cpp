@@ -102,7 +102,7 @@ void draw_bottom(const TuiData* d, const ViewState& s, const ViewOutput& v, Canv
         return;
     }
     c.text(x, y_keys,
-           "Tab/1-5 views  arrows move  / filter  s sort  Enter drill  r read now  p pause  ? help "
+           "Tab/1-6 views  arrows move  / filter  s sort  Enter drill  r read now  p pause  ? help "
            " q quit",
            kDim);
 }
@@ -116,6 +116,7 @@ std::string_view view_name(ViewId v) {
         case ViewId::Counters: return "Counters";
         case ViewId::Pairs: return "Pairs";
         case ViewId::Findings: return "Findings";
+        case ViewId::Congestion: return "Congestion";
     }
     return "?";
 }
@@ -131,13 +132,13 @@ std::optional<ViewId> parse_view(std::string_view s) {
 
 void draw_help(Canvas& c) {
     static constexpr std::array<std::pair<const char*, const char*>, 11> kKeys{{
-        {"1-5  Tab  Shift-Tab", "views: fabric, links, counters, pairs, findings"},
+        {"1-6  Tab  Shift-Tab", "views: fabric, links, counters, pairs, findings, congestion"},
         {"arrows  h j k l", "move (the fabric view: across links too)"},
         {"PgUp PgDn  g G", "page, first, last"},
         {"/", "filter by name, GUID or LID; Enter keeps, Esc clears"},
         {"Enter", "fabric: the selected switch's links"},
         {"s  S", "sort by the next column, reverse (links, counters)"},
-        {"t  T", "next, previous test (pairs)"},
+        {"t  T", "next, previous test or mesh run (pairs)"},
         {"r", "read the fabric now (live)"},
         {"p", "pause or resume reading"},
         {"?", "this help; any key closes it"},
@@ -191,6 +192,7 @@ ViewOutput draw_frame(const TuiData* d, ViewState& s, Canvas& c, const FrameInfo
         case ViewId::Counters: out = draw_counters(*d, s, c, body); break;
         case ViewId::Pairs: out = draw_pairs(*d, s, c, body); break;
         case ViewId::Findings: out = draw_findings(*d, s, c, body); break;
+        case ViewId::Congestion: out = draw_congestion(*d, s, c, body); break;
     }
     draw_bottom(d, s, out, c);
     if (s.help) draw_help(c);

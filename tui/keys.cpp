@@ -63,6 +63,7 @@ Command apply_key(ViewState& s, int k, const std::string& selected_label) {
         case '3': switch_to(s, ViewId::Counters); return Command::Redraw;
         case '4': switch_to(s, ViewId::Pairs); return Command::Redraw;
         case '5': switch_to(s, ViewId::Findings); return Command::Redraw;
+        case '6': switch_to(s, ViewId::Congestion); return Command::Redraw;
         case key::kTab:
             switch_to(s, static_cast<ViewId>((static_cast<size_t>(s.view) + 1) % kViewCount));
             return Command::Redraw;

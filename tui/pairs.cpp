@@ -70,4 +70,51 @@ PairMatrix build_pairs(const std::vector<perf::PerfReport>& reports,
     return m;
 }
 
+std::string suspect_line(const MeshSuspectDoc& s) {
+    return fmt::format("{} {} ({}): {} of {} flows slow, {} healthy, at {:.2f} of the median",
+                       s.kind == "lanes" ? "lane" : s.kind, s.name, s.detail, s.slow_flows,
+                       s.total_flows, s.healthy_flows(), s.mean_ratio);
+}
+
+PairGrid build_mesh_grid(const MeshRunDoc& d) {
+    PairGrid g;
+    g.test = fmt::format("mesh {}", d.test);
+    g.of_median = true;
+    g.degraded_at = d.slow_ratio;
+    const std::vector<size_t> flows = mesh_matrix_flows(d, kMeshGridHosts);
+    for (size_t i : flows) {
+        const MeshFlowDoc& f = d.flows[i];
+        if (std::find(g.rows.begin(), g.rows.end(), f.src_host) == g.rows.end())
+            g.rows.push_back(f.src_host);
+        if (std::find(g.cols.begin(), g.cols.end(), f.dst_host) == g.cols.end())
+            g.cols.push_back(f.dst_host);
+    }
+    std::sort(g.rows.begin(), g.rows.end(), natural_less);
+    std::sort(g.cols.begin(), g.cols.end(), natural_less);
+    g.cells.assign(g.rows.size() * g.cols.size(), {});
+    auto index = [](const std::vector<std::string>& v, const std::string& s) {
+        return static_cast<size_t>(std::find(v.begin(), v.end(), s) - v.begin());
+    };
+    for (size_t i : flows) {
+        const MeshFlowDoc& f = d.flows[i];
+        PairCell& c =
+            g.cells[index(g.rows, f.src_host) * g.cols.size() + index(g.cols, f.dst_host)];
+        c.measured = true;
+        c.ok = f.ok;
+        c.error = f.error;
+        c.value = f.avg_gbps;
+        c.ratio = f.ratio.value_or(0);
+        if (f.ok && f.avg_gbps > g.best) {
+            g.best = f.avg_gbps;
+            g.best_pair = fmt::format("{} → {}", f.src_host, f.dst_host);
+        }
+    }
+    for (const MeshSuspectDoc& s : d.suspects) g.suspects.push_back(suspect_line(s));
+    g.note = fmt::format("mesh run {}, {} ranks, {} of {} flows, {} slow", d.status, d.hosts.size(),
+                         d.measured(), d.flows.size(), d.slow());
+    if (g.rows.size() < d.hosts.size())
+        g.note += fmt::format("; showing the {} hosts of the slow flows", g.rows.size());
+    return g;
+}
+
 }  // namespace fabscope::tui

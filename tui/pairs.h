@@ -1,12 +1,15 @@
 #pragma once
 // The pair matrix: perf results from one or more `fabscope perf run` reports
 // (each run from one source host), one grid per test and size, sources as
-// rows and destinations as columns, every cell as a share of the grid's best.
+// rows and destinations as columns, every cell as a share of the grid's best;
+// and a mesh run's flows, every cell as a share of its plane's median, with
+// the run's top suspects.
 
 #include <string>
 #include <vector>
 
 #include "perf/report.h"
+#include "reports/mesh_doc.h"
 
 namespace fabscope::tui {
 
@@ -26,6 +29,12 @@ struct PairGrid {
     std::vector<PairCell> cells;    ///< rows x cols
     double best = 0;
     std::string best_pair;  ///< "h1 → h2"
+    /// A mesh run's: the cells are shares of the median, not of the best.
+    bool of_median = false;
+    double degraded_at = 0;  ///< the mesh's slow ratio; 0: the matrix's
+    /// A mesh run's suspects, the top one first: "cable l1[..] <-> s2[..] (both ways): ...".
+    std::vector<std::string> suspects;
+    std::string note;  ///< "mesh run complete, 9 ranks, 72 of 72 flows, 14 slow"
     const PairCell& cell(size_t r, size_t c) const { return cells[r * cols.size() + c]; }
 };
 
@@ -37,5 +46,12 @@ struct PairMatrix {
 /// `names[i]` names report i when it does not say which host ran it.
 PairMatrix build_pairs(const std::vector<perf::PerfReport>& reports,
                        const std::vector<std::string>& names);
+
+/// A mesh run's grid: at most this many hosts (those of the slow and
+/// failed flows of a bigger run).
+inline constexpr size_t kMeshGridHosts = 128;
+PairGrid build_mesh_grid(const MeshRunDoc& d);
+/// "cable l1[..] <-> s2[..] (both ways): 14 of 16 flows slow, 2 healthy, at 0.21".
+std::string suspect_line(const MeshSuspectDoc& s);
 
 }  // namespace fabscope::tui

@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <new>
+
+#include "model/json_io.h"
 #include "tui/tui_data.h"
 
 namespace fabscope::tui {
@@ -19,13 +22,27 @@ int64_t mtime(const std::string& p) {
 PerfFiles::PerfFiles(std::vector<std::string> paths)
     : paths_(std::move(paths)), mtimes_(paths_.size(), 0) {}
 
-Result<std::vector<perf::PerfReport>> PerfFiles::load_all() {
-    std::vector<perf::PerfReport> out;
+Result<PerfInputs> PerfFiles::load_all() {
+    PerfInputs out;
     for (size_t i = 0; i < paths_.size(); ++i) {
-        mtimes_[i] = mtime(paths_[i]);
-        auto r = perf::load_perf_report(paths_[i]);
-        if (!r) return r.error();
-        out.push_back(std::move(r).value());
+        const std::string& path = paths_[i];
+        mtimes_[i] = mtime(path);
+        try {
+            auto doc = json_io::read_json_file(path);
+            if (!doc) return doc.error();
+            if (looks_like_mesh_run(*doc)) {
+                auto m = mesh_run_doc_from_json(*doc);
+                if (!m) return json_io::in_file(path, m.error());
+                out.mesh.push_back(std::move(m).value());
+                continue;
+            }
+            auto r = perf::perf_report_from_json(*doc);
+            if (!r) return json_io::in_file(path, r.error());
+            out.reports.push_back(std::move(r).value());
+            out.names.push_back(path);
+        } catch (const std::bad_alloc&) {
+            return out_of_memory(path);
+        }
     }
     return out;
 }
@@ -35,7 +52,7 @@ void PerfFiles::reload_if_changed(DataBuilder& b) {
     for (size_t i = 0; i < paths_.size(); ++i) changed = changed || mtime(paths_[i]) != mtimes_[i];
     if (!changed) return;
     auto all = load_all();
-    if (all) b.set_perf(std::move(all).value(), paths_);
+    if (all) b.set_perf(std::move(all).value());
 }
 
 }  // namespace fabscope::tui

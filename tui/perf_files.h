@@ -1,24 +1,33 @@
 #pragma once
-// The --perf files the pair matrix shows, read again when rewritten while
-// the TUI runs. The one place the TUI reads perf results: what it needs of
-// perf/ is the pure part (reports, comparison), never verbs.
+// The --perf files the pair matrix shows (`perf run` reports and mesh run
+// reports, told apart by their content), read again when rewritten while
+// the TUI runs (a mesh run rewrites its report after every round). The one
+// place the TUI reads perf results: what it needs of perf/ is the pure part
+// (reports, comparison), never verbs.
 
 #include <string>
 #include <vector>
 
 #include "perf/report.h"
+#include "reports/mesh_doc.h"
 #include "util/result.h"
 
 namespace fabscope::tui {
 
 class DataBuilder;
 
+struct PerfInputs {
+    std::vector<perf::PerfReport> reports;
+    std::vector<std::string> names;  ///< the reports' file names
+    std::vector<MeshRunDoc> mesh;
+};
+
 class PerfFiles {
   public:
     explicit PerfFiles(std::vector<std::string> paths);
 
     /// Reads every file; errors name the file (exit 2).
-    Result<std::vector<perf::PerfReport>> load_all();
+    Result<PerfInputs> load_all();
     /// Reloads into `b` when a file changed; a bad rewrite keeps what was there.
     void reload_if_changed(DataBuilder& b);
     const std::vector<std::string>& paths() const { return paths_; }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "model/port_label.h"
 #include "model/validation.h"
@@ -15,6 +16,45 @@ FindingRow row_of(const Fabric& f, const Finding& x) {
     FindingRow r{x.severity, x.kind, x.summary, x.evidence.dump(2), {}};
     for (const PortRef& ref : x.where) r.where.push_back(to_text(port_label(f, ref)));
     return r;
+}
+
+/// A mesh run's suspects and problems as rows ("perf_" kinds: they are
+/// replaced with the perf rows when the files are read again).
+void add_mesh_rows(const MeshRunDoc& d, std::vector<FindingRow>& out) {
+    for (const MeshSuspectDoc& s : d.suspects) {
+        const bool localized = s.kind != "lanes" && s.detail.rfind("one of", 0) != 0;
+        nlohmann::json slow = nlohmann::json::array();
+        for (size_t i = 0; i < s.evidence.size() && i < 12; ++i)
+            slow.push_back(d.flow_text(s.evidence[i]));
+        nlohmann::json healthy = nlohmann::json::array();
+        for (size_t i = 0; i < s.healthy.size() && i < 6; ++i)
+            healthy.push_back(d.flow_text(s.healthy[i]));
+        out.push_back(FindingRow{localized ? Severity::Error : Severity::Warning,
+                                 "perf_mesh_suspect",
+                                 fmt::format("suspect {}", suspect_line(s)),
+                                 nlohmann::json{{"slow", slow}, {"healthy", healthy}}.dump(2),
+                                 {s.name}});
+    }
+    for (const MeshFindingDoc& f : d.findings) {
+        std::string kind = f.kind;
+        std::replace(kind.begin(), kind.end(), '-', '_');
+        out.push_back(FindingRow{Severity::Warning,
+                                 fmt::format("perf_mesh_{}", kind),
+                                 f.message,
+                                 "{}",
+                                 {f.host.empty() ? std::string("the mesh run") : f.host}});
+    }
+}
+
+/// A congestion report's findings, as the findings view lists them.
+std::vector<FindingRow> congestion_finding_rows(const CongestionDoc& c) {
+    std::vector<FindingRow> out;
+    for (const ReportFinding& f : c.findings) {
+        FindingRow r{f.severity, f.kind, f.summary, f.evidence.dump(2), {}};
+        for (const PortLabel& l : f.labels) r.where.push_back(to_text(l));
+        out.push_back(std::move(r));
+    }
+    return out;
 }
 
 std::vector<FindingRow> perf_rows(const std::vector<perf::PerfReport>& reports,
@@ -49,14 +89,25 @@ DataBuilder::DataBuilder(BuilderConfig config)
         const Fabric& bf = cfg_.baseline->fabric;
         baseline_plan_ = plan_from_fabric(bf, classify_tiers(bf));
     }
-    set_perf(cfg_.perf, cfg_.perf_names);
+    set_perf({std::move(cfg_.perf), std::move(cfg_.perf_names), std::move(cfg_.mesh)});
 }
 
-void DataBuilder::set_perf(std::vector<perf::PerfReport> reports, std::vector<std::string> names) {
-    cfg_.perf = std::move(reports);
-    cfg_.perf_names = std::move(names);
+void DataBuilder::set_perf(PerfInputs in) {
+    cfg_.perf = std::move(in.reports);
+    cfg_.perf_names = std::move(in.names);
+    cfg_.mesh = std::move(in.mesh);
     pairs_ = build_pairs(cfg_.perf, cfg_.perf_names);
     perf_rows_ = perf_rows(cfg_.perf, cfg_.perf_names);
+    // A mesh run's grid first: it is what the run was for.
+    std::vector<PairGrid> mesh_grids;
+    std::vector<FindingRow> mesh_rows;
+    for (const MeshRunDoc& d : cfg_.mesh) {
+        mesh_grids.push_back(build_mesh_grid(d));
+        add_mesh_rows(d, mesh_rows);
+    }
+    pairs_.grids.insert(pairs_.grids.begin(), std::make_move_iterator(mesh_grids.begin()),
+                        std::make_move_iterator(mesh_grids.end()));
+    perf_rows_.insert(perf_rows_.begin(), mesh_rows.begin(), mesh_rows.end());
     if (latest_) {
         auto d = std::make_shared<TuiData>(*latest_);
         d->pairs = pairs_;
@@ -131,7 +182,14 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     }
     d->history = history_;
     for (const Finding& x : d->board.findings) d->findings.push_back(row_of(f, x));
+    if (cfg_.congestion) {
+        std::vector<FindingRow> c = congestion_finding_rows(*cfg_.congestion);
+        d->findings.insert(d->findings.end(), c.begin(), c.end());
+    }
+    // Perf rows last: set_perf replaces them.
     d->findings.insert(d->findings.end(), perf_rows_.begin(), perf_rows_.end());
+    d->congestion = cfg_.congestion;
+    d->congestion_from = cfg_.congestion_name;
     d->pairs = pairs_;
     d->meta.source = cfg_.source;
     d->meta.live = cfg_.live;

@@ -3,7 +3,8 @@
 // the builder that turns each reading of the fabric into it: tiers, findings
 // (`validate`'s pipeline on the same inputs: the plan or baseline, the
 // counters since each port's first reading), counter rates between readings
-// and their history, the perf pair matrix.
+// and their history, the perf pair matrix (perf runs and mesh runs), a
+// congestion report.
 // Pure: the polling thread feeds it readings; tests feed it fabrics.
 
 #include <memory>
@@ -16,9 +17,11 @@
 #include "model/thresholds.h"
 #include "model/validation.h"
 #include "perf/compare.h"
+#include "reports/congestion_doc.h"
 #include "tui/board.h"
 #include "tui/history.h"
 #include "tui/pairs.h"
+#include "tui/perf_files.h"
 
 namespace fabscope::tui {
 
@@ -59,6 +62,8 @@ struct TuiData {
     std::vector<FindingRow> findings;  ///< fabric then perf, errors first
     std::shared_ptr<const History> history;
     PairMatrix pairs;
+    std::shared_ptr<const CongestionDoc> congestion;  ///< --congestion; null without
+    std::string congestion_from;                      ///< its file name
     size_t count(Severity s) const;
 };
 
@@ -69,8 +74,11 @@ struct BuilderConfig {
     std::optional<Plan> plan;          ///< --plan
     std::optional<Snapshot> baseline;  ///< --baseline
     Thresholds thresholds = default_thresholds();
-    std::vector<perf::PerfReport> perf;   ///< --perf
-    std::vector<std::string> perf_names;  ///< their file names
+    std::vector<perf::PerfReport> perf;               ///< --perf
+    std::vector<std::string> perf_names;              ///< their file names
+    std::vector<MeshRunDoc> mesh;                     ///< mesh run reports given to --perf
+    std::shared_ptr<const CongestionDoc> congestion;  ///< --congestion
+    std::string congestion_name;                      ///< its file name
 };
 
 class DataBuilder {
@@ -81,8 +89,8 @@ class DataBuilder {
     std::shared_ptr<const TuiData> add(const Reading& r);
     /// A reading failed: the last data, saying why it is not newer.
     std::shared_ptr<const TuiData> failed(const std::string& why, int64_t at_ms);
-    /// New perf reports (files rewritten while the TUI runs).
-    void set_perf(std::vector<perf::PerfReport> reports, std::vector<std::string> names);
+    /// New perf and mesh run reports (files rewritten while the TUI runs).
+    void set_perf(PerfInputs in);
     const std::shared_ptr<const TuiData>& latest() const { return latest_; }
 
   private:

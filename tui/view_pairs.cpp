@@ -33,32 +33,43 @@ ViewOutput draw_pairs(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
                "start the TUI with --perf FILE (once per file): rows are sources, columns "
                "destinations.",
                kDim);
+        c.text(body.x, body.y + 4,
+               "A mesh run's report (`fabscope mesh run -o FILE`) goes in --perf too: its pair "
+               "matrix and top suspects.",
+               kDim);
         c.reset_clip();
         return out;
     }
     const int n = static_cast<int>(m.grids.size());
     s.pair_test = ((s.pair_test % n) + n) % n;
     const PairGrid& g = m.grids[static_cast<size_t>(s.pair_test)];
+    const double degraded_at = g.degraded_at > 0 ? g.degraded_at : m.degraded_at;
     c.text(body.x, body.y, g.test, kBold);
     c.text(body.x + text_width(g.test) + 2, body.y,
-           fmt::format("test {} of {} (t/T)  {}  best {}: {}", s.pair_test + 1, n,
-                       g.bandwidth ? "bandwidth" : "latency", g.best_pair, value_text(g, g.best)),
+           g.of_median ? fmt::format("test {} of {} (t/T)  {}", s.pair_test + 1, n, g.note)
+                       : fmt::format("test {} of {} (t/T)  {}  best {}: {}", s.pair_test + 1, n,
+                                     g.bandwidth ? "bandwidth" : "latency", g.best_pair,
+                                     value_text(g, g.best)),
            kDim);
     // Legend.
     int x = body.x;
     const int ly = body.y + 1;
     for (const auto& [text, style] :
          {std::pair{std::string(" ≥90% "), Style{Color::Black, Color::Green}},
-          std::pair{fmt::format(" ≥{:.0f}% ", m.degraded_at * 100),
+          std::pair{fmt::format(" ≥{:.0f}% ", degraded_at * 100),
                     Style{Color::Black, Color::Yellow}},
-          std::pair{fmt::format(" <{:.0f}% ", m.degraded_at * 100),
-                    Style{Color::Black, Color::Red}},
+          std::pair{fmt::format(" <{:.0f}% ", degraded_at * 100), Style{Color::Black, Color::Red}},
           std::pair{std::string(" × failed "), Style{Color::Black, Color::Red}},
           std::pair{std::string(" · not measured "), kDim}}) {
         x += c.text(x, ly, text, style) + 1;
     }
-    c.text(x + 1, ly, "cells: % of the best pair", kDim);
+    c.text(x + 1, ly, g.of_median ? "cells: % of the median" : "cells: % of the best pair", kDim);
 
+    if (g.rows.empty() || g.cols.empty()) {
+        c.text(body.x, body.y + 3, "No flow was measured.", kBold);
+        c.reset_clip();
+        return out;
+    }
     int label_w = 6;
     for (const std::string& r : g.rows) label_w = std::max(label_w, text_width(r));
     label_w = std::min(label_w, std::max(8, body.w / 4));
@@ -67,7 +78,11 @@ ViewOutput draw_pairs(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
                                          [](const std::string& cl) { return text_width(cl) <= 3; });
     const int grid_y = body.y + 3;
     const int avail_cols = std::max(1, (body.w - label_w - 1) / cell_w);
-    const int footer = short_names ? 0 : 2;
+    // A mesh run's top suspects under the grid, the first one first.
+    const int shown_suspects =
+        g.of_median ? std::min(static_cast<int>(g.suspects.size()), std::max(1, body.h / 4)) : 0;
+    const int suspects_h = g.of_median ? std::max(1, shown_suspects) + 1 : 0;
+    const int footer = (short_names ? 0 : 2) + suspects_h;
     const int avail_rows = std::max(1, body.h - 4 - footer);
     s.page = avail_rows;
     Cursor& cur = s.cursor();
@@ -89,7 +104,7 @@ ViewOutput draw_pairs(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         for (int ci = 0; ci < avail_cols && cur.left + ci < static_cast<int>(g.cols.size()); ++ci) {
             const int col = cur.left + ci;
             const PairCell& cell = g.cell(static_cast<size_t>(row), static_cast<size_t>(col));
-            Style st = heat(cell, m.degraded_at);
+            Style st = heat(cell, degraded_at);
             const std::string text =
                 !cell.measured ? "  · "
                 : !cell.ok     ? "  × "
@@ -106,7 +121,21 @@ ViewOutput draw_pairs(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         std::string key;
         for (size_t ci = 0; ci < g.cols.size(); ++ci)
             key += fmt::format("{} {}   ", ci + 1, g.cols[ci]);
-        c.text(body.x, body.bottom() - 1, key, kDim, body.w);
+        c.text(body.x, body.bottom() - 1 - suspects_h, key, kDim, body.w);
+    }
+    if (g.of_median) {
+        const int y = body.bottom() - suspects_h;
+        if (g.suspects.empty()) {
+            c.text(body.x, y, "No suspect: no cable, lane or endpoint explains the slow flows.",
+                   health_style(Health::Ok), body.w);
+        } else {
+            c.text(body.x, y, fmt::format("Suspects ({}), top first:", g.suspects.size()), kBold);
+            for (int i = 0; i < shown_suspects; ++i) {
+                c.text(body.x, y + 1 + i,
+                       fmt::format("{} {}", i + 1, g.suspects[static_cast<size_t>(i)]),
+                       health_style(i == 0 ? Health::Error : Health::Warning), body.w);
+            }
+        }
     }
     const std::string& from = g.rows[static_cast<size_t>(cur.row)];
     const std::string& to = g.cols[static_cast<size_t>(cur.col)];
@@ -117,9 +146,12 @@ ViewOutput draw_pairs(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         out.status = fmt::format("{} → {} {}: FAILED: {}", from, to, g.test, cell.error);
         out.status_style = health_style(Health::Error);
     } else {
-        out.status = fmt::format("{} → {} {}: {}, {:.0f}% of the best ({})", from, to, g.test,
-                                 value_text(g, cell.value), cell.ratio * 100, g.best_pair);
-        if (cell.ratio < m.degraded_at) out.status_style = health_style(Health::Warning);
+        out.status = g.of_median
+                         ? fmt::format("{} → {} {}: {}, {:.0f}% of the median", from, to, g.test,
+                                       value_text(g, cell.value), cell.ratio * 100)
+                         : fmt::format("{} → {} {}: {}, {:.0f}% of the best ({})", from, to, g.test,
+                                       value_text(g, cell.value), cell.ratio * 100, g.best_pair);
+        if (cell.ratio < degraded_at) out.status_style = health_style(Health::Warning);
     }
     out.drill = to;
     c.reset_clip();

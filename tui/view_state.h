@@ -12,8 +12,8 @@
 
 namespace fabscope::tui {
 
-enum class ViewId : uint8_t { Fabric, Links, Counters, Pairs, Findings };
-inline constexpr size_t kViewCount = 5;
+enum class ViewId : uint8_t { Fabric, Links, Counters, Pairs, Findings, Congestion };
+inline constexpr size_t kViewCount = 6;
 std::string_view view_name(ViewId v);  ///< "Fabric"
 /// "fabric", "links", ...: for --view and --dump.
 std::optional<ViewId> parse_view(std::string_view s);

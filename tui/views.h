@@ -21,6 +21,9 @@ ViewOutput draw_counters(const TuiData& d, ViewState& s, Canvas& c, Rect body);
 ViewOutput draw_pairs(const TuiData& d, ViewState& s, Canvas& c, Rect body);
 /// Findings, errors first, with the evidence of the one under the cursor.
 ViewOutput draw_findings(const TuiData& d, ViewState& s, Canvas& c, Rect body);
+/// Congestion: a congestion report's trees (root first), hottest ports and
+/// findings, and the ports waiting most between the readings shown.
+ViewOutput draw_congestion(const TuiData& d, ViewState& s, Canvas& c, Rect body);
 /// The keys, over whatever is on the canvas.
 void draw_help(Canvas& c);
 

@@ -3,7 +3,8 @@
 # against tests/junit.xsd (xmllint) and counted with Python's xml.etree (one
 # case per cable, check and pair; the degraded cable and pairs failed, with
 # their evidence); the CSV read with Python's csv module, every record of a
-# section as wide as its header. Bad input: exit 2 naming the file.
+# section as wide as its header; a mesh and an incast run's JUnit valid, the
+# suspect cable a failed case. Bad input: exit 2 naming the file.
 # Usage: report_formats_test.sh FABSCOPE SOURCE_DIR WORK_DIR
 set -eu
 fabscope=$1
@@ -21,6 +22,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$fabscope" report "$fx/fabric-degraded.json" --format md -o "$work/report.md" || fail "md: exit $?"
 grep -q '^## fabscope report: \*\*FAIL\*\*' "$work/report.md" || fail "md: no FAIL verdict"
 xmllint --noout --schema "$src/tests/junit.xsd" "$work/report.xml" || fail "junit: not valid"
+
+# A mesh run and an incast run: valid JUnit, a failed case per suspect.
+"$fabscope" report "$fx/mesh-cable.json" "$fx/incast.json" --format junit -o "$work/runs.xml" ||
+    fail "runs junit: exit $?"
+xmllint --noout --schema "$src/tests/junit.xsd" "$work/runs.xml" || fail "runs junit: not valid"
+grep -qF '<testcase classname="fabscope.mesh" name="suspect l1[10.9.12.0] &lt;-&gt; s2[10.9.12.1]">' \
+    "$work/runs.xml" || fail "runs junit: no case for the suspect cable"
+grep -qF '<failure type="latency_under_load"' "$work/runs.xml" ||
+    fail "runs junit: latency under load did not fail"
 
 # Bad input: exit 2, the file named.
 echo '{"format": "something else"}' >"$work/other.json"

@@ -59,6 +59,15 @@ std::vector<perf::PerfReport> scenario_perf() {
 }
 
 std::shared_ptr<const tui::TuiData> tui_scenario(bool with_perf) {
+    tui::BuilderConfig cfg;
+    if (with_perf) {
+        cfg.perf = scenario_perf();
+        cfg.perf_names = {"h0001.json", "h0005.json"};
+    }
+    return tui_scenario_with(std::move(cfg));
+}
+
+std::shared_ptr<const tui::TuiData> tui_scenario_with(tui::BuilderConfig cfg) {
     const LeafSpineShape shape{.spines = 2, .leaves = 4, .hosts_per_leaf = 4};
     auto first = leaf_spine_nodes(shape);
     give_counters(first, kFirstReadingMs, 1000);
@@ -70,14 +79,9 @@ std::shared_ptr<const tui::TuiData> tui_scenario(bool with_perf) {
     bad.set(Counter::SymbolErrorCounter, 40);
     bad.set(Counter::PortXmitWait, 1'000'000'000);  // about 8% of 2 s at HDR
 
-    tui::BuilderConfig cfg;
     cfg.source = "mlx5_0 port 1";
     cfg.live = true;
     cfg.interval_s = 2;
-    if (with_perf) {
-        cfg.perf = scenario_perf();
-        cfg.perf_names = {"h0001.json", "h0005.json"};
-    }
     tui::DataBuilder b(std::move(cfg));
     b.add(reading(std::move(first), kFirstReadingMs));
     return b.add(reading(std::move(second), kSecondReadingMs));

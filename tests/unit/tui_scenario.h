@@ -16,6 +16,8 @@ inline constexpr int64_t kSecondReadingMs = kFirstReadingMs + 2000;
 
 /// Both readings folded in.
 std::shared_ptr<const tui::TuiData> tui_scenario(bool with_perf = true);
+/// The same readings with `cfg`'s perf, mesh and congestion inputs.
+std::shared_ptr<const tui::TuiData> tui_scenario_with(tui::BuilderConfig cfg);
 /// A fabric of `spines` x `leaves` x `hosts_per_leaf` with counters, read once.
 std::shared_ptr<const tui::TuiData> tui_large(int spines, int leaves, int hosts_per_leaf);
 std::vector<perf::PerfReport> scenario_perf();

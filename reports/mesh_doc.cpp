@@ -1,0 +1,274 @@
+// Reading a mesh run's report back: what `fabscope mesh run -o` wrote,
+// checked value by value (the json_io getters name the path of a bad one),
+// every rank and flow index in range, so the views can index without checks.
+
+#include "reports/mesh_doc.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "model/json_io.h"
+#include "perf/test_spec.h"
+
+namespace fabscope {
+namespace {
+
+using json = nlohmann::json;
+
+double non_negative(const json& j, const char* key) {
+    double v = json_io::get_double(j, key);
+    if (!std::isfinite(v) || v < 0) json_io::fail(j.at(key), "must be a number, at least 0");
+    return v;
+}
+
+/// An array of flow indices, each below `flows`.
+std::vector<size_t> flow_indices(const json& j, const char* key, size_t flows) {
+    std::vector<size_t> out;
+    if (!j.contains(key)) return out;
+    for (const json& x : json_io::get_array(j, key)) {
+        if (!x.is_number_unsigned() || x.get<uint64_t>() >= flows)
+            json_io::fail(x, fmt::format("must be a flow index below {}", flows));
+        out.push_back(x.get<size_t>());
+    }
+    return out;
+}
+
+/// slow_flows and total_flows, slow at most total.
+void counts(const json& j, MeshSuspectDoc& s) {
+    s.slow_flows = json_io::get_uint<size_t>(j, "slow_flows");
+    s.total_flows = json_io::get_uint<size_t>(j, "total_flows");
+    if (s.slow_flows > s.total_flows)
+        json_io::fail(j.at("slow_flows"), "must be at most total_flows");
+}
+
+double mean_ratio_of(const MeshRunDoc& d, const std::vector<size_t>& flows) {
+    double sum = 0;
+    size_t n = 0;
+    for (size_t i : flows) {
+        if (!d.flows[i].ratio) continue;
+        sum += *d.flows[i].ratio;
+        ++n;
+    }
+    return n ? sum / static_cast<double>(n) : 0;
+}
+
+MeshFlowDoc flow_from(const json& f, size_t ranks) {
+    MeshFlowDoc x;
+    x.round = json_io::get_uint<size_t>(f, "round");
+    x.src = json_io::get_uint<size_t>(f, "src");
+    x.dst = json_io::get_uint<size_t>(f, "dst");
+    if (x.src >= ranks) json_io::fail(f.at("src"), fmt::format("must be a rank below {}", ranks));
+    if (x.dst >= ranks) json_io::fail(f.at("dst"), fmt::format("must be a rank below {}", ranks));
+    x.src_host = json_io::get_string(f, "src_host", "");
+    x.dst_host = json_io::get_string(f, "dst_host", "");
+    x.measured = json_io::get_bool(f, "measured", false);
+    x.ok = json_io::get_bool(f, "ok", false);
+    x.error = json_io::get_string(f, "error", "");
+    x.avg_gbps = non_negative(f, "avg_gbps");
+    const json& ratio = json_io::get(f, "ratio");
+    if (!ratio.is_null()) x.ratio = non_negative(f, "ratio");
+    x.slow = json_io::get_bool(f, "slow", false);
+    return x;
+}
+
+}  // namespace
+
+size_t MeshRunDoc::measured() const {
+    return static_cast<size_t>(
+        std::count_if(flows.begin(), flows.end(), [](const MeshFlowDoc& f) { return f.measured; }));
+}
+
+size_t MeshRunDoc::slow() const {
+    return static_cast<size_t>(
+        std::count_if(flows.begin(), flows.end(), [](const MeshFlowDoc& f) { return f.slow; }));
+}
+
+std::string MeshRunDoc::flow_text(size_t i) const {
+    const MeshFlowDoc& f = flows.at(i);
+    std::string pair = fmt::format("{} → {}", f.src_host, f.dst_host);
+    if (!f.measured) return pair + ": not measured";
+    if (!f.ok)
+        return fmt::format("{}: failed{}", pair,
+                           f.error.empty() ? "" : fmt::format(" ({})", f.error));
+    return fmt::format("{}: {:.3g} Gb/s, {:.2f} of the median", pair, f.avg_gbps,
+                       f.ratio.value_or(0));
+}
+
+bool looks_like_mesh_run(const json& j) {
+    if (!j.is_object()) return false;
+    auto format = j.find("format");
+    if (format != j.end()) return *format == "fabscope-mesh-run";
+    return j.contains("flows") && j.contains("ranks") && j.contains("cable_suspects") &&
+           j.contains("suspects");
+}
+
+Result<MeshRunDoc> mesh_run_doc_from_json(const json& j) {
+    if (!looks_like_mesh_run(j)) return make_error("not a fabscope mesh run report");
+    auto version = j.find("version");
+    if (version == j.end() || !version->is_number_integer() || *version != 1) {
+        return make_error(fmt::format(
+            "mesh run report version {} is not supported (this fabscope reads version 1)",
+            version == j.end() ? std::string("(none)") : version->dump()));
+    }
+    return json_io::guarded([&]() -> Result<MeshRunDoc> {
+        MeshRunDoc d;
+        d.status = json_io::get_string(j, "status");
+        if (d.status != "running" && d.status != "complete" && d.status != "interrupted" &&
+            d.status != "aborted")
+            json_io::fail(j.at("status"), "must be one of running, complete, interrupted, aborted");
+        d.pattern = json_io::get_string(j, "pattern");
+        d.launcher = json_io::get_string(j, "launcher", "");
+        perf::TestSpec spec = perf::spec_from_json(json_io::get_object(j, "spec"));
+        d.test = fmt::format("{} {}", spec.name(), perf::format_size(spec.size));
+        d.slow_ratio = json_io::get_double(j, "slow_ratio");
+        if (!(d.slow_ratio > 0 && d.slow_ratio < 1))
+            json_io::fail(j.at("slow_ratio"), "must be between 0 and 1");
+        d.wall_seconds = non_negative(j, "wall_seconds");
+        const json& ranks = json_io::get_array(j, "ranks");
+        d.hosts.assign(ranks.size(), "");
+        std::vector<char> seen(ranks.size(), 0);
+        for (const json& r : ranks) {
+            size_t rank = json_io::get_uint<size_t>(r, "rank");
+            if (rank >= ranks.size() || seen[rank])
+                json_io::fail(r.at("rank"),
+                              fmt::format("must be a rank below {}, once each", ranks.size()));
+            seen[rank] = 1;
+            std::string host = json_io::get_string(r, "host", "");
+            d.hosts[rank] = host.empty() ? fmt::format("rank {}", rank) : host;
+        }
+        d.rounds = json_io::get_array(j, "rounds").size();
+        d.rounds_done = json_io::get_uint<size_t>(j, "rounds_done");
+        if (d.rounds_done > d.rounds)
+            json_io::fail(j.at("rounds_done"), fmt::format("must be at most {} rounds", d.rounds));
+        for (const json& f : json_io::get_array(j, "flows")) {
+            d.flows.push_back(flow_from(f, d.hosts.size()));
+            MeshFlowDoc& x = d.flows.back();
+            if (x.round == 0 || x.round > d.rounds)
+                json_io::fail(f.at("round"), fmt::format("must be a round, 1 to {}", d.rounds));
+            if (x.src_host.empty()) x.src_host = d.hosts[x.src];
+            if (x.dst_host.empty()) x.dst_host = d.hosts[x.dst];
+        }
+        const size_t flows = d.flows.size();
+        for (const json& p : json_io::get_array(j, "planes")) {
+            const auto plane = static_cast<int>(json_io::get_uint<uint16_t>(p, "plane"));
+            d.plane_medians.emplace_back(plane, non_negative(p, "median_gbps"));
+        }
+        // Lanes by name: a cable's directions name them.
+        std::map<std::string, MeshSuspectDoc> lanes;
+        std::vector<MeshSuspectDoc> unlocalized;
+        for (const json& s : json_io::get_array(j, "link_suspects")) {
+            MeshSuspectDoc x;
+            x.kind = "lanes";
+            x.name = json_io::get_string(s, "name");
+            counts(s, x);
+            x.mean_ratio = non_negative(s, "mean_ratio");
+            x.evidence = flow_indices(s, "evidence", flows);
+            x.healthy = flow_indices(s, "healthy", flows);
+            size_t n = json_io::get_array(s, "lanes").size();
+            if (n <= 1) {
+                const std::string key = x.name;
+                lanes[key] = std::move(x);
+            } else {
+                x.detail = fmt::format("one of {} lanes", n);
+                unlocalized.push_back(std::move(x));
+            }
+        }
+        std::set<std::string> in_cable;
+        for (const json& c : json_io::get_array(j, "cable_suspects")) {
+            MeshSuspectDoc x;
+            x.kind = "cable";
+            x.name = json_io::get_string(c, "name");
+            counts(c, x);
+            const json& dirs = json_io::get_array(c, "directions");
+            x.detail = dirs.size() == 2 ? "both ways" : "one way";
+            double weighted = 0;
+            size_t slow = 0;
+            for (const json& dir : dirs) {
+                if (!dir.is_string()) json_io::fail(dir, "must be a string");
+                auto it = lanes.find(dir.get<std::string>());
+                if (it == lanes.end()) json_io::fail(dir, "must name one of link_suspects");
+                in_cable.insert(it->first);
+                const MeshSuspectDoc& l = it->second;
+                x.evidence.insert(x.evidence.end(), l.evidence.begin(), l.evidence.end());
+                x.healthy.insert(x.healthy.end(), l.healthy.begin(), l.healthy.end());
+                weighted += l.mean_ratio * static_cast<double>(l.slow_flows);
+                slow += l.slow_flows;
+            }
+            x.mean_ratio = slow ? weighted / static_cast<double>(slow) : 0;
+            d.suspects.push_back(std::move(x));
+        }
+        for (auto& [name, l] : lanes) {
+            if (in_cable.count(name)) continue;
+            l.kind = "lane";
+            l.detail = "one way";
+            d.suspects.push_back(std::move(l));
+        }
+        for (MeshSuspectDoc& x : unlocalized) d.suspects.push_back(std::move(x));
+        for (const json& s : json_io::get_array(j, "suspects")) {
+            MeshSuspectDoc x;
+            x.kind = "endpoint";
+            x.name = json_io::get_string(s, "name");
+            counts(s, x);
+            x.evidence = flow_indices(s, "evidence", flows);
+            x.mean_ratio = mean_ratio_of(d, x.evidence);
+            size_t n = json_io::get_array(s, "endpoints").size();
+            x.detail = n == 1 ? "the NIC or its cable" : fmt::format("one of {} endpoints", n);
+            d.suspects.push_back(std::move(x));
+        }
+        for (const json& f : json_io::get_array(j, "findings")) {
+            MeshFindingDoc x;
+            x.kind = json_io::get_string(f, "kind");
+            const json& host = json_io::get(f, "host");
+            if (!host.is_null()) x.host = json_io::get_string(f, "host");
+            const json& round = json_io::get(f, "round");
+            if (!round.is_null()) x.round = json_io::get_uint<size_t>(f, "round");
+            x.message = json_io::get_string(f, "message");
+            d.findings.push_back(std::move(x));
+        }
+        const json& coverage = json_io::get_object(json_io::get_object(j, "fabric"), "coverage");
+        d.lanes = json_io::get_uint<size_t>(coverage, "lanes");
+        d.lanes_crossed = json_io::get_uint<size_t>(coverage, "crossed");
+        if (d.lanes_crossed > d.lanes)
+            json_io::fail(coverage.at("crossed"), "must be at most lanes");
+        d.traced = json_io::get_uint<size_t>(json_io::get_object(j, "totals"), "traced");
+        return d;
+    });
+}
+
+std::vector<size_t> mesh_matrix_flows(const MeshRunDoc& d, size_t max_hosts) {
+    std::set<size_t> hosts;
+    for (const MeshFlowDoc& f : d.flows) {
+        if (f.measured) hosts.insert({f.src, f.dst});
+    }
+    if (hosts.size() > max_hosts) {
+        // The hosts of the slow and failed flows, most such flows first.
+        std::map<size_t, size_t> bad;
+        for (const MeshFlowDoc& f : d.flows) {
+            if (!f.measured || (f.ok && !f.slow)) continue;
+            ++bad[f.src];
+            ++bad[f.dst];
+        }
+        std::vector<std::pair<size_t, size_t>> by_count(bad.begin(), bad.end());
+        std::stable_sort(by_count.begin(), by_count.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        hosts.clear();
+        for (const auto& [rank, n] : by_count) {
+            if (hosts.size() >= max_hosts) break;
+            hosts.insert(rank);
+        }
+    }
+    std::vector<size_t> out;
+    std::set<std::pair<size_t, size_t>> done;
+    for (size_t i = 0; i < d.flows.size(); ++i) {
+        const MeshFlowDoc& f = d.flows[i];
+        if (!f.measured || !hosts.count(f.src) || !hosts.count(f.dst)) continue;
+        if (done.insert({f.src, f.dst}).second) out.push_back(i);
+    }
+    return out;
+}
+
+}  // namespace fabscope

@@ -1,0 +1,129 @@
+#include "reports/report_runs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace fabscope {
+namespace {
+
+nlohmann::json flow_list(const MeshRunDoc& d, const std::vector<size_t>& flows, size_t max) {
+    nlohmann::json out = nlohmann::json::array();
+    for (size_t i = 0; i < flows.size() && i < max; ++i) out.push_back(d.flow_text(flows[i]));
+    if (flows.size() > max) out.push_back(fmt::format("and {} more", flows.size() - max));
+    return out;
+}
+
+std::string underscored(std::string s) {
+    std::replace(s.begin(), s.end(), '-', '_');
+    return s;
+}
+
+}  // namespace
+
+std::vector<ReportFinding> mesh_findings(const MeshRunDoc& d) {
+    std::vector<ReportFinding> out;
+    for (const MeshSuspectDoc& s : d.suspects) {
+        const bool localized = s.kind != "lanes" && s.detail.rfind("one of", 0) != 0;
+        ReportFinding f;
+        f.source = "mesh";
+        f.kind = "mesh_suspect";
+        f.severity = localized ? Severity::Error : Severity::Warning;
+        f.summary = fmt::format(
+            "suspect {} {} ({}): {} of {} flows through it slow, at {:.2f} of the median; {} "
+            "healthy",
+            s.kind == "lanes" ? "lane" : s.kind, s.name, s.detail, s.slow_flows, s.total_flows,
+            s.mean_ratio, s.healthy_flows());
+        f.evidence = {{"suspect", s.kind},
+                      {"name", s.name},
+                      {"slow_flows", s.slow_flows},
+                      {"total_flows", s.total_flows},
+                      {"healthy_flows", s.healthy_flows()},
+                      {"mean_ratio", s.mean_ratio},
+                      {"slow", flow_list(d, s.evidence, 8)}};
+        if (!s.healthy.empty()) f.evidence["healthy"] = flow_list(d, s.healthy, 4);
+        out.push_back(std::move(f));
+    }
+    for (const MeshFindingDoc& x : d.findings) {
+        nlohmann::json ev = {{"kind", x.kind}};
+        if (!x.host.empty()) ev["host"] = x.host;
+        if (x.round) ev["round"] = x.round;
+        out.push_back({"mesh",
+                       fmt::format("mesh_{}", underscored(x.kind)),
+                       Severity::Warning,
+                       x.message,
+                       {},
+                       {},
+                       ev});
+    }
+    if (d.status == "aborted") {
+        out.push_back({"mesh",
+                       "mesh_aborted",
+                       Severity::Error,
+                       "the mesh run was aborted: fewer than two ranks could test",
+                       {},
+                       {},
+                       nlohmann::json::object()});
+    }
+    return out;
+}
+
+std::vector<ReportFinding> incast_findings(const IncastDoc& d) {
+    std::vector<ReportFinding> out = d.findings;
+    for (const IncastProblemDoc& p : d.problems) {
+        nlohmann::json ev = {{"kind", p.kind}};
+        if (!p.host.empty()) ev["host"] = p.host;
+        out.push_back({"incast",
+                       fmt::format("incast_{}", underscored(p.kind)),
+                       Severity::Warning,
+                       p.message,
+                       {},
+                       {},
+                       ev});
+    }
+    return out;
+}
+
+void add_runs(ReportModel& m) {
+    std::vector<ReportFinding> first;
+    if (m.mesh) {
+        const MeshRunDoc& d = *m.mesh;
+        m.checks.push_back(fmt::format(
+            "mesh run ({}, {}): {} of {} flows measured in {} of {} rounds, each against its "
+            "plane's median (slow below {:.2f})",
+            d.pattern, d.test, d.measured(), d.flows.size(), d.rounds_done, d.rounds,
+            d.slow_ratio));
+        first = mesh_findings(d);
+        m.interrupted = m.interrupted || d.status == "interrupted" || d.status == "running";
+        for (size_t i : mesh_matrix_flows(d, kMeshMatrixHosts)) {
+            const MeshFlowDoc& f = d.flows[i];
+            PairCheck c;
+            c.from = f.src_host;
+            c.to = f.dst_host;
+            c.test = fmt::format("mesh {}", d.test);
+            c.ok = f.ok;
+            c.degraded = f.slow && f.ok;
+            c.value = f.avg_gbps;
+            c.unit = "Gb/s";
+            c.mesh = true;
+            if (!f.ok) c.message = f.error.empty() ? "the flow failed" : f.error;
+            if (c.degraded)
+                c.message = fmt::format("{:.2f} of the plane's median", f.ratio.value_or(0));
+            m.pairs.push_back(std::move(c));
+        }
+    }
+    if (m.incast) {
+        const IncastDoc& d = *m.incast;
+        m.checks.push_back(fmt::format(
+            "latency under load: a {} B READ probe from {} to {}, alone and during an incast of "
+            "{} sender{}",
+            d.probe_size, d.prober, d.receiver, d.flows.size(), d.flows.size() == 1 ? "" : "s"));
+        std::vector<ReportFinding> f = incast_findings(d);
+        first.insert(first.end(), f.begin(), f.end());
+        m.interrupted = m.interrupted || d.status == "interrupted" || d.status == "running";
+    }
+    // Before the others: the findings are sorted by severity, stably.
+    m.findings.insert(m.findings.begin(), first.begin(), first.end());
+}
+
+}  // namespace fabscope

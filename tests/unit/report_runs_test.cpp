@@ -1,0 +1,263 @@
+// `fabscope report` on a mesh run's and an incast run's reports (fixtures
+// written by the code paths of mesh_run_test and incast_test): the suspects
+// named first with their evidence, the pair matrix, the findings, in HTML,
+// Markdown and JUnit; bad documents refused naming the file, with code 2.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "model/json_io.h"
+#include "reports/csv_report.h"
+#include "reports/html_report.h"
+#include "reports/junit_report.h"
+#include "reports/markdown_report.h"
+#include "reports/report_model.h"
+#include "reports/report_runs.h"
+
+namespace fabscope {
+namespace {
+
+using nlohmann::json;
+
+const std::string kCable = "l1[10.9.12.0] <-> s2[10.9.12.1]";
+
+std::string fixture(const std::string& name) {
+    return std::string(FIXTURES_DIR) + "/report/" + name;
+}
+
+json read_fixture(const std::string& name) {
+    std::ifstream in(fixture(name));
+    std::stringstream s;
+    s << in.rdbuf();
+    return json::parse(s.str());
+}
+
+std::string write(const std::string& name, const json& j) {
+    std::string path = ::testing::TempDir() + name;
+    std::ofstream(path) << j.dump();
+    return path;
+}
+
+ReportModel load(const std::vector<std::string>& names) {
+    std::vector<std::string> paths;
+    for (const std::string& n : names) paths.push_back(fixture(n));
+    auto m = load_report(paths, {"1.2.3", "fabscope report x", "2026-12-01T00:00:00Z", {}});
+    if (!m) throw std::runtime_error(m.error().message);
+    return std::move(m).value();
+}
+
+TEST(ReportMesh, TheCableIsTheFirstFindingWithItsEvidence) {
+    ReportModel m = load({"mesh-cable.json"});
+    ASSERT_TRUE(m.mesh);
+    EXPECT_EQ(m.meta.inputs.front(), fixture("mesh-cable.json") + " (mesh run report)");
+    ASSERT_FALSE(m.mesh->suspects.empty());
+    const MeshSuspectDoc& top = m.mesh->suspects.front();
+    EXPECT_EQ(top.kind, "cable");
+    EXPECT_EQ(top.name, kCable);
+    EXPECT_EQ(top.detail, "both ways");
+    EXPECT_GE(top.slow_flows, 2u);
+    EXPECT_EQ(top.evidence.size(), top.slow_flows);
+    for (size_t i : top.evidence) EXPECT_TRUE(m.mesh->flows[i].slow) << i;
+    for (size_t i : top.healthy) EXPECT_FALSE(m.mesh->flows[i].slow) << i;
+    EXPECT_NEAR(top.mean_ratio, 0.2, 0.05);
+
+    ASSERT_FALSE(m.findings.empty());
+    const ReportFinding& f = m.findings.front();
+    EXPECT_EQ(f.source, "mesh");
+    EXPECT_EQ(f.kind, "mesh_suspect");
+    EXPECT_EQ(f.severity, Severity::Error);
+    EXPECT_EQ(f.summary.rfind("suspect cable " + kCable + " (both ways): ", 0), 0u) << f.summary;
+    EXPECT_EQ(f.evidence["name"], kCable);
+    EXPECT_FALSE(f.evidence["slow"].empty());
+    EXPECT_EQ(m.verdict(), "FAIL");
+    EXPECT_NE(m.checks.front().find("mesh run (cover, write_bw"), std::string::npos)
+        << m.checks.front();
+
+    // The pair matrix: one grid of the mesh's flows, 9 hosts each way.
+    ASSERT_EQ(m.matrices.size(), 1u);
+    EXPECT_EQ(m.matrices[0].test.rfind("mesh write_bw", 0), 0u) << m.matrices[0].test;
+    EXPECT_EQ(m.matrices[0].rows.size(), 9u);
+    EXPECT_EQ(m.matrices[0].cols.size(), 9u);
+}
+
+TEST(ReportMesh, HtmlAndMarkdownNameTheSuspectsBeforeTheFindings) {
+    ReportModel m = load({"mesh-cable.json"});
+    std::string html = render_html_report(m);
+    size_t suspects = html.find("<section id=\"suspects\">");
+    size_t findings = html.find("<section id=\"findings\">");
+    ASSERT_NE(suspects, std::string::npos);
+    EXPECT_LT(suspects, findings);
+    size_t row = html.find("<table class=\"suspects\">");
+    ASSERT_NE(row, std::string::npos);
+    EXPECT_LT(html.find("<code>" + kCable + "</code>", row), findings);  // in the table
+    EXPECT_NE(html.find("class=\"heat-map\""), std::string::npos);
+    EXPECT_NE(html.find("mesh run"), std::string::npos);
+    EXPECT_NE(html.find("<summary>healthy flows</summary>"), std::string::npos);
+
+    std::string md = render_markdown_report(m);
+    size_t s = md.find("### Suspects");
+    ASSERT_NE(s, std::string::npos);
+    EXPECT_LT(s, md.find("### Findings"));
+    EXPECT_NE(md.find("| 1 | cable **" + kCable + "** (both ways) |"), std::string::npos) << md;
+    // Only the slow and failed flows are listed as pairs.
+    EXPECT_EQ(md.find("| ok |"), std::string::npos);
+}
+
+TEST(ReportMesh, JunitHasOneCasePerSuspectAndFinding) {
+    ReportModel cable = load({"mesh-cable.json"});
+    std::string xml = render_junit_report(cable);
+    EXPECT_NE(xml.find("<testsuite name=\"mesh\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("name=\"suspect " + kCable + "\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<failure type=\"mesh_suspect\""), std::string::npos);
+    EXPECT_EQ(xml.find("fabscope.perf."), std::string::npos);  // the flows are not cases
+
+    ReportModel host = load({"mesh-host.json"});
+    ASSERT_FALSE(host.mesh->suspects.empty());
+    EXPECT_EQ(host.mesh->suspects.front().kind, "endpoint");
+    EXPECT_EQ(host.mesh->suspects.front().name, "h3 (receiving)");
+    xml = render_junit_report(host);
+    EXPECT_NE(xml.find("name=\"suspect h3 (receiving)\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<failure type=\"mesh_rank_gone\""), std::string::npos) << xml;
+    size_t suite = xml.find("<testsuite name=\"mesh\"");
+    ASSERT_NE(suite, std::string::npos);
+    size_t cases = 0;
+    for (size_t at = xml.find("classname=\"fabscope.mesh\"", suite); at != std::string::npos;
+         at = xml.find("classname=\"fabscope.mesh\"", at + 1))
+        ++cases;
+    EXPECT_EQ(cases, host.mesh->suspects.size() + host.mesh->findings.size());
+}
+
+TEST(ReportMesh, ARunWithoutSuspectsPassesAndSaysSo) {
+    json doc = read_fixture("mesh-host.json");
+    doc["suspects"] = json::array();
+    doc["findings"] = json::array();
+    for (json& f : doc["flows"]) f["slow"] = false;
+    auto m = load_report({write("clean-mesh.json", doc)}, {});
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->verdict(), "PASS");
+    EXPECT_NE(render_html_report(*m).find("No suspect"), std::string::npos);
+    EXPECT_NE(render_junit_report(*m).find("no suspect\"/>"), std::string::npos);
+}
+
+TEST(ReportMesh, BadDocumentsAreRefusedNamingTheFile) {
+    const json good = read_fixture("mesh-host.json");
+    struct Case {
+        const char* what;
+        std::function<void(json&)> spoil;
+        const char* says;
+    };
+    const std::vector<Case> cases = {
+        {"version", [](json& j) { j["version"] = 2; }, "version 2 is not supported"},
+        {"src", [](json& j) { j["flows"][0]["src"] = 99; }, "/flows/0/src: must be a rank below 6"},
+        {"evidence", [](json& j) { j["suspects"][0]["evidence"][0] = 100000; },
+         "/suspects/0/evidence/0: must be a flow index"},
+        {"counts", [](json& j) { j["suspects"][0]["slow_flows"] = 1000; },
+         "must be at most total_flows"},
+        {"ratio", [](json& j) { j["slow_ratio"] = 1.5; }, "/slow_ratio: must be between 0 and 1"},
+        {"gbps", [](json& j) { j["flows"][1]["avg_gbps"] = -1; }, "/flows/1/avg_gbps"},
+        {"round", [](json& j) { j["flows"][0]["round"] = 0; }, "/flows/0/round"},
+        {"rank twice", [](json& j) { j["ranks"][1]["rank"] = 0; }, "/ranks/1/rank"},
+        {"flows", [](json& j) { j["flows"] = 3; }, "flows"},
+    };
+    for (const Case& c : cases) {
+        json bad = good;
+        c.spoil(bad);
+        std::string path = write(std::string("bad-mesh-") + c.what + ".json", bad);
+        auto m = load_report({path}, {});
+        ASSERT_FALSE(m) << c.what;
+        EXPECT_EQ(m.error().code, 2) << c.what;
+        EXPECT_EQ(m.error().message.rfind(path + ": ", 0), 0u) << m.error().message;
+        EXPECT_NE(m.error().message.find(c.says), std::string::npos) << m.error().message;
+    }
+    auto twice = load_report({fixture("mesh-host.json"), fixture("mesh-cable.json")}, {});
+    ASSERT_FALSE(twice);
+    EXPECT_NE(twice.error().message.find("a second mesh run report"), std::string::npos);
+}
+
+TEST(ReportMesh, ABigRunsMatrixKeepsTheHostsOfItsSlowFlows) {
+    MeshRunDoc d;
+    const size_t n = 100;
+    for (size_t r = 0; r < n; ++r) d.hosts.push_back(fmt::format("h{}", r + 1));
+    for (size_t s = 0; s < n; ++s) {
+        for (size_t t = 0; t < n; ++t) {
+            if (s == t) continue;
+            MeshFlowDoc f;
+            f.src = s;
+            f.dst = t;
+            f.measured = f.ok = true;
+            f.slow = t == 70;
+            d.flows.push_back(f);
+        }
+    }
+    std::vector<size_t> shown = mesh_matrix_flows(d, 64);
+    std::set<size_t> hosts;
+    bool to_70 = false;
+    for (size_t i : shown) {
+        hosts.insert(d.flows[i].src);
+        hosts.insert(d.flows[i].dst);
+        to_70 = to_70 || d.flows[i].dst == 70;
+    }
+    EXPECT_LE(hosts.size(), 64u);
+    EXPECT_TRUE(hosts.count(70));
+    EXPECT_TRUE(to_70);
+    // A small run shows every flow once per direction.
+    d.hosts.resize(3);
+    std::erase_if(d.flows, [](const MeshFlowDoc& f) { return f.src >= 3 || f.dst >= 3; });
+    d.flows.push_back(d.flows.front());  // an adaptive round's repeat
+    EXPECT_EQ(mesh_matrix_flows(d, 64).size(), 6u);
+}
+
+TEST(ReportIncast, LatencyUnderLoadAndTheDetectorsFindingsInEveryFormat) {
+    ReportModel m = load({"incast.json"});
+    ASSERT_TRUE(m.incast);
+    EXPECT_EQ(m.incast->receiver, "h1");
+    ASSERT_TRUE(m.incast->p99_rise_us);
+    EXPECT_DOUBLE_EQ(*m.incast->p99_rise_us, 25100);
+    ASSERT_FALSE(m.findings.empty());
+    EXPECT_EQ(m.findings.front().kind, "latency_under_load");
+    EXPECT_EQ(m.findings.front().source, "incast");
+    EXPECT_EQ(m.verdict(), "FAIL");
+    std::vector<std::string> kinds;
+    for (const ReportFinding& f : m.findings) kinds.push_back(f.kind);
+    EXPECT_NE(std::find(kinds.begin(), kinds.end(), "ecn_without_cnp"), kinds.end());
+
+    std::string html = render_html_report(m);
+    size_t at = html.find("<section id=\"incast\">");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_LT(at, html.find("<section id=\"findings\">"));
+    EXPECT_NE(html.find("<th>rise</th><td class=\"num\">16.80 ms</td><td class=\"num\">25.10 ms"),
+              std::string::npos);
+    EXPECT_NE(render_markdown_report(m).find("| rise | 16.80 ms | 25.10 ms |"), std::string::npos);
+
+    std::string xml = render_junit_report(m);
+    EXPECT_NE(xml.find("<testsuite name=\"incast\""), std::string::npos);
+    EXPECT_NE(xml.find("name=\"latency under load toward h1\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<failure type=\"latency_under_load\""), std::string::npos);
+    EXPECT_NE(xml.find("name=\"ecn_without_cnp h1\""), std::string::npos) << xml;
+
+    json bad = read_fixture("incast.json");
+    bad["latency"]["idle"]["p99_us"] = "fast";
+    std::string path = write("bad-incast.json", bad);
+    auto r = load_report({path}, {});
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, 2);
+    EXPECT_NE(r.error().message.find(path + ": /latency/idle/p99_us"), std::string::npos)
+        << r.error().message;
+}
+
+TEST(ReportMesh, BothRunsAndAFabricInOneReport) {
+    ReportModel m = load({"fabric-degraded.json", "mesh-cable.json", "incast.json"});
+    EXPECT_TRUE(m.snapshot && m.mesh && m.incast);
+    // The suspect leads even the validation's errors.
+    EXPECT_EQ(m.findings.front().kind, "mesh_suspect");
+    std::string csv = render_csv_report(m);
+    EXPECT_NE(csv.find("mesh write_bw"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fabscope

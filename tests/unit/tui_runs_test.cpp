@@ -1,0 +1,171 @@
+// The TUI on a mesh run's report (the pair view: its matrix as shares of the
+// median, its top suspects) and on a congestion report (the congestion view:
+// trees root first, the hottest ports, the findings, and the ports waiting
+// between the readings), drawn as --dump draws them; golden frames in
+// tests/fixtures/tui (UPDATE_GOLDEN=1 rewrites them, failing).
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "congestion/congestion_report.h"
+#include "model/json_io.h"
+#include "model/thresholds.h"
+#include "test_fabrics.h"
+#include "tui/dump.h"
+#include "tui/keys.h"
+#include "tui/perf_files.h"
+#include "tui/views.h"
+#include "tui_scenario.h"
+#include "xmit_wait_readings.h"
+
+namespace fabscope::tui {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kCable = "l1[10.9.12.0] <-> s2[10.9.12.1]";
+
+std::string fixture(const std::string& name) {
+    return std::string(FIXTURES_DIR) + "/report/" + name;
+}
+
+MeshRunDoc mesh_fixture(const std::string& name) {
+    auto d = json_io::load_file(fixture(name), mesh_run_doc_from_json);
+    if (!d) throw std::runtime_error(d.error().message);
+    return std::move(d).value();
+}
+
+/// spine01[3] waits toward leaf03, leaf03[2] toward its host: one tree,
+/// rooted at leaf03[2], as `fabscope congestion --json` writes it.
+CongestionDoc congestion_fixture() {
+    std::vector<Node> nodes = fabscope::testing::leaf_spine_nodes({});
+    fabscope::testing::add_dmodk_routes(nodes);
+    fabscope::testing::XmitWaitReadings t(Fabric::build(std::move(nodes)).value());
+    t.wait("spine01", 3, fabscope::testing::kTenPercent);
+    t.wait("leaf03", 2, 2 * fabscope::testing::kTenPercent);
+    Thresholds th = default_thresholds();
+    CongestionResult r = analyse_congestion(t.f, t.before, t.after, true, th);
+    nlohmann::json j =
+        congestion_to_json(t.f, r, {"2026-12-01T13:00:00Z", "ibsim0 port 1", 1, false, th.xmit_wait});
+    auto d = congestion_doc_from_json(j);
+    if (!d) throw std::runtime_error(d.error().message);
+    return std::move(d).value();
+}
+
+std::string frame_text(const TuiData& d, ViewState s, int w, int h) {
+    Canvas c(w, h);
+    draw_frame(&d, s, c, FrameInfo{fabscope::testing::kSecondReadingMs + 3000, false, 0});
+    return c.to_text();
+}
+
+void expect_golden(const std::string& name, const std::string& actual) {
+    const fs::path path = fs::path(FIXTURES_DIR) / "tui" / (name + ".txt");
+    if (std::getenv("UPDATE_GOLDEN")) {
+        std::ofstream(path) << actual;
+        ADD_FAILURE() << "UPDATE_GOLDEN is set: rewrote " << path;
+        return;
+    }
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << path << " is missing; create it with UPDATE_GOLDEN=1";
+    std::stringstream want;
+    want << in.rdbuf();
+    EXPECT_EQ(want.str(), actual) << name << " differs from " << path;
+}
+
+std::shared_ptr<const TuiData> with_runs() {
+    BuilderConfig cfg;
+    cfg.perf = fabscope::testing::scenario_perf();
+    cfg.perf_names = {"h0001.json", "h0005.json"};
+    cfg.mesh = {mesh_fixture("mesh-cable.json")};
+    cfg.congestion = std::make_shared<const CongestionDoc>(congestion_fixture());
+    cfg.congestion_name = "congestion.json";
+    return fabscope::testing::tui_scenario_with(std::move(cfg));
+}
+
+TEST(TuiMesh, ThePairViewShowsTheMeshFirstWithItsTopSuspect) {
+    auto d = with_runs();
+    ASSERT_EQ(d->pairs.grids.size(), 2u);  // the mesh, then perf run's write_bw
+    const PairGrid& g = d->pairs.grids.front();
+    EXPECT_TRUE(g.of_median);
+    EXPECT_EQ(g.rows.size(), 9u);
+    ASSERT_FALSE(g.suspects.empty());
+    EXPECT_EQ(g.suspects.front().rfind("cable " + kCable + " (both ways): ", 0), 0u)
+        << g.suspects.front();
+    ViewState s;
+    s.view = ViewId::Pairs;
+    const std::string text = frame_text(*d, s, 100, 32);
+    EXPECT_NE(text.find("cells: % of the median"), std::string::npos) << text;
+    EXPECT_NE(text.find("1 cable " + kCable), std::string::npos) << text;
+    expect_golden("pairs-mesh-100x32", text);
+    // t: the perf runs' grid, as before.
+    apply_key(s, 't');
+    EXPECT_NE(frame_text(*d, s, 100, 32).find("cells: % of the best pair"), std::string::npos);
+    // The suspect is a finding, an error, with its flows as evidence.
+    auto row = std::find_if(d->findings.begin(), d->findings.end(),
+                            [](const FindingRow& r) { return r.kind == "perf_mesh_suspect"; });
+    ASSERT_NE(row, d->findings.end());
+    EXPECT_EQ(row->severity, Severity::Error);
+    EXPECT_NE(row->evidence.find("\"slow\""), std::string::npos);
+}
+
+TEST(TuiMesh, PerfFilesTellAMeshReportFromAPerfReport) {
+    PerfFiles files({fixture("perf-h0001.json"), fixture("mesh-host.json")});
+    auto in = files.load_all();
+    ASSERT_TRUE(in) << in.error().message;
+    EXPECT_EQ(in->reports.size(), 1u);
+    EXPECT_EQ(in->names, std::vector<std::string>{fixture("perf-h0001.json")});
+    ASSERT_EQ(in->mesh.size(), 1u);
+    EXPECT_EQ(in->mesh[0].suspects.front().name, "h3 (receiving)");
+
+    nlohmann::json bad = json_io::read_json_file(fixture("mesh-host.json")).value();
+    bad["flows"][2]["dst"] = 40;
+    const std::string path = ::testing::TempDir() + "tui-bad-mesh.json";
+    std::ofstream(path) << bad.dump();
+    auto err = PerfFiles({path}).load_all();
+    ASSERT_FALSE(err);
+    EXPECT_EQ(err.error().code, 2);
+    EXPECT_EQ(err.error().message.rfind(path + ": /flows/2/dst", 0), 0u) << err.error().message;
+}
+
+TEST(TuiCongestion, TreesRootFirstThenTheHottestPortsThenTheReadings) {
+    auto d = with_runs();
+    ViewState s;
+    ASSERT_EQ(apply_key(s, '6'), Command::Redraw);
+    EXPECT_EQ(s.view, ViewId::Congestion);
+    const std::string text = frame_text(*d, s, 100, 32);
+    const size_t root = text.find("◆ root leaf03[2]");
+    const size_t victim = text.find("▲ victim spine01[3]");
+    const size_t hottest = text.find("Hottest ports");
+    const size_t live = text.find("Waiting now");
+    ASSERT_NE(root, std::string::npos) << text;
+    ASSERT_NE(victim, std::string::npos) << text;
+    EXPECT_LT(root, victim);
+    EXPECT_LT(victim, hottest);
+    EXPECT_LT(hottest, live);
+    // leaf01[5] waited between the scenario's two readings.
+    EXPECT_NE(text.find("leaf01[5]", live), std::string::npos) << text;
+    expect_golden("congestion-100x32", text);
+    // The congestion report's findings join the findings view.
+    EXPECT_TRUE(std::any_of(d->findings.begin(), d->findings.end(),
+                            [](const FindingRow& r) { return r.kind == "congestion_root"; }));
+}
+
+TEST(TuiCongestion, WithoutAReportOrRatesItSaysWhatToGive) {
+    auto d = fabscope::testing::tui_large(1, 1, 1);  // one reading: no rates
+    ViewState s;
+    s.view = ViewId::Congestion;
+    auto one = std::make_shared<TuiData>(*d);
+    one->history = nullptr;
+    EXPECT_NE(frame_text(*one, s, 100, 32).find("No congestion data."), std::string::npos);
+    auto views = parse_dump_views("congestion");
+    ASSERT_TRUE(views);
+    EXPECT_EQ(views->front().second, ViewId::Congestion);
+    EXPECT_EQ(parse_dump_views("all")->size(), kViewCount);
+}
+
+}  // namespace
+}  // namespace fabscope::tui
