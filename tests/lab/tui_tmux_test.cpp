@@ -201,7 +201,7 @@ TEST(TuiTmux, ShowsTheTiersTurnsADownLinkRedAndRestoresTheTerminal) {
     EXPECT_TRUE(t.wait_for(
         [](const std::string& s) {
             const auto lines = lines_of(plain(s));
-            return lines.size() >= 24 && lines[23].rfind("Tab/1-5 views", 0) == 0 &&
+            return lines.size() >= 24 && lines[23].rfind("Tab/1-6 views", 0) == 0 &&
                    plain(s).find("end A") != std::string::npos;
         },
         5s, &shown))

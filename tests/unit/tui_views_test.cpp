@@ -130,7 +130,7 @@ TEST(TuiViews, EveryViewFitsTheSmallestScreenAndHugeOnes) {
                     << lines[0];
             }
             EXPECT_EQ(lines[1].rfind("16 hosts", 0), 0u) << lines[1];
-            EXPECT_EQ(lines.back().rfind("Tab/1-5 views", 0), 0u) << lines.back();
+            EXPECT_EQ(lines.back().rfind("Tab/1-6 views", 0), 0u) << lines.back();
         }
     }
     // Below 40x10: one line that says so, not a clipped frame.
