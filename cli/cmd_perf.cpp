@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "model/json_io.h"
+#include "model/thresholds.h"
 #include "perf/auth.h"
 #include "perf/flow_path.h"
 #include "perf/ibv_device.h"
@@ -138,6 +139,7 @@ struct RunCommand {
     std::string secret_file;
     bool no_trace = false;
     std::string names;
+    std::string thresholds;
 };
 
 Result<std::vector<TestSpec>> specs_of(const RunCommand& o) {
@@ -217,6 +219,11 @@ int run_run(const RunCommand& o, const Globals& g) {
     plan.specs = *specs;
     plan.peer = peer_options(o.dev);
     plan.degraded_at = o.degraded_at;
+    if (!o.thresholds.empty()) {
+        auto t = load_thresholds(o.thresholds);
+        if (!t) return report(t.error(), g);
+        plan.peer.congestion = t->roce;
+    }
     if (!o.secret_file.empty()) {
         auto secret = read_secret_file(o.secret_file);
         if (!secret) return report(secret.error(), g);
@@ -356,11 +363,19 @@ Examples:
                       "Do not trace each routed test's flow (Soft-RoCE: its path is recorded)");
         cmd->add_option("--names", o->names,
                         "Name traced hops from an /etc/hosts-style file (ADDRESS NAME per line)");
+        cmd->add_option("--thresholds", o->thresholds,
+                        "The congestion detectors' limits (the file's roce: section; YAML or JSON)")
+            ->type_name("FILE");
         cmd->footer(
             R"(Results: average, peak and minimum-window bandwidth (a flapping link hides in an
 average), message rate; latency min, median, p99, p99.9, max. With several peers,
 each test is compared across them and peers below --degraded-at of the best are
 reported, with the hardware counters that moved during their tests.
+Each test's counters on both ends (hw_counters) go through the congestion
+detectors over the test's interval: ECN marks with no CNP sent, CNPs while
+throughput collapses, loss on the RoCE class (retransmissions, sequence errors,
+timeouts). What they find is the result's "congestion" and a finding of kind
+congestion (limits: the --thresholds file's roce: section).
 Flags as perftest spells them: -t tx depth, -s size, -n iterations, -D duration;
 the test is --test (perftest picks it by program name). A peer that is a bare
 number is refused (`-q 4` is --quiet and a peer "4" otherwise).
@@ -370,7 +385,7 @@ crossed are recorded as the result's "path" (see `perf trace`); hardware NICs
 choose the port themselves, so no path is recorded there.
 Ctrl-C stops between tests: the results so far are written, marked
 "complete": false, and the exit code is 130.
-Exit codes: 0 clean, 1 a peer degraded or a test failed, 2 bad flags,
+Exit codes: 0 clean, 1 a peer degraded, a test failed or congestion found, 2 bad flags,
 3 no device, or no peer reachable, 130 interrupted.
 
 Examples:

@@ -117,6 +117,17 @@ RoceChange roce_change(const RoceHostReading& before, const RoceHostReading& aft
     return c;
 }
 
+RoceChange roce_change_from_deltas(std::string host, const std::string& device_port,
+                                   const CounterMap& deltas, double seconds) {
+    RoceChange c;
+    c.host = std::move(host);
+    c.interval_s = seconds > 0 ? seconds : 0;
+    auto& m = c.rdma[device_port];
+    for (const auto& [name, d] : deltas)
+        m[name] = {d, c.interval_s > 0 ? static_cast<double>(d) / c.interval_s : 0, false};
+    return c;
+}
+
 int roce_priority(const RoceChange& c, const std::string& netdev, const RoceLimits& t) {
     auto d = c.dcb.find(netdev);
     if (d != c.dcb.end() && d->second.available) {

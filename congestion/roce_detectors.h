@@ -43,6 +43,12 @@ struct RoceChange {
 /// for deltas, clears and rates); the interval is the readings' stamps'.
 RoceChange roce_change(const RoceHostReading& before, const RoceHostReading& after);
 
+/// One device's change as a test that reads only its own device's
+/// hw_counters sees it: `deltas` over `seconds`, under `device_port`
+/// ("mlx5_0/1"); no ethtool statistics, no DCB settings.
+RoceChange roce_change_from_deltas(std::string host, const std::string& device_port,
+                                   const CounterMap& deltas, double seconds);
+
 /// The priority RoCE uses on `netdev`: dcbnl's app table, else the thresholds'.
 int roce_priority(const RoceChange& c, const std::string& netdev, const RoceLimits& t);
 

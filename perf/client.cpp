@@ -10,6 +10,7 @@
 #include "perf/auth.h"
 #include "perf/protocol.h"
 #include "perf/session.h"
+#include "perf/test_congestion.h"
 #include "util/exit_status.h"
 
 namespace fabscope::perf {
@@ -107,6 +108,7 @@ void run_steps(const VerbsDevice& dev, const std::string& where, const PeerOptio
     }
 
     CounterMap before = dev.read_counters();
+    const auto counters_from = SteadyClock::now();
     const Millis limit = run_deadline(spec);
     auto deadline = SteadyClock::now() + limit;
     auto keep_going = [&]() -> std::string {
@@ -140,6 +142,7 @@ void run_steps(const VerbsDevice& dev, const std::string& where, const PeerOptio
         r.latency = latency_stats(l.samples_us);
     }
     CounterMap after = dev.read_counters();
+    const double counted_s = std::chrono::duration<double>(SteadyClock::now() - counters_from).count();
     r.counters["local"] = counters_json(counter_deltas(before, after));
     // Tell the server, collect its side; a test that already failed still tries.
     if (auto s = ch->send({{"type", "done"}, {"ok", r.error.empty()}}, o.step_timeout); !s)
@@ -152,6 +155,15 @@ void run_steps(const VerbsDevice& dev, const std::string& where, const PeerOptio
     }
     const json& counters = (*result)["counters"];
     r.counters["remote"] = counters.is_object() ? counters : json::object();
+    const std::string remote_host = r.peer_host.empty() ? where : r.peer_host;
+    // The server's own words: a short name, its port if it said.
+    std::string remote_device = message_text(*result, "device", "device").substr(0, 64);
+    if (const json& p = (*result)["port"]; p.is_number_unsigned() && p.get<unsigned>() < 256)
+        remote_device += fmt::format("/{}", p.get<unsigned>());
+    r.congestion = test_congestion(
+        r.counters,
+        {hostname(), fmt::format("{}/{}", dev.name(), dev.port()), remote_host, remote_device},
+        counted_s, o.congestion);
     std::string theirs_error = message_text(*result, "error");
     if (r.error.empty() && !theirs_error.empty()) r.error = "server side: " + theirs_error;
     if (spec.bidirectional && (*result)["bandwidth"].is_object()) {

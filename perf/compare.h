@@ -13,7 +13,7 @@
 namespace fabscope::perf {
 
 struct PerfFinding {
-    std::string kind;  ///< "pair_degraded", "test_failed"
+    std::string kind;  ///< "pair_degraded", "test_failed", "congestion"
     Severity severity = Severity::Warning;
     std::string peer;
     std::string test;

@@ -139,6 +139,7 @@ std::string serve_steps(const VerbsDevice& dev, Channel& ch, const PeerOptions& 
                 {"error", error},
                 {"counters", counters_json(counter_deltas(before, after))},
                 {"device", dev.name()},
+                {"port", dev.port()},
                 {"received_bytes", mine.received_bytes}};
     if (s.bidirectional) {
         result["bandwidth"] = {{"avg_gbps", mine.meter.average_gbps()},

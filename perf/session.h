@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/thresholds.h"
 #include "perf/caps.h"
 #include "perf/channel.h"
 #include "perf/mesh_order.h"
@@ -43,6 +44,8 @@ struct PeerOptions {
     /// Client: the traced path of the test's flow, once the test is over
     /// (TestResult::path; null: none). Unset: nothing is traced.
     std::function<nlohmann::json(const EndpointInfo& local, const EndpointInfo& remote)> trace_flow;
+    /// Client: the congestion detectors' limits for TestResult::congestion.
+    RoceLimits congestion;
 };
 
 /// Runs `spec` against the server at `where` ("host[:port]"). Never throws and

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "model/json_io.h"
+#include "perf/test_congestion.h"
 
 namespace fabscope::perf {
 
@@ -100,7 +101,8 @@ nlohmann::json result_to_json(const TestResult& r) {
                      {"seconds", r.seconds},
                      {"iterations", r.iterations},
                      {"bytes", r.bytes},
-                     {"counters", r.counters}};
+                     {"counters", r.counters},
+                     {"congestion", test_congestion_to_json(r.congestion)}};
     if (!r.caps.empty()) j["caps"] = r.caps;
     if (!r.path.is_null()) j["path"] = r.path;
     if (r.spec.measure == Measure::Bandwidth) {
@@ -129,6 +131,7 @@ TestResult result_from_json(const nlohmann::json& j) {
     r.iterations = json_io::get_uint<uint64_t>(j, "iterations", 0);
     r.bytes = json_io::get_uint<uint64_t>(j, "bytes", 0);
     if (j.contains("counters")) r.counters = json_io::get_object(j, "counters");
+    if (j.contains("congestion")) r.congestion = test_congestion_from_json(j["congestion"]);
     if (j.contains("path")) r.path = json_io::get_object(j, "path");
     if (j.contains("caps")) {
         for (const nlohmann::json& c : json_io::get_array(j, "caps")) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/duration.h"
+#include "model/finding.h"
 #include "perf/stats.h"
 #include "util/result.h"
 
@@ -61,6 +62,8 @@ struct TestResult {
     LatencyStats latency;
     nlohmann::json counters =
         nlohmann::json::object();  ///< hw_counters deltas: {"local": {..}, "remote": {..}}
+    /// The congestion detectors over those deltas (perf/test_congestion.h).
+    std::vector<Finding> congestion;
     /// The flow's traced path (perf/flow_path.h); null when not routed or not traced.
     nlohmann::json path;
 };

@@ -76,6 +76,18 @@ TEST_F(Cli, AFileTooBigForTheMemoryLeftIsExit2NamingIt) {
     EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
 }
 
+TEST_F(Cli, PerfRunsThresholdsFileIsCheckedBeforeAnyDeviceIsOpened) {
+    // A bad limits file is exit 2 naming it and the value, not exit 3 for
+    // the missing device (this machine has none) after it.
+    auto f = write("limits.yaml", "fabscope_thresholds: 1\nroce:\n  loss_per_s: lots\n");
+    auto r = run({fabscope(), "perf", "run", "h2", "--thresholds", f});
+    expect_input_error(r, f);
+    EXPECT_NE(r.err.find(":3:15: \"lots\" is not a number"), std::string::npos) << r.err;
+    r = run({fabscope(), "perf", "run", "h2", "--thresholds", (dir_ / "none.yaml").string()});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("none.yaml"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, AnIntervalBelowOneMillisecondIsExit2NamingTheFlag) {
     auto snap = write("fabric.json", snapshot(nodes()).dump());
     auto r = run({fabscope(), "validate", "--load", snap, "--interval", "0.0001ms"});

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -10,6 +11,7 @@
 #include "perf/compare.h"
 #include "perf/report.h"
 #include "perf/stats.h"
+#include "perf/test_congestion.h"
 #include "perf/test_spec.h"
 
 namespace fabscope::perf {
@@ -144,6 +146,57 @@ TEST(PerfCompare, FailedTestsAreFindingsAndDoNotSetTheBar) {
     EXPECT_EQ(f[0].kind, "test_failed");
     EXPECT_EQ(f[0].severity, Severity::Error);
     EXPECT_TRUE(compare_peers({bw("h2", 0.28)}, 0.7).empty());  // one peer: nothing to compare
+}
+
+TEST(PerfCongestion, ATestsCountersGoThroughTheRoceDetectorsOnBothEnds) {
+    const TestEnds ends{"h1", "mlx5_0/1", "h2", "mlx5_3/1"};
+    // The receiver (remote, for a WRITE) saw marks and sent no CNP; the
+    // sender's retransmissions are loss on the RoCE class; a value the
+    // server should not have sent is left out, not trusted.
+    nlohmann::json counters = {
+        {"local", {{"local_ack_timeout_err", 30}, {"rp_cnp_handled", 0}}},
+        {"remote", {{"np_ecn_marked_roce_packets", 5000}, {"np_cnp_sent", 0}, {"x", "lots"},
+                    {"y", -5}}}};
+    auto f = test_congestion(counters, ends, 5.0, RoceLimits{});
+    ASSERT_EQ(f.size(), 2u);
+    auto ecn = std::find_if(f.begin(), f.end(), [](const Finding& x) { return x.kind == "ecn_without_cnp"; });
+    ASSERT_NE(ecn, f.end());
+    EXPECT_EQ(ecn->evidence["host"], "h2");
+    EXPECT_EQ(ecn->evidence["port"], "mlx5_3/1");
+    EXPECT_NE(ecn->summary.find("over 5.0 s"), std::string::npos) << ecn->summary;
+    auto loss = std::find_if(f.begin(), f.end(), [](const Finding& x) { return x.kind == "loss_on_lossless_class"; });
+    ASSERT_NE(loss, f.end());
+    EXPECT_EQ(loss->evidence["host"], "h1");
+    EXPECT_DOUBLE_EQ(loss->evidence["per_second"].get<double>(), 6.0);
+
+    // Below the limits, or no interval: nothing.
+    EXPECT_TRUE(test_congestion({{"local", {{"local_ack_timeout_err", 2}}}}, ends, 5.0, RoceLimits{}).empty());
+    EXPECT_TRUE(test_congestion(counters, ends, 0, RoceLimits{}).empty());
+    EXPECT_TRUE(test_congestion(nullptr, ends, 5.0, RoceLimits{}).empty());
+
+    // They ride in the result, come back from it, and are findings of their own.
+    TestResult r = bw("h2", 0.3);
+    r.counters = counters;
+    r.congestion = f;
+    TestResult back = result_from_json(result_to_json(r));
+    ASSERT_EQ(back.congestion.size(), 2u);
+    EXPECT_EQ(back.congestion[0].kind, f[0].kind);
+    EXPECT_EQ(back.congestion[0].severity, f[0].severity);
+    EXPECT_EQ(back.congestion[0].evidence, f[0].evidence);
+    auto findings = compare_peers({r}, 0.7);
+    ASSERT_EQ(findings.size(), 2u);
+    EXPECT_EQ(findings[0].kind, "congestion");
+    EXPECT_EQ(findings[0].peer, "h2");
+    EXPECT_EQ(findings[0].evidence["congestion"]["kind"], f[0].kind);
+    EXPECT_EQ(findings[0].summary.rfind("write_bw 64K to h2: ", 0), 0u) << findings[0].summary;
+
+    // A result file's congestion is bounded and checked.
+    nlohmann::json j = result_to_json(r);
+    j["congestion"][0]["severity"] = "fatal";
+    EXPECT_THROW(result_from_json(j), std::exception);
+    j["congestion"] = nlohmann::json::array();
+    for (int i = 0; i < 65; ++i) j["congestion"].push_back(result_to_json(r)["congestion"][0]);
+    EXPECT_THROW(result_from_json(j), std::exception);
 }
 
 TEST(PerfReport, RoundTripsAndNamesTheBadValue) {

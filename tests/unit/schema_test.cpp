@@ -20,6 +20,7 @@
 #include "perf/report.h"
 #include "perf/schedule_json.h"
 #include "perf/stats.h"
+#include "perf/test_congestion.h"
 #include "reports/validation_report.h"
 #include "schema_check.h"
 #include "test_fabrics.h"
@@ -96,6 +97,12 @@ TEST(Schema, DescribesThePerfResults) {
     perf::TestResult slow = bw;
     slow.peer = "10.0.1.2";
     slow.avg_gbps = 0.1;
+    // Retransmissions both ways over its 4 s: the loss detector's finding.
+    slow.counters = {{"local", {{"completer_retry_err", 400}}},
+                     {"remote", {{"duplicate_request", 380}}}};
+    slow.congestion =
+        perf::test_congestion(slow.counters, {"h1", "rxe0/1", "h3", "rxe0/1"}, 4.0, RoceLimits{});
+    ASSERT_EQ(slow.congestion.size(), 2u);
     perf::TestResult lat;
     lat.spec.measure = perf::Measure::Latency;
     lat.spec.op = perf::Op::Send;
@@ -110,7 +117,8 @@ TEST(Schema, DescribesThePerfResults) {
     dead.caps = {"server: size 1024M capped to 8M (--max-size)"};
     std::vector<perf::TestResult> results{bw, slow, lat, dead};
     auto findings = perf::compare_peers(results, 0.7);
-    ASSERT_EQ(findings.size(), 2u);  // the slow pair and the dead one
+    ASSERT_EQ(findings.size(), 4u);  // the slow pair, the dead one, the slow pair's two losses
+    EXPECT_EQ(findings[2].kind, "congestion");
     json doc = perf::perf_report_to_json({"2026-11-29T16:00:00Z", "h1", "rxe0", 1, 0.7}, results,
                                          findings);
     for (const auto& e : schema_errors(doc, "perf.schema.json")) ADD_FAILURE() << e;
