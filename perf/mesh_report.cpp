@@ -6,6 +6,7 @@
 #include <map>
 
 #include "perf/localize.h"
+#include "perf/test_congestion.h"
 
 namespace fabscope::perf {
 
@@ -186,6 +187,8 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                          {"ratio", a.ratio[i] < 0 ? json(nullptr) : json(a.ratio[i])},
                          {"slow", a.slow[i] != 0},
                          {"path", f.path.is_object() ? f.path : json(nullptr)},
+                         {"counters", f.counters},
+                         {"congestion", test_congestion_to_json(f.congestion)},
                          {"lanes", a.links.flow_lanes.at(i)}});
     }
     json planes = json::array();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,7 @@
 #include "perf/mesh_wire.h"
 #include "perf/roce_sport.h"
 #include "perf/schedule.h"
+#include "perf/test_congestion.h"
 #include "perf/udp_probe.h"
 
 namespace fabscope::perf {
@@ -87,7 +89,7 @@ PairUp pair_up(MeshComm& comm, const VerbsDevice& dev, const MeshRunOptions& o,
 /// Rank 0's bookkeeping of one step's reports.
 class Coordinator {
   public:
-    explicit Coordinator(MeshRunData& d) : d_(d) {}
+    Coordinator(MeshRunData& d, const RoceLimits& limits) : d_(d), limits_(limits) {}
 
     /// Whether the ranks still missing will not come: each one's partner
     /// has already said it is silent.
@@ -123,7 +125,11 @@ class Coordinator {
             }
             if (j->contains("silent_partner")) note_silent(round, static_cast<int>(r), *j);
             if (j->contains("flow")) record(round, static_cast<int>(r), (*j)["flow"]);
+            for (const char* side : {"tx", "rx"}) {
+                if (j->contains(side)) counted(round, static_cast<int>(r), side, (*j)[side]);
+            }
         }
+        detect(round);
     }
 
   private:
@@ -132,6 +138,51 @@ class Coordinator {
             if (f.round == round && f.src == src) return &f;
         }
         return nullptr;
+    }
+    MeshFlow* flow_to(size_t round, int dst) {
+        for (MeshFlow& f : d_.flows) {
+            if (f.round == round && f.dst == dst) return &f;
+        }
+        return nullptr;
+    }
+    /// One end's counters around its part of a flow: the sender's ("tx") or
+    /// the receiver's ("rx"). A side that sent something malformed is left out.
+    void counted(size_t round, int r, const std::string& side, const json& j) {
+        const bool tx = side == "tx";
+        MeshFlow* f = tx ? flow(round, r) : flow_to(round, r);
+        if (!f || f->congestion_read || !j.is_object()) return;
+        auto c = j.find("counters");
+        auto s = j.find("seconds");
+        auto dev = j.find("device");
+        if (c == j.end() || !c->is_object() || s == j.end() || !s->is_number() ||
+            dev == j.end() || !dev->is_string())
+            return;
+        f->counters[tx ? "local" : "remote"] = *c;
+        (tx ? f->src_device : f->dst_device) = dev->get<std::string>().substr(0, 64);
+        // The sender's interval is the flow's; the receiver's stands in when
+        // the sender said nothing.
+        if (tx || f->counted_s <= 0) f->counted_s = std::max(0.0, s->get<double>());
+    }
+    /// The congestion detectors over every flow of the round both ends (or
+    /// the one left) have reported on; each finding is also the run's.
+    void detect(size_t round) {
+        for (MeshFlow& f : d_.flows) {
+            if (f.round != round || f.congestion_read || !f.counters.contains("local")) continue;
+            f.congestion_read = true;
+            const std::string& src = d_.ranks.at(f.src).host;
+            const std::string& dst = d_.ranks.at(f.dst).host;
+            f.congestion = test_congestion(f.counters, {src, f.src_device, dst, f.dst_device},
+                                           f.counted_s, limits_);
+            for (const Finding& x : f.congestion) {
+                // The receiver's device (two ranks may share a host).
+                const bool at_dst = x.evidence.value("host", "") == dst &&
+                                    x.evidence.value("port", "") == f.dst_device;
+                d_.findings.push_back({"congestion", at_dst ? f.dst : f.src,
+                                       static_cast<int>(round),
+                                       fmt::format("{} -> {} in round {}: {}", who(d_.ranks, f.src),
+                                                   who(d_.ranks, f.dst), round + 1, x.summary)});
+            }
+        }
     }
     void note_silent(size_t round, int r, const json& j) {
         int p = j["silent_partner"].get<int>();
@@ -164,6 +215,7 @@ class Coordinator {
         }
     }
     MeshRunData& d_;
+    RoceLimits limits_;
 };
 
 json rounds_json(const std::vector<std::vector<MeshPair>>& rounds) {
@@ -396,7 +448,7 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
         return out;
     }
 
-    Coordinator coord(d);
+    Coordinator coord(d, o.peer.congestion);
     std::vector<char> gone(static_cast<size_t>(n), 0);
     size_t step = 0;
     const Millis phase_budget = o.step_timeout * 3 + o.spec.duration + o.spec.warmup_time;
@@ -423,12 +475,28 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
                 report["error"] = pair.error;
             }
             const bool sender = active && (phase == 0 ? mine->a == me : mine->b == me);
+            // Both ends read their device's counters around the flow; the
+            // receiver, passive under a WRITE, waits out the sender's time.
+            const bool counting = active && pair.ep && !pair.partner_silent;
+            const CounterMap before = counting ? dev->read_counters() : CounterMap{};
+            const auto counted_from = MeshClock::now();
             if (sender && !pair.partner_silent) {
                 report["flow"] = pair.ep ? measure_bandwidth(*pair.ep, o.spec, o.step_timeout, stop)
                                          : json{{"ok", false}, {"error", pair.error}};
-                if (pair.ep && o.trace_flow && !stop.stop_requested())
-                    report["flow"]["path"] = o.trace_flow(pair.ep->info(), pair.remote);
+            } else if (counting) {
+                // And a little more (200 ms at the default 10 s step
+                // timeout): the sender starts the clock after the handshake.
+                stop.sleep_for(o.spec.warmup_time + o.spec.duration + o.step_timeout / 50);
             }
+            if (counting) {
+                report[sender ? "tx" : "rx"] = {
+                    {"counters", counters_json(counter_deltas(before, dev->read_counters()))},
+                    {"seconds",
+                     std::chrono::duration<double>(MeshClock::now() - counted_from).count()},
+                    {"device", fmt::format("{}/{}", dev->name(), dev->port())}};
+            }
+            if (sender && pair.ep && !pair.partner_silent && o.trace_flow && !stop.stop_requested())
+                report["flow"]["path"] = o.trace_flow(pair.ep->info(), pair.remote);
             auto got =
                 comm.gather(step_tag(step, StepMsg::Report), report.dump(), skip,
                             phase_start + phase_budget, [&](const MeshComm::Messages& so_far) {

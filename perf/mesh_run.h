@@ -79,10 +79,19 @@ struct MeshFlow {
     /// The flow's own traced path (perf/flow_path's "path" object), null when
     /// not traced.
     nlohmann::json path;
+    /// hw_counters that moved during the flow: {"local": the sender's,
+    /// "remote": the receiver's}, over `counted_s`; and the congestion
+    /// detectors over them (perf/test_congestion.h).
+    nlohmann::json counters = nlohmann::json::object();
+    double counted_s = 0;
+    std::string src_device;  ///< "mlx5_0/1", as the ranks said
+    std::string dst_device;
+    std::vector<Finding> congestion;
+    bool congestion_read = false;  ///< the detectors have run over it
 };
 
 struct MeshFinding {
-    std::string kind;  ///< "rank-gone", "rank-unavailable", "flow-failed"
+    std::string kind;  ///< "rank-gone", "rank-unavailable", "flow-failed", "congestion"
     int rank = -1;
     int round = -1;  ///< from 0; -1 before the rounds
     std::string message;

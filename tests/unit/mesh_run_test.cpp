@@ -37,11 +37,17 @@ using Rate = std::function<double(int src, int dst, uint32_t label)>;
 /// GB/s-ish for one simulated second.
 class RateDevice final : public VerbsDevice {
   public:
-    RateDevice(int rank, Rate rate) : rank_(rank), rate_(std::move(rate)) {}
+    RateDevice(int rank, Rate rate, bool lossy = false)
+        : rank_(rank), rate_(std::move(rate)), lossy_(lossy) {}
     std::string name() const override { return "fake" + std::to_string(rank_); }
     int port() const override { return 1; }
     DeviceLimits limits() const override { return {}; }
-    CounterMap read_counters() const override { return {}; }
+    /// A lossy device retransmits: 50 more each time it is read.
+    CounterMap read_counters() const override {
+        if (!lossy_) return {{"completer_retry_err", 7}};
+        reads_ += 50;
+        return {{"completer_retry_err", reads_}};
+    }
     Result<std::unique_ptr<TestEndpoint>> create_endpoint(
         const EndpointConfig& cfg) const override {
         return std::unique_ptr<TestEndpoint>(std::make_unique<Ep>(rank_, rate_, cfg.flow_label));
@@ -88,6 +94,8 @@ class RateDevice final : public VerbsDevice {
     };
     int rank_;
     Rate rate_;
+    bool lossy_;
+    mutable uint64_t reads_ = 0;
 };
 
 struct World {
@@ -97,6 +105,7 @@ struct World {
     Rate steered;                  ///< when set, instead of rate
     std::map<int, int> die_after;  ///< rank -> broadcasts
     std::set<int> no_device;
+    std::set<int> lossy;  ///< ranks whose devices count retransmissions
     MeshRunOptions options;
     int stop_root_after_round = -1;
 
@@ -133,7 +142,8 @@ struct World {
                     if (no_device.count(r)) return make_error("no RDMA device found", 3);
                     Rate by = steered ? steered
                                       : Rate([this](int s, int t, uint32_t) { return rate(s, t); });
-                    return std::unique_ptr<VerbsDevice>(std::make_unique<RateDevice>(r, by));
+                    return std::unique_ptr<VerbsDevice>(
+                        std::make_unique<RateDevice>(r, by, lossy.count(r) > 0));
                 };
                 try {
                     outcomes[r] = run_mesh(comm, open, o, *stops[r]);
@@ -170,6 +180,45 @@ TEST(MeshRun, AllPairsMeasuresEveryFlowBothWays) {
     auto a = analyse_mesh(d, 0.6);
     EXPECT_TRUE(a.suspects.empty());
     for (int r = 1; r < w.size; ++r) EXPECT_EQ(w.outcomes[r].error, "") << r;
+}
+
+TEST(MeshRun, EachFlowCarriesBothEndsCountersAndTheCongestionTheyShow) {
+    World w;
+    w.lossy = {3};
+    w.run();
+    const MeshRunData& d = w.data();
+    EXPECT_EQ(measured(d), 30u);
+    size_t with_loss = 0;
+    for (const MeshFlow& f : d.flows) {
+        // Both ends said what moved: the sender's and the receiver's counters.
+        ASSERT_TRUE(f.counters.contains("local")) << f.src << "->" << f.dst;
+        ASSERT_TRUE(f.counters.contains("remote")) << f.src << "->" << f.dst;
+        EXPECT_EQ(f.src_device, fmt::format("fake{}/1", f.src));
+        EXPECT_EQ(f.dst_device, fmt::format("fake{}/1", f.dst));
+        EXPECT_GT(f.counted_s, 0);
+        const bool touches = f.src == 3 || f.dst == 3;
+        if (!touches) {
+            EXPECT_TRUE(f.congestion.empty()) << f.src << "->" << f.dst;
+            EXPECT_TRUE(f.counters["local"].empty());  // nothing moved
+            continue;
+        }
+        ++with_loss;
+        ASSERT_EQ(f.congestion.size(), 1u) << f.src << "->" << f.dst;
+        EXPECT_EQ(f.congestion[0].kind, "loss_on_lossless_class");
+        EXPECT_EQ(f.congestion[0].evidence["host"], d.ranks[3].host);
+        EXPECT_EQ(f.counters[f.src == 3 ? "local" : "remote"]["completer_retry_err"], 50);
+    }
+    EXPECT_EQ(with_loss, 10u);  // rank 3 sends to 5 and receives from 5
+    size_t congestion = 0;
+    for (const MeshFinding& x : d.findings) {
+        ASSERT_EQ(x.kind, "congestion") << x.message;
+        EXPECT_EQ(x.rank, 3) << x.message;
+        ++congestion;
+    }
+    EXPECT_EQ(congestion, 10u);
+    nlohmann::json doc = mesh_run_json(d, analyse_mesh(d, 0.6));
+    for (const auto& e : testing::schema_errors(doc, "mesh-run.schema.json")) ADD_FAILURE() << e;
+    EXPECT_EQ(doc["flows"][0]["counters"].size(), 2u);
 }
 
 TEST(MeshRun, AHostThatReceivesSlowlyIsTheTopSuspect) {
