@@ -142,7 +142,8 @@ void run_steps(const VerbsDevice& dev, const std::string& where, const PeerOptio
         r.latency = latency_stats(l.samples_us);
     }
     CounterMap after = dev.read_counters();
-    const double counted_s = std::chrono::duration<double>(SteadyClock::now() - counters_from).count();
+    const double counted_s =
+        std::chrono::duration<double>(SteadyClock::now() - counters_from).count();
     r.counters["local"] = counters_json(counter_deltas(before, after));
     // Tell the server, collect its side; a test that already failed still tries.
     if (auto s = ch->send({{"type", "done"}, {"ok", r.error.empty()}}, o.step_timeout); !s)

@@ -65,13 +65,14 @@ std::vector<PerfFinding> compare_peers(const std::vector<TestResult>& results, d
     // What the congestion detectors saw during each test, failed ones too.
     for (const TestResult& r : results) {
         for (const Finding& f : r.congestion) {
-            out.push_back(PerfFinding{"congestion",
-                                      f.severity,
-                                      r.peer,
-                                      r.spec.name(),
-                                      fmt::format("{} {} to {}: {}", r.spec.name(),
-                                                  format_size(r.spec.size), r.peer, f.summary),
-                                      {{"congestion", {{"kind", f.kind}, {"evidence", f.evidence}}}}});
+            out.push_back(
+                PerfFinding{"congestion",
+                            f.severity,
+                            r.peer,
+                            r.spec.name(),
+                            fmt::format("{} {} to {}: {}", r.spec.name(), format_size(r.spec.size),
+                                        r.peer, f.summary),
+                            {{"congestion", {{"kind", f.kind}, {"evidence", f.evidence}}}}});
         }
     }
     return out;

@@ -154,8 +154,8 @@ class Coordinator {
         auto c = j.find("counters");
         auto s = j.find("seconds");
         auto dev = j.find("device");
-        if (c == j.end() || !c->is_object() || s == j.end() || !s->is_number() ||
-            dev == j.end() || !dev->is_string())
+        if (c == j.end() || !c->is_object() || s == j.end() || !s->is_number() || dev == j.end() ||
+            !dev->is_string())
             return;
         f->counters[tx ? "local" : "remote"] = *c;
         (tx ? f->src_device : f->dst_device) = dev->get<std::string>().substr(0, 64);

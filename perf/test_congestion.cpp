@@ -52,8 +52,7 @@ nlohmann::json test_congestion_to_json(const std::vector<Finding>& f) {
 
 std::vector<Finding> test_congestion_from_json(const nlohmann::json& j) {
     if (!j.is_array()) json_io::fail(j, "must be an array");
-    if (j.size() > kMaxTestCongestion)
-        json_io::fail(j, "has more than 64 findings");
+    if (j.size() > kMaxTestCongestion) json_io::fail(j, "has more than 64 findings");
     std::vector<Finding> out;
     for (const nlohmann::json& x : j) {
         Finding f;

@@ -155,22 +155,26 @@ TEST(PerfCongestion, ATestsCountersGoThroughTheRoceDetectorsOnBothEnds) {
     // server should not have sent is left out, not trusted.
     nlohmann::json counters = {
         {"local", {{"local_ack_timeout_err", 30}, {"rp_cnp_handled", 0}}},
-        {"remote", {{"np_ecn_marked_roce_packets", 5000}, {"np_cnp_sent", 0}, {"x", "lots"},
-                    {"y", -5}}}};
+        {"remote",
+         {{"np_ecn_marked_roce_packets", 5000}, {"np_cnp_sent", 0}, {"x", "lots"}, {"y", -5}}}};
     auto f = test_congestion(counters, ends, 5.0, RoceLimits{});
     ASSERT_EQ(f.size(), 2u);
-    auto ecn = std::find_if(f.begin(), f.end(), [](const Finding& x) { return x.kind == "ecn_without_cnp"; });
+    auto ecn = std::find_if(f.begin(), f.end(),
+                            [](const Finding& x) { return x.kind == "ecn_without_cnp"; });
     ASSERT_NE(ecn, f.end());
     EXPECT_EQ(ecn->evidence["host"], "h2");
     EXPECT_EQ(ecn->evidence["port"], "mlx5_3/1");
     EXPECT_NE(ecn->summary.find("over 5.0 s"), std::string::npos) << ecn->summary;
-    auto loss = std::find_if(f.begin(), f.end(), [](const Finding& x) { return x.kind == "loss_on_lossless_class"; });
+    auto loss = std::find_if(f.begin(), f.end(),
+                             [](const Finding& x) { return x.kind == "loss_on_lossless_class"; });
     ASSERT_NE(loss, f.end());
     EXPECT_EQ(loss->evidence["host"], "h1");
     EXPECT_DOUBLE_EQ(loss->evidence["per_second"].get<double>(), 6.0);
 
     // Below the limits, or no interval: nothing.
-    EXPECT_TRUE(test_congestion({{"local", {{"local_ack_timeout_err", 2}}}}, ends, 5.0, RoceLimits{}).empty());
+    EXPECT_TRUE(
+        test_congestion({{"local", {{"local_ack_timeout_err", 2}}}}, ends, 5.0, RoceLimits{})
+            .empty());
     EXPECT_TRUE(test_congestion(counters, ends, 0, RoceLimits{}).empty());
     EXPECT_TRUE(test_congestion(nullptr, ends, 5.0, RoceLimits{}).empty());
 

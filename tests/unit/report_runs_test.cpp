@@ -3,6 +3,8 @@
 // named first with their evidence, the pair matrix, the findings, in HTML,
 // Markdown and JUnit; bad documents refused naming the file, with code 2.
 
+#include "reports/report_runs.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -17,7 +19,6 @@
 #include "reports/junit_report.h"
 #include "reports/markdown_report.h"
 #include "reports/report_model.h"
-#include "reports/report_runs.h"
 
 namespace fabscope {
 namespace {

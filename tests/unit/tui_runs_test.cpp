@@ -49,8 +49,8 @@ CongestionDoc congestion_fixture() {
     t.wait("leaf03", 2, 2 * fabscope::testing::kTenPercent);
     Thresholds th = default_thresholds();
     CongestionResult r = analyse_congestion(t.f, t.before, t.after, true, th);
-    nlohmann::json j =
-        congestion_to_json(t.f, r, {"2026-12-01T13:00:00Z", "ibsim0 port 1", 1, false, th.xmit_wait});
+    nlohmann::json j = congestion_to_json(
+        t.f, r, {"2026-12-01T13:00:00Z", "ibsim0 port 1", 1, false, th.xmit_wait});
     auto d = congestion_doc_from_json(j);
     if (!d) throw std::runtime_error(d.error().message);
     return std::move(d).value();
