@@ -77,6 +77,7 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
     a.slow_ratio = slow_ratio;
     a.ratio.assign(d.flows.size(), -1.0);
     a.slow.assign(d.flows.size(), 0);
+    a.lossy.assign(d.flows.size(), 0);
     auto plane_of = [&](const MeshFlow& f) {
         return static_cast<size_t>(f.src) < d.ranks.size() ? d.ranks[f.src].plane : 0;
     };
@@ -102,7 +103,10 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
         if (!f.measured) continue;
         double m = med.count(plane_of(f)) ? med[plane_of(f)] : 0;
         a.ratio[i] = f.ok && m > 0 ? f.avg_gbps / m : 0;
-        a.slow[i] = a.ratio[i] < slow_ratio;
+        a.lossy[i] = std::any_of(f.congestion.begin(), f.congestion.end(), [](const Finding& c) {
+            return c.kind == "loss_on_lossless_class";
+        });
+        a.slow[i] = a.ratio[i] < slow_ratio || a.lossy[i];
         obs.push_back({.test = i,
                        .src = static_cast<size_t>(f.src),
                        .dst = static_cast<size_t>(f.dst),
@@ -186,6 +190,7 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                          {"seconds", f.seconds},
                          {"ratio", a.ratio[i] < 0 ? json(nullptr) : json(a.ratio[i])},
                          {"slow", a.slow[i] != 0},
+                         {"lossy", a.lossy[i] != 0},
                          {"path", f.path.is_object() ? f.path : json(nullptr)},
                          {"counters", f.counters},
                          {"congestion", test_congestion_to_json(f.congestion)},

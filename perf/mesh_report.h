@@ -33,7 +33,14 @@ struct MeshAnalysis {
     /// Per flow: measured bandwidth / the median of its plane; 0 for a flow
     /// that failed between live ranks; -1 when not measured.
     std::vector<double> ratio;
+    /// Per flow: what localization counts against its path: below the
+    /// ratio, or `lossy`.
     std::vector<char> slow;
+    /// Per flow: the loss detector fired over its ends' counters
+    /// (loss_on_lossless_class: retransmissions, sequence errors, timeouts),
+    /// whatever its bandwidth: a port that drops one packet in a thousand
+    /// costs little bandwidth and much of a collective's time.
+    std::vector<char> lossy;
     std::vector<std::pair<int, double>> plane_median_gbps;
     std::vector<EndpointSuspect> suspects;
     /// The cables and lanes the flows' traced paths point at (RoCE).
@@ -42,7 +49,8 @@ struct MeshAnalysis {
     bool any_suspect() const { return !suspects.empty() || !links.suspects.empty(); }
 };
 
-/// A flow is slow below `slow_ratio` of its plane's median.
+/// A flow is slow below `slow_ratio` of its plane's median, or when it lost
+/// packets on the way.
 MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio);
 
 nlohmann::json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a);

@@ -14,7 +14,7 @@ std::string suspect_label(const MeshSuspectDoc& s) {
 std::string mesh_line(const MeshRunDoc& d) {
     std::string out = fmt::format(
         "{}, {}: {} of {} flows measured in {} of {} rounds, {} slow (below {:.2f} of their "
-        "plane's median)",
+        "plane's median, or losing packets)",
         d.pattern, d.test, d.measured(), d.flows.size(), d.rounds_done, d.rounds, d.slow(),
         d.slow_ratio);
     if (d.lanes > 0)

@@ -153,10 +153,19 @@ grep -E '^(mesh run|cover|paths|finding):' agents.err
     EXPECT_TRUE(named) << all["findings"].dump();
     size_t traced = 0;
     size_t failed = 0;
+    size_t slow_with_loss = 0;
+    size_t healthy_with_loss = 0;
     for (const json& f : all["flows"]) {
         bool with_c2 = f["src_host"] == "c2" || f["dst_host"] == "c2";
         if (with_c2) continue;
         EXPECT_TRUE(f["measured"].get<bool>()) << f.dump();
+        // Both ends read their counters around the flow; the shaper's drops
+        // are retransmissions there (rxe), and the loss detector says so.
+        EXPECT_TRUE(f["counters"].contains("local")) << f.dump();
+        EXPECT_TRUE(f["counters"].contains("remote")) << f.dump();
+        bool loss = false;
+        for (const json& c : f["congestion"]) loss = loss || c["kind"] == "loss_on_lossless_class";
+        (f["slow"].get<bool>() ? slow_with_loss : healthy_with_loss) += loss;
         // A flow through the shaped cable may time out (RC retries behind
         // the shaper): it then counts as slow, ratio 0.
         if (!f["ok"].get<bool>()) {
@@ -171,6 +180,12 @@ grep -E '^(mesh run|cover|paths|finding):' agents.err
     }
     EXPECT_EQ(traced, 42u);  // 8 ranks, 6 of the 7 others on another leaf, minus c2's
     EXPECT_LE(failed, 10u);
+    std::printf("all-pairs: loss found in %zu slow flows and %zu healthy ones\n", slow_with_loss,
+                healthy_with_loss);
+    EXPECT_GT(slow_with_loss, 0u);
+    bool congestion_finding = false;
+    for (const json& f : all["findings"]) congestion_finding |= f["kind"] == "congestion";
+    EXPECT_TRUE(congestion_finding) << all["findings"].dump();
     expect_shaped_cable(all, g.value("all_top"));
 
     // Agents: the same cover, launched by `perf serve` on every host and one

@@ -201,9 +201,26 @@ echo "rc=$?"
     EXPECT_EQ(vm.value("rc"), "1");
     json d = vm.file("degraded.json");
     std::set<std::pair<std::string, std::string>> flagged;  // (peer, test)
+    std::set<std::pair<std::string, std::string>> lossy;    // congestion: loss during the test
     for (const json& f : d["findings"]) {
+        const std::pair<std::string, std::string> at{f["peer"], f["test"]};
+        if (f["kind"] == "congestion") {
+            // rxe counts retransmissions (sender) and duplicates (receiver):
+            // the loss detector over each test's interval, both ends.
+            EXPECT_EQ(f["evidence"]["congestion"]["kind"], "loss_on_lossless_class") << f.dump();
+            lossy.insert(at);
+            continue;
+        }
         EXPECT_EQ(f["kind"], "pair_degraded") << f.dump();
-        flagged.insert({f["peer"].get<std::string>(), f["test"].get<std::string>()});
+        flagged.insert(at);
+    }
+    EXPECT_TRUE(lossy.count({"10.0.0.3", "write_bw"})) << d["findings"].dump(1);
+    for (const auto& [peer, test] : lossy) EXPECT_NE(peer, "10.0.0.2") << d["findings"].dump(1);
+    for (const json& r : d["results"]) {
+        if (r["peer"] != "10.0.0.3" || r["test"] != "write_bw") continue;
+        ASSERT_FALSE(r["congestion"].empty()) << r.dump(1);
+        const std::string host = r["congestion"][0]["evidence"]["host"];
+        EXPECT_TRUE(host == "h1" || host == "h3") << r.dump(1);  // the ends, by name
     }
     // 1% loss and a 50 Mb/s shaper show in bandwidth, 2 ms of delay in latency;
     // the clean path is the yardstick and is never flagged.
@@ -213,7 +230,7 @@ echo "rc=$?"
     for (const auto& [peer, test] : flagged) EXPECT_NE(peer, "10.0.0.2");
     // The lossy path's evidence: retransmissions counted by the hardware (rxe).
     for (const json& f : d["findings"]) {
-        if (f["peer"] == "10.0.0.3" && f["test"] == "write_bw") {
+        if (f["kind"] == "pair_degraded" && f["peer"] == "10.0.0.3" && f["test"] == "write_bw") {
             const json& local = f["evidence"]["counters"]["local"];
             EXPECT_GT(local.value("completer_retry_err", 0) + local.value("rcvd_seq_err", 0), 0)
                 << f.dump(1);

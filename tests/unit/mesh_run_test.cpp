@@ -216,7 +216,18 @@ TEST(MeshRun, EachFlowCarriesBothEndsCountersAndTheCongestionTheyShow) {
         ++congestion;
     }
     EXPECT_EQ(congestion, 10u);
-    nlohmann::json doc = mesh_run_json(d, analyse_mesh(d, 0.6));
+    // Loss counts against the flows' paths whatever their bandwidth (all
+    // flows here are as fast): rank 3's NIC is the suspect, both ways.
+    auto a = analyse_mesh(d, 0.6);
+    for (size_t i = 0; i < d.flows.size(); ++i) {
+        const bool touches = d.flows[i].src == 3 || d.flows[i].dst == 3;
+        EXPECT_EQ(a.lossy[i] != 0, touches) << i;
+        EXPECT_EQ(a.slow[i] != 0, touches) << i;
+        EXPECT_NEAR(a.ratio[i], 1.0, 1e-9) << i;
+    }
+    ASSERT_FALSE(a.suspects.empty());
+    for (const EndpointSide& side : a.suspects.front().sides) EXPECT_EQ(side.rank, 3);
+    nlohmann::json doc = mesh_run_json(d, a);
     for (const auto& e : testing::schema_errors(doc, "mesh-run.schema.json")) ADD_FAILURE() << e;
     EXPECT_EQ(doc["flows"][0]["counters"].size(), 2u);
 }
