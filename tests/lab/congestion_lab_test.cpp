@@ -94,7 +94,10 @@ TEST_F(CongestionLab, ATreeTowardOneHostNamesTheHostPortAsRoot) {
     ASSERT_EQ(lab_->fault({"mad-drop", "h0016[1]", "100", "28"}).exit_code, 0);
     Outcome o = measure({{"counter", "spine01[3]", "PortXmitWait=2500000000"},
                          {"counter", "spine02[3]", "PortXmitWait=2000000000"},
-                         {"counter", "leaf03[2]", "PortXmitWait=3500000000"}});
+                         {"counter", "leaf03[2]", "PortXmitWait=3500000000"},
+                         // The root's waiting was on one lane: VL 1 (one SL's traffic).
+                         {"counter", "leaf03[2]",
+                          "PortVLXmitWaitCounters.PortVLXmitWaitCounters1=40000"}});
     ASSERT_EQ(lab_->fault({"mad-drop", "h0016[1]", "0"}).exit_code, 0);
     std::cerr << o.text;
     EXPECT_EQ(o.exit_code, 1) << o.text;
@@ -126,18 +129,25 @@ TEST_F(CongestionLab, ATreeTowardOneHostNamesTheHostPortAsRoot) {
     EXPECT_EQ(counters["PortXmitWait"], 2500000000u);
     EXPECT_EQ(v["delta_ticks"], 2500000000u);  // from 0 at the sweep's reading
 
-    // Per VL: ibsim answers PortVLXmitWaitCounters (every lane 0 here: the
-    // root's PortXmitWait rose, no lane did), as perfquery --vlxmitcounters reads it.
+    // Per VL: ibsim answers PortVLXmitWaitCounters; the root's VL 1 rose
+    // (and no other lane), as perfquery --vlxmitcounters reads it; the
+    // victims' lanes did not.
     const json& root = trees[0]["root"];
-    EXPECT_FALSE(root.contains("vl_xmit_wait")) << root.dump(1);
+    ASSERT_TRUE(root.contains("vl_xmit_wait")) << root.dump(1);
+    ASSERT_EQ(root["vl_xmit_wait"].size(), 1u) << root.dump(1);
+    EXPECT_EQ(root["vl_xmit_wait"][0]["vl"], 1);
+    EXPECT_EQ(root["vl_xmit_wait"][0]["delta_ticks"], 40000);
     EXPECT_FALSE(root.contains("per_vl_supported")) << root.dump(1);
+    EXPECT_FALSE(v.contains("vl_xmit_wait")) << v.dump(1);
+    EXPECT_NE(o.text.find("VL1 +40000"), std::string::npos) << o.text;
     CmdResult vq =
         lab_->exec({"perfquery", "--vlxmitcounters", std::to_string(root["lid"].get<int>()), "2"},
                    std::chrono::seconds(30));
     ASSERT_EQ(vq.exit_code, 0) << vq.err;
     auto lanes = parse_perfquery(vq.out);
     ASSERT_TRUE(lanes.count("PortVLXmitWait1")) << vq.out;
-    EXPECT_EQ(lanes["PortVLXmitWait1"], 0u) << vq.out;
+    EXPECT_EQ(lanes["PortVLXmitWait1"], 40000u) << vq.out;
+    EXPECT_EQ(lanes["PortVLXmitWait0"], 0u) << vq.out;
     // ibsim answers the per-VL counters on every port; only h0016 refused them.
     EXPECT_EQ(o.report["per_vl"]["ports_not_supported"], 1) << o.report["per_vl"].dump();
     EXPECT_GT(o.report["per_vl"]["ports_read"].get<int>(), 40) << o.report["per_vl"].dump();
