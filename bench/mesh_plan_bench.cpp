@@ -112,12 +112,14 @@ int main(int argc, char** argv) {
         fmt::print("{:<28} {:>10} {:>7} {:>8.1f}% {:>9.2f} {:>9}\n", s.name, eps.size() - 1,
                    plan.rounds.size(), 100.0 * plan.coverage->fraction(), secs, peak_rss_mb());
         // Localization is checked on the two lab sizes; at 16k only the plan.
-        if (eps.size() <= 2048) lab.push_back({std::move(f), std::move(eps), lanes, std::move(plan)});
+        if (eps.size() <= 2048)
+            lab.push_back({std::move(f), std::move(eps), lanes, std::move(plan)});
     }
 
-    fmt::print("\nLocalization: k degraded lanes at random (0.4 of the expected), +-10 % noise, "
-               "1 % of flows slow at random; {} trials each; a flow is slow below 0.6\n",
-               trials);
+    fmt::print(
+        "\nLocalization: k degraded lanes at random (0.4 of the expected), +-10 % noise, "
+        "1 % of flows slow at random; {} trials each; a flow is slow below 0.6\n",
+        trials);
     fmt::print("{:<28} {:>2} {:<16} {:>7} {:>9} {:>7}\n", "fabric", "k", "method", "rounds",
                "precision", "recall");
     for (size_t i = 0; i < lab.size(); ++i) {
@@ -149,9 +151,9 @@ int main(int argc, char** argv) {
             }
             auto row = [&](const char* method, const Score& s) {
                 if (s.trials == 0) return;
-                fmt::print("{:<28} {:>2} {:<16} {:>7.1f} {:>9.3f} {:>7.3f}\n",
-                           sizes[i].name, k, method, static_cast<double>(s.rounds) / s.trials,
-                           s.precision(), s.recall());
+                fmt::print("{:<28} {:>2} {:<16} {:>7.1f} {:>9.3f} {:>7.3f}\n", sizes[i].name, k,
+                           method, static_cast<double>(s.rounds) / s.trials, s.precision(),
+                           s.recall());
             };
             row("cover", cover_only);
             row("cover+adaptive", adaptive);

@@ -92,12 +92,12 @@ TEST_F(CongestionLab, ATreeTowardOneHostNamesTheHostPortAsRoot) {
     // per-VL counters (its PMA Gets of attribute 0x1C = 28 are dropped):
     // per-VL not supported, no finding.
     ASSERT_EQ(lab_->fault({"mad-drop", "h0016[1]", "100", "28"}).exit_code, 0);
-    Outcome o = measure({{"counter", "spine01[3]", "PortXmitWait=2500000000"},
-                         {"counter", "spine02[3]", "PortXmitWait=2000000000"},
-                         {"counter", "leaf03[2]", "PortXmitWait=3500000000"},
-                         // The root's waiting was on one lane: VL 1 (one SL's traffic).
-                         {"counter", "leaf03[2]",
-                          "PortVLXmitWaitCounters.PortVLXmitWaitCounters1=40000"}});
+    Outcome o =
+        measure({{"counter", "spine01[3]", "PortXmitWait=2500000000"},
+                 {"counter", "spine02[3]", "PortXmitWait=2000000000"},
+                 {"counter", "leaf03[2]", "PortXmitWait=3500000000"},
+                 // The root's waiting was on one lane: VL 1 (one SL's traffic).
+                 {"counter", "leaf03[2]", "PortVLXmitWaitCounters.PortVLXmitWaitCounters1=40000"}});
     ASSERT_EQ(lab_->fault({"mad-drop", "h0016[1]", "0"}).exit_code, 0);
     std::cerr << o.text;
     EXPECT_EQ(o.exit_code, 1) << o.text;
