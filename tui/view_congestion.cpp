@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "tui/views.h"
 
@@ -168,7 +169,7 @@ ViewOutput draw_congestion(const TuiData& d, ViewState& s, Canvas& c, Rect body)
         if (l.share >= 0) {
             const int width = std::max(0, std::min(30, body.w - bar_x - 1));
             const int n = static_cast<int>(
-                std::clamp(l.share, 0.0F, 1.0F) * static_cast<float>(width) + 0.5F);
+                std::lround(std::clamp(l.share, 0.0F, 1.0F) * static_cast<float>(width)));
             std::string bar;
             for (int k = 0; k < std::max(n, l.share > 0 ? 1 : 0); ++k) bar += "█";
             c.text(body.x + bar_x, body.y + i, bar,
