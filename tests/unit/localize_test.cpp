@@ -80,6 +80,24 @@ TEST(Localize, ALaneMostlyFastIsNotBlamed) {
     for (const Suspect& s : l.suspects) EXPECT_NE(s.lanes.front(), 5U);
 }
 
+TEST(Localize, AHostLaneThatCarriedTheBadCablesFlowsIsNotBlamedForThem) {
+    // Host lane 1 sends 20 flows; 16 of them cross cable lane 50 (bad, all
+    // slow), 4 do not (healthy but one, flaky). The cable explains 16 slow
+    // flows with none healthy; the host lane 17 with 3 healthy: the cable is
+    // the suspect, and the host lane, left with one flaky flow, is none.
+    std::vector<FlowObservation> flows;
+    for (size_t i = 0; i < 16; ++i)
+        flows.push_back({i, 0, i + 1, {1, 50, 200 + static_cast<Lane>(i)}, true, 0.4});
+    for (size_t i = 16; i < 20; ++i)
+        flows.push_back({i, 0, i + 1, {1, 60, 200 + static_cast<Lane>(i)}, i == 16, 1.0});
+    // Other hosts' flows through the cable's lane 50 would only add to it.
+    Localization l = localize(flows);
+    EXPECT_EQ(found_lanes(l), (std::set<Lane>{50})) << l.suspects.size();
+    ASSERT_FALSE(l.suspects.empty());
+    EXPECT_EQ(l.suspects[0].slow_flows, 16U);
+    EXPECT_EQ(l.suspects[0].total_flows, 16U);
+}
+
 TEST(Localize, ASpineDownlinkOnThe648HostShapeIsNamedAlone) {
     Fabric f = routed_leaf_spine(LeafSpineShape{18, 36, 18, 1});
     auto eps = endpoints_from_fabric(f);
