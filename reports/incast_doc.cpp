@@ -8,17 +8,12 @@
 #include <cmath>
 
 #include "model/json_io.h"
+#include "reports/run_json.h"
 
 namespace fabscope {
 namespace {
 
 using json = nlohmann::json;
-
-double non_negative(const json& j, const char* key) {
-    double v = json_io::get_double(j, key);
-    if (!std::isfinite(v) || v < 0) json_io::fail(j.at(key), "must be a number, at least 0");
-    return v;
-}
 
 std::optional<double> rise(const json& j, const char* key) {
     const json& v = json_io::get(j, key);

@@ -52,6 +52,19 @@ std::string finding_text(const ReportFinding& f) {
     return s;
 }
 
+/// A finding as a case: information in its output, anything worse a failure.
+Case finding_case(std::string classname, std::string name, const ReportFinding& f) {
+    Case c{std::move(classname), std::move(name), "", "", "", ""};
+    if (f.severity == Severity::Info) {
+        c.out = finding_text(f);
+    } else {
+        c.failure_type = f.kind;
+        c.message = f.summary;
+        c.body = finding_text(f);
+    }
+    return c;
+}
+
 /// One case per tree root, per victim (naming its root), per port that did
 /// not answer, and per hot port in no tree; one passing case when nothing waited.
 std::vector<Case> congestion_cases(const ReportModel& m) {
@@ -152,20 +165,8 @@ std::vector<Case> incast_cases(const ReportModel& m) {
         // Evidence is read from a file: a host that is not a string is no host.
         auto h = f.evidence.is_object() ? f.evidence.find("host") : f.evidence.end();
         std::string host = h != f.evidence.end() && h->is_string() ? h->get<std::string>() : "";
-        Case c{"fabscope.incast",
-               fmt::format("{}{}{}", f.kind, host.empty() ? "" : " ", host),
-               "",
-               "",
-               "",
-               ""};
-        if (f.severity == Severity::Info) {
-            c.out = finding_text(f);
-        } else {
-            c.failure_type = f.kind;
-            c.message = f.summary;
-            c.body = finding_text(f);
-        }
-        cases.push_back(std::move(c));
+        cases.push_back(finding_case(
+            "fabscope.incast", fmt::format("{}{}{}", f.kind, host.empty() ? "" : " ", host), f));
     }
     cases.insert(cases.begin(), std::move(latency));
     return cases;
@@ -209,15 +210,7 @@ std::string render_junit_report(const ReportModel& m) {
         for (const PortLabel& l : f.labels)
             where +=
                 fmt::format(" {}[{}]", l.node.empty() ? format_guid(l.node_guid) : l.node, l.port);
-        Case c{"fabscope.findings." + f.kind, f.kind + where, "", "", "", ""};
-        if (f.severity == Severity::Info) {
-            c.out = finding_text(f);
-        } else {
-            c.failure_type = f.kind;
-            c.message = f.summary;
-            c.body = finding_text(f);
-        }
-        checks.push_back(std::move(c));
+        checks.push_back(finding_case("fabscope.findings." + f.kind, f.kind + where, f));
     }
     suites.emplace_back("validation", std::move(checks));
     if (std::any_of(m.pairs.begin(), m.pairs.end(), [](const PairCheck& p) { return !p.mesh; })) {

@@ -7,23 +7,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <set>
 
 #include "model/json_io.h"
 #include "perf/test_spec.h"
+#include "reports/run_json.h"
 
 namespace fabscope {
 namespace {
 
 using json = nlohmann::json;
-
-double non_negative(const json& j, const char* key) {
-    double v = json_io::get_double(j, key);
-    if (!std::isfinite(v) || v < 0) json_io::fail(j.at(key), "must be a number, at least 0");
-    return v;
-}
 
 /// An array of flow indices, each below `flows`.
 std::vector<size_t> flow_indices(const json& j, const char* key, size_t flows) {
