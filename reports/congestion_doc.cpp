@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "model/json_io.h"
+#include "reports/run_json.h"
 
 namespace fabscope {
 namespace {
@@ -56,12 +57,7 @@ Result<CongestionDoc> congestion_doc_from_json(const nlohmann::json& j) {
     auto format = j.is_object() ? j.find("format") : j.end();
     if (format == j.end() || *format != "fabscope-congestion")
         return make_error("not a fabscope congestion report");
-    auto version = j.find("version");
-    if (version == j.end() || !version->is_number_integer() || *version != 1) {
-        return make_error(fmt::format(
-            "congestion report version {} is not supported (this fabscope reads version 1)",
-            version == j.end() ? std::string("(none)") : version->dump()));
-    }
+    if (auto v = check_version_1(j, "congestion report"); !v) return v.error();
     return json_io::guarded([&]() -> Result<CongestionDoc> {
         CongestionDoc d;
         d.started = json_io::get_string(j, "started", "");

@@ -43,18 +43,10 @@ Result<IncastDoc> incast_doc_from_json(const json& j) {
     auto format = j.is_object() ? j.find("format") : j.end();
     if (format == j.end() || *format != "fabscope-mesh-incast")
         return make_error("not a fabscope incast report");
-    auto version = j.find("version");
-    if (version == j.end() || !version->is_number_integer() || *version != 1) {
-        return make_error(
-            fmt::format("incast report version {} is not supported (this fabscope reads version 1)",
-                        version == j.end() ? std::string("(none)") : version->dump()));
-    }
+    if (auto v = check_version_1(j, "incast report"); !v) return v.error();
     return json_io::guarded([&]() -> Result<IncastDoc> {
         IncastDoc d;
-        d.status = json_io::get_string(j, "status");
-        if (d.status != "running" && d.status != "complete" && d.status != "interrupted" &&
-            d.status != "aborted")
-            json_io::fail(j.at("status"), "must be one of running, complete, interrupted, aborted");
+        d.status = run_status(j);
         d.phase = json_io::get_string(j, "phase", "");
         d.result = json_io::get_string(j, "result");
         if (d.result != "pass" && d.result != "fail" && d.result != "interrupted")

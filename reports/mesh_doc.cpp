@@ -102,18 +102,10 @@ bool looks_like_mesh_run(const json& j) {
 
 Result<MeshRunDoc> mesh_run_doc_from_json(const json& j) {
     if (!looks_like_mesh_run(j)) return make_error("not a fabscope mesh run report");
-    auto version = j.find("version");
-    if (version == j.end() || !version->is_number_integer() || *version != 1) {
-        return make_error(fmt::format(
-            "mesh run report version {} is not supported (this fabscope reads version 1)",
-            version == j.end() ? std::string("(none)") : version->dump()));
-    }
+    if (auto v = check_version_1(j, "mesh run report"); !v) return v.error();
     return json_io::guarded([&]() -> Result<MeshRunDoc> {
         MeshRunDoc d;
-        d.status = json_io::get_string(j, "status");
-        if (d.status != "running" && d.status != "complete" && d.status != "interrupted" &&
-            d.status != "aborted")
-            json_io::fail(j.at("status"), "must be one of running, complete, interrupted, aborted");
+        d.status = run_status(j);
         d.pattern = json_io::get_string(j, "pattern");
         d.launcher = json_io::get_string(j, "launcher", "");
         perf::TestSpec spec = perf::spec_from_json(json_io::get_object(j, "spec"));
