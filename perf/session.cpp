@@ -111,6 +111,14 @@ std::string serve_steps(const VerbsDevice& dev, Channel& ch, const PeerOptions& 
     if (bw && s.bidirectional) {
         mine = me.run_bandwidth(s, keep_going);
         error = mine.error;
+        if (error.empty() && s.op == Op::Send) {
+            // Our sends are done, the client's may not be: without receives
+            // posted here its SENDs meet RNR NAKs until its deadline. Keep
+            // them posted until it says done.
+            BandwidthOutcome rest = me.receive_sends(s, keep_going);
+            mine.received_bytes += rest.received_bytes;
+            error = rest.error;
+        }
     } else if (bw && s.op == Op::Send) {
         mine = me.receive_sends(s, keep_going);
         error = mine.error;

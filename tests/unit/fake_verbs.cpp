@@ -31,6 +31,7 @@ class FakeEndpoint final : public TestEndpoint {
     }
     BandwidthOutcome receive_sends(const TestSpec&, const KeepGoing& keep_going) override {
         BandwidthOutcome out;
+        ++dev_.receive_loops_;
         out.error = wait(keep_going);
         return out;
     }

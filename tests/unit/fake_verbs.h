@@ -24,6 +24,8 @@ class FakeDevice final : public VerbsDevice {
     std::vector<EndpointConfig> created() const;
     /// Runs of the active side (run_bandwidth, run_latency) so far.
     int runs() const { return runs_.load(); }
+    /// Passive receive loops (receive_sends) so far.
+    int receive_loops() const { return receive_loops_.load(); }
 
     DeviceLimits limits_;
     /// Called at the start of every active run (e.g. to request a stop).
@@ -34,6 +36,7 @@ class FakeDevice final : public VerbsDevice {
     mutable std::mutex m_;
     mutable std::vector<EndpointConfig> created_;
     mutable std::atomic<int> runs_{0};
+    mutable std::atomic<int> receive_loops_{0};
     mutable std::atomic<uint64_t> packets_{0};
 };
 

@@ -185,6 +185,30 @@ TEST(PerfServe, TheClientTracesItsOwnFlowOnceTheTestIsOver) {
     EXPECT_TRUE(run_client(here, srv.where(), quick_spec(), quick_peer()).path.is_null());
 }
 
+// A bidirectional SEND whose server finishes its sends first must go on
+// posting receives until the client is done: a server that only waited left
+// the client's SENDs to RNR NAKs until its deadline (CI, stop 20).
+TEST(PerfServe, ABidirectionalSendServerThatFinishesFirstKeepsReceivingUntilDone) {
+    TestServer srv;
+    FakeDevice here;
+    here.on_run = [](int) { std::this_thread::sleep_for(300ms); };  // the client ends last
+    TestSpec s = quick_spec();
+    s.op = Op::Send;
+    s.bidirectional = true;
+    TestResult r = run_client(here, srv.where(), s, quick_peer());
+    EXPECT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(srv.dev().receive_loops(), 1);
+    // One way, the client's receives are the server's business only.
+    s.bidirectional = false;
+    EXPECT_TRUE(run_client(here, srv.where(), s, quick_peer()).ok);
+    EXPECT_EQ(srv.dev().receive_loops(), 2);
+    // A WRITE needs none.
+    s.op = Op::Write;
+    s.bidirectional = true;
+    EXPECT_TRUE(run_client(here, srv.where(), s, quick_peer()).ok);
+    EXPECT_EQ(srv.dev().receive_loops(), 2);
+}
+
 TEST(PerfServe, MalformedLinesEndOnlyTheirSession) {
     TestServer srv;
     const std::string nl = "\n";
