@@ -114,8 +114,8 @@ int run_mesh_incast(const MeshIncastArgs& a, const Globals& g) {
         std::fprintf(stderr,
                      "mesh run: %d ranks (%s), incast toward rank %d, probe from rank %d "
                      "(READ %s, %s alone), WRITE %s for %s\n",
-                     (*comm)->size(), perf::MpiComm::library_version().c_str(), o.receiver,
-                     o.prober, a.probe_size.c_str(), a.probe_time.c_str(),
+                     (*comm)->size(), perf::MpiComm::launcher().c_str(), o.receiver, o.prober,
+                     a.probe_size.c_str(), a.probe_time.c_str(),
                      perf::format_size(o.spec.size).c_str(),
                      format_duration(o.spec.duration).c_str());
     }
@@ -129,7 +129,7 @@ int run_mesh_incast(const MeshIncastArgs& a, const Globals& g) {
                                                                            : kExitClean;
     }
     perf::IncastData& d = out.data;
-    d.launcher = perf::MpiComm::library_version();
+    d.launcher = perf::MpiComm::launcher();
     auto an = perf::analyse_incast(d, th);
     nlohmann::json doc = perf::incast_json(d, an, th);
     if (!a.output.empty()) {

@@ -250,7 +250,7 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
     }
     if (root && !g.quiet) {
         std::fprintf(stderr, "mesh run: %d ranks (%s), %s, WRITE %s for %s each way\n",
-                     (*comm)->size(), perf::MpiComm::library_version().c_str(), o.pattern.c_str(),
+                     (*comm)->size(), perf::MpiComm::launcher().c_str(), o.pattern.c_str(),
                      o.size.c_str(), o.duration.c_str());
     }
     perf::MeshRunOutcome out = perf::run_mesh(**comm, open, *opts, interrupt_token());
@@ -263,7 +263,7 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
         return out.data.ranks.empty() && out.error.rfind("rank 0", 0) == 0 ? kExitCannotRun
                                                                            : kExitClean;
     }
-    out.data.launcher = perf::MpiComm::library_version();
+    out.data.launcher = perf::MpiComm::launcher();
     return finish_mesh_run(out, o, g);
 }
 #else

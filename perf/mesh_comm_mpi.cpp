@@ -2,9 +2,11 @@
 
 #include <mpi.h>
 
+#include <cstdlib>
 #include <list>
 #include <thread>
 
+#include "perf/mesh_launcher.h"
 #include "util/exit_status.h"
 
 namespace fabscope::perf {
@@ -78,6 +80,10 @@ std::string MpiComm::library_version() {
     std::string s(v, static_cast<size_t>(len));
     if (auto nl = s.find_first_of(",\n"); nl != std::string::npos) s.resize(nl);
     return s;
+}
+
+std::string MpiComm::launcher() {
+    return describe_launcher(library_version(), [](const char* name) { return std::getenv(name); });
 }
 
 void MpiComm::post_send(int peer, int tag, const std::string& msg) {

@@ -27,6 +27,8 @@ class MpiComm final : public MeshComm {
     void finalize_with_peers_gone() { skip_finalize_ = true; }
     /// "Open MPI v4.1.4" (MPI_Get_library_version, first line).
     static std::string library_version();
+    /// The library and, in a Slurm step, the job and step (perf/mesh_launcher.h).
+    static std::string launcher();
 
     int rank() const override { return rank_; }
     int size() const override { return size_; }

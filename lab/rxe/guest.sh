@@ -47,6 +47,13 @@
 #                                    lists the hosts' addresses in HOSTS' order (mesh run --hosts)
 #   agents_wait DIR REGEX [SECONDS]  wait (default 20 s) until every DIR/*.log matches REGEX
 #   agents_stop DIR                  stop every agent agents_start recorded in DIR, by its PID
+#   slurm_start DIR HOSTS            a Slurm cluster of HOSTS (a1,b2,...; Debian's slurm-wlm):
+#                                    munged in the VM, slurmctld in the first host, a slurmd
+#                                    in each host (its node name the host's), state and logs in
+#                                    DIR; every daemon's PID in DIR/run/NAME.pid; returns once
+#                                    every node is idle (at most 30 s)
+#   slurm_in DIR CMD...              CMD (srun, sinfo, ...) on the first host, told DIR's config
+#   slurm_stop DIR                   stop every daemon slurm_start recorded in DIR, by its PID
 set -u
 
 guest_path() {
@@ -302,6 +309,96 @@ agents_stop() {
     local f
     for f in "$1"/*.pid; do
         [ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null
+    done
+    return 0
+}
+
+_slurm_daemon() {
+    local dir=$1 name=$2 h=$3
+    shift 3
+    # As agents_start: $! must be the daemon itself (every step execs).
+    ip netns exec "$h" unshare --uts sh -c 'echo "$0" > /proc/sys/kernel/hostname && exec "$@"' \
+        "$h" env SLURM_CONF="$dir/slurm.conf" "$@" > "$dir/$name.out" 2>&1 &
+    echo $! > "$dir/run/$name.pid"
+}
+
+slurm_start() {
+    local dir=$1 hosts=$2 first h addr n=0 i end
+    first=${hosts%%,*}
+    mkdir -p "$dir/run" "$dir/state" "$dir/spool"
+    chmod 700 "$dir"
+    echo "$first" > "$dir/controller"
+    /usr/sbin/mungekey -c -k "$dir/munge.key" || return 1
+    /usr/sbin/munged -F -f --key-file="$dir/munge.key" --socket="$dir/munge.sock" \
+        --pid-file="$dir/munged.daemon-pid" --log-file="$dir/munged.log" \
+        --seed-file="$dir/munged.seed" > "$dir/munged.out" 2>&1 &
+    echo $! > "$dir/run/munged.pid"
+    for i in $(seq 1 50); do [ -S "$dir/munge.sock" ] && break; sleep 0.1; done
+    addr=$(ip -n "$first" -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1)
+    cat > "$dir/slurm.conf" <<CONF
+ClusterName=fabscope-lab
+SlurmctldHost=$first($addr)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge.sock
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool/%n
+TmpFS=$dir/tmp/%n
+SlurmctldPidFile=$dir/slurmctld.daemon-pid
+SlurmdPidFile=$dir/slurmd-%n.daemon-pid
+SlurmctldLogFile=$dir/slurmctld.log
+SlurmdLogFile=$dir/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/linear
+MpiDefault=none
+SwitchType=switch/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MailProg=/bin/true
+ReturnToService=2
+CONF
+    for h in $(echo "$hosts" | tr , ' '); do
+        addr=$(ip -n "$h" -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1)
+        echo "NodeName=$h NodeHostname=$h NodeAddr=$addr CPUs=1 State=UNKNOWN" >> "$dir/slurm.conf"
+        mkdir -p "$dir/spool/$h" "$dir/tmp/$h"
+        n=$((n + 1))
+    done
+    echo "PartitionName=lab Nodes=ALL Default=YES State=UP MaxTime=INFINITE" >> "$dir/slurm.conf"
+    # No cgroup mounted in the VM, nor needed (proctrack/linuxproc, task/none):
+    # v1 named, not detected, so slurmd starts without a hierarchy.
+    echo "CgroupPlugin=cgroup/v1" > "$dir/cgroup.conf"
+    _slurm_daemon "$dir" slurmctld "$first" /usr/sbin/slurmctld -D -i
+    for h in $(echo "$hosts" | tr , ' '); do
+        _slurm_daemon "$dir" "slurmd-$h" "$h" /usr/sbin/slurmd -D -N "$h"
+    done
+    end=$(($(date +%s) + 30))
+    while [ "$(date +%s)" -lt "$end" ]; do
+        [ "$(slurm_in "$dir" sinfo -h -t idle -o %D 2>/dev/null)" = "$n" ] && return 0
+        sleep 0.2
+    done
+    echo "slurm_start: not all $n nodes idle after 30 s:" >&2
+    slurm_in "$dir" sinfo >&2
+    tail -n 5 "$dir"/*.log >&2
+    return 1
+}
+
+slurm_in() {
+    local dir=$1
+    shift
+    in_host "$(cat "$dir/controller")" env SLURM_CONF="$dir/slurm.conf" "$@"
+}
+
+slurm_stop() {
+    local f i
+    # slurmds first, the controller and munged last; only what slurm_start recorded.
+    for f in "$1"/run/slurmd-*.pid "$1/run/slurmctld.pid" "$1/run/munged.pid"; do
+        [ -e "$f" ] || continue
+        kill "$(cat "$f")" 2>/dev/null
+        for i in $(seq 1 50); do kill -0 "$(cat "$f")" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$(cat "$f")" 2>/dev/null
     done
     return 0
 }

@@ -8,7 +8,9 @@
 // traced paths, flows steered by flow label, then adaptive rounds), then
 // all-pairs with one rank killed mid-run, then cover again launched by
 // agents (`perf serve` in every host, a coordinator relaying the ranks'
-// messages) with one agent killed mid-run. All must name the shaped cable.
+// messages) with one agent killed mid-run. Between the first two, cover
+// again launched by Slurm (srun --mpi=pmix; slurm_start in guest.sh). All
+// must name the shaped cable.
 //
 // Three leaves, not two: with two, every flow that crosses l1 -> s2 also
 // crosses s2 -> l2 (and the reverse), so no measurement can tell the cable
@@ -59,7 +61,7 @@ void expect_shaped_cable(const json& doc, const std::string& top_line) {
     EXPECT_EQ(top_line.rfind(fmt::format("suspect: cable {}", kShaped), 0), 0u) << top_line;
 }
 
-TEST(MeshVm, MpirunAndAgentsOnALeafSpineNameTheShapedCableAndOutliveAKilledRank) {
+TEST(MeshVm, MpirunSrunAndAgentsOnALeafSpineNameTheShapedCableAndOutliveAKilledRank) {
     VmRun g = run_in_vm("mesh", R"SH(
 rxe_init
 rxe_fabric 3 2 3
@@ -74,6 +76,21 @@ echo "cover_rc=$?"
 echo "cover_s=$(echo "$(date +%s.%N) - $t0" | bc)"
 echo "cover_top=$(grep -m1 '^suspect:' cover.err)"
 grep -E '^(cover|paths):' cover.err
+# The same cover launched by Slurm: slurmctld in b1, a slurmd in every host,
+# srun --mpi=pmix wiring the ranks through PMIx (no mpirun, no orted); the
+# daemons are stopped by their recorded PIDs, whatever happened.
+slurm_start /tmp/slurm $H
+echo "slurm_up=$?"
+t0=$(date +%s.%N)
+slurm_in /tmp/slurm env OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=eth0 \
+    timeout 300 srun -N 9 --ntasks-per-node=1 --mpi=pmix --chdir="$PWD" \
+    $F mesh run --names /run/fabric.hosts -t 4 --pattern cover -D 500ms --warmup 150ms \
+    --step-timeout 5s -o srun.json 2> srun.err
+echo "srun_rc=$?"
+echo "srun_s=$(echo "$(date +%s.%N) - $t0" | bc)"
+echo "srun_top=$(grep -m1 '^suspect:' srun.err)"
+slurm_stop /tmp/slurm
+grep -E '^(mesh run|srun|cover|paths):' srun.err
 # All pairs; c2's rank is killed once rank 0 says round 5 is done;
 # --enable-recovery keeps mpirun from killing the others with it.
 t0=$(date +%s.%N)
@@ -114,9 +131,11 @@ grep -E '^(mesh run|cover|paths|finding):' agents.err
 )SH",
                         std::chrono::seconds(600));
     ASSERT_EQ(g.exit_code, 0);
-    std::printf("mesh VM: %.1f s wall; cover run %s s, all-pairs run %s s, agents run %s s\n",
-                g.wall_s, g.value("cover_s").c_str(), g.value("all_s").c_str(),
-                g.value("agents_s").c_str());
+    std::printf(
+        "mesh VM: %.1f s wall; cover run %s s, srun cover %s s, all-pairs run %s s, agents run "
+        "%s s\n",
+        g.wall_s, g.value("cover_s").c_str(), g.value("srun_s").c_str(), g.value("all_s").c_str(),
+        g.value("agents_s").c_str());
     std::printf("cover top: %s\nall-pairs top: %s\nagents top: %s\n", g.value("cover_top").c_str(),
                 g.value("all_top").c_str(), g.value("agents_top").c_str());
 
@@ -136,6 +155,24 @@ grep -E '^(mesh run|cover|paths|finding):' agents.err
     EXPECT_LT(cover["rounds"].size(), 9u * 2);  // fewer than all-pairs' steps
     for (const json& f : cover["flows"]) EXPECT_TRUE(f["measured"].get<bool>()) << f.dump();
     expect_shaped_cable(cover, g.value("cover_top"));
+
+    // srun --mpi=pmix: the same cover, the ranks started by Slurm's slurmds;
+    // the report says which job and step ran it. srun's exit code is its
+    // ranks' highest: rank 0's 1 for the suspect.
+    json srun = g.file("srun.json", "mesh-run.schema.json");
+    print_table("srun (cover)", srun);
+    std::printf("srun: launcher \"%s\", top: %s\n", srun["launcher"].get<std::string>().c_str(),
+                g.value("srun_top").c_str());
+    EXPECT_EQ(g.value("slurm_up"), "0");
+    EXPECT_EQ(g.value("srun_rc"), "1");
+    EXPECT_EQ(srun["status"], "complete");
+    EXPECT_EQ(srun["pattern"], "cover");
+    EXPECT_EQ(srun["ranks"].size(), 9u);
+    EXPECT_NE(srun["launcher"].get<std::string>().find(", Slurm job "), std::string::npos)
+        << srun["launcher"];
+    EXPECT_EQ(srun["fabric"]["coverage"]["crossed"], 12);
+    for (const json& f : srun["flows"]) EXPECT_TRUE(f["measured"].get<bool>()) << f.dump();
+    expect_shaped_cable(srun, g.value("srun_top"));
 
     // all-pairs: every flow traced where a router is between; the killed rank
     // is a finding; the run still ended, with rank 0's report.

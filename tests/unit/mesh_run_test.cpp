@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "fake_mesh_comm.h"
+#include "perf/mesh_launcher.h"
 #include "perf/mesh_paths.h"
 #include "perf/mesh_report.h"
 #include "schema_check.h"
@@ -507,6 +508,28 @@ TEST(MeshRun, PlanRoundsPairEachRankOncePerRound) {
         }
     }
     EXPECT_EQ(pairs.size(), 21u);
+}
+
+TEST(MeshLauncher, ASlurmStepIsNamedAndNothingElseIsCopied) {
+    auto env = [](std::map<std::string, std::string> vars) {
+        return [vars = std::move(vars)](const char* name) -> const char* {
+            auto it = vars.find(name);
+            return it == vars.end() ? nullptr : it->second.c_str();
+        };
+    };
+    const std::string lib = "Open MPI v4.1.4";
+    EXPECT_EQ(describe_launcher(lib, env({})), lib);  // mpirun, no Slurm
+    EXPECT_EQ(describe_launcher(lib, env({{"SLURM_JOB_ID", "42"}, {"SLURM_STEP_ID", "0"}})),
+              "Open MPI v4.1.4, Slurm job 42 step 0");
+    // An allocation without a step (salloc, then mpirun by hand) says nothing.
+    EXPECT_EQ(describe_launcher(lib, env({{"SLURM_JOB_ID", "42"}})), lib);
+    // Nothing that is not a short word reaches the report.
+    EXPECT_EQ(describe_launcher(lib, env({{"SLURM_JOB_ID", "42\n<b>"}, {"SLURM_STEP_ID", "0"}})),
+              lib);
+    EXPECT_EQ(describe_launcher(
+                  lib, env({{"SLURM_JOB_ID", std::string(33, '1')}, {"SLURM_STEP_ID", "0"}})),
+              lib);
+    EXPECT_EQ(describe_launcher(lib, env({{"SLURM_JOB_ID", ""}, {"SLURM_STEP_ID", "0"}})), lib);
 }
 
 }  // namespace

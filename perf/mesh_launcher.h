@@ -1,0 +1,20 @@
+#pragma once
+// What launched the ranks of a mesh run, as its report says it: the MPI
+// library and, when the rank runs in a Slurm job step (srun, or mpirun
+// inside an allocation), which job and step, so a ticket can point at the
+// scheduler's own records of the run.
+
+#include <functional>
+#include <string>
+
+namespace fabscope::perf {
+
+/// Reads an environment variable; nullptr when unset.
+using EnvReader = std::function<const char*(const char*)>;
+
+/// "Open MPI v4.1.4", or "Open MPI v4.1.4, Slurm job 42 step 0" when
+/// SLURM_JOB_ID and SLURM_STEP_ID are set. A value that is not a short word
+/// of letters, digits, '.', '_' or '-' is left out, never copied.
+std::string describe_launcher(const std::string& library, const EnvReader& env);
+
+}  // namespace fabscope::perf
