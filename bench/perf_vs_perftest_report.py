@@ -5,6 +5,7 @@ a bootstrap interval, per-round ratios, CPU seconds per GB moved).
 FIGURES has one line per run: ROUND TEST TOOL VALUE CLIENT_CPU_S SERVER_CPU_S
 VM_BUSY_S BYTES RETRIES (h1's completer_retry_err: retransmission timeouts)."""
 
+import math
 import random
 import statistics
 import sys
@@ -13,15 +14,21 @@ GOALS = {"bw": ("MB/s", "higher", 0.95), "write_lat": ("us", "lower", 1.10), "se
 
 
 def load(path):
-    rows = {}
+    """The runs by test, tool and round, and how many runs gave no figure (a
+    line with the round alone, or a value that is not a finite number)."""
+    rows, missing = {}, 0
     for line in open(path):
         parts = line.split()
         if len(parts) != 9:
+            missing += bool(parts)
             continue
         rnd, test, tool = int(parts[0]), parts[1], parts[2]
         value, cli, srv, vm, nbytes, retries = (float(x) for x in parts[3:])
+        if not math.isfinite(value):
+            missing += 1
+            continue
         rows.setdefault(test, {}).setdefault(tool, {})[rnd] = (value, cli, srv, vm, nbytes, retries)
-    return rows
+    return rows, missing
 
 
 def bootstrap(pairs, draws=2000, seed=1):
@@ -43,7 +50,7 @@ def per_gb(runs, field):
 
 
 def main():
-    rows = load(sys.argv[1])
+    rows, missing = load(sys.argv[1])
     seconds, wall = sys.argv[2], sys.argv[3]
     nrounds = max((max(t) for test in rows.values() for t in test.values()), default=0)
     if not nrounds:
@@ -51,6 +58,8 @@ def main():
         return 1
     print(f"== Soft-RoCE VM (2 vCPUs), h1 -> h2: {nrounds} rounds, order alternating, "
           f"bandwidth runs {seconds} s, bench wall {wall} s")
+    if missing:
+        print(f"   {missing} runs gave no figure (left out; errors.txt beside FIGURES says why)")
     verdicts = []
     for test, (unit, better, goal) in GOALS.items():
         tools = rows.get(test, {})
@@ -58,7 +67,7 @@ def main():
             continue
         print(f"-- {test} ({unit}; goal {'>=' if better == 'higher' else '<='} {goal:.2f} of perftest)")
         for tool, runs in tools.items():
-            vals = [v[0] for v in runs.values() if v[0] == v[0]]
+            vals = [v[0] for v in runs.values()]
             if not vals:
                 print(f"   {tool:9s} no figures")
                 continue
@@ -74,8 +83,7 @@ def main():
             if tool == "perftest":
                 continue
             common = sorted(set(tools[tool]) & set(tools["perftest"]))
-            pairs = [(tools[tool][r][0], tools["perftest"][r][0]) for r in common
-                     if tools[tool][r][0] == tools[tool][r][0] and tools["perftest"][r][0] == tools["perftest"][r][0]]
+            pairs = [(tools[tool][r][0], tools["perftest"][r][0]) for r in common]
             if not pairs:
                 continue
             ratio = statistics.median(a for a, _ in pairs) / statistics.median(b for _, b in pairs)

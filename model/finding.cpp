@@ -1,5 +1,6 @@
 #include "model/finding.h"
 
+#include "model/json_io.h"
 #include "model/port_label.h"
 
 namespace fabscope {
@@ -11,6 +12,18 @@ std::string_view name(Severity s) {
         case Severity::Error: return "error";
     }
     return "?";
+}
+
+std::optional<Severity> severity_named(std::string_view s) {
+    for (Severity v : {Severity::Info, Severity::Warning, Severity::Error}) {
+        if (s == name(v)) return v;
+    }
+    return std::nullopt;
+}
+
+Severity severity_from_json(const nlohmann::json& v) {
+    if (auto s = v.is_string() ? severity_named(v.get<std::string>()) : std::nullopt) return *s;
+    json_io::fail(v, "must be one of info, warning, error");
 }
 
 nlohmann::json finding_to_json(const Fabric& f, const Finding& finding) {

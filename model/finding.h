@@ -4,6 +4,7 @@
 // exit codes consume them.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ struct Finding {
 };
 
 std::string_view name(Severity s);  ///< "info", "warning", "error"
+/// The severity `name` gives that name; nothing for any other text.
+std::optional<Severity> severity_named(std::string_view s);
+/// The same from a JSON value read from a file or a peer: anything but one of
+/// the three names throws json_io's error naming the value.
+Severity severity_from_json(const nlohmann::json& v);
 
 /// JSON for a finding; `where` entries carry node name, GUID, port and LID.
 nlohmann::json finding_to_json(const Fabric& f, const Finding& finding);

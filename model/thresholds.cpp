@@ -39,9 +39,7 @@ namespace {
 
 Severity severity_of(const YAML::Node& n) {
     std::string s = yaml_io::as_string(n);
-    if (s == "info") return Severity::Info;
-    if (s == "warning") return Severity::Warning;
-    if (s == "error") return Severity::Error;
+    if (auto v = severity_named(s)) return *v;
     yaml_io::fail(n, fmt::format("\"{}\" is not one of info, warning, error", s));
 }
 

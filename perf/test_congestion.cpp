@@ -18,14 +18,6 @@ CounterMap deltas_of(const nlohmann::json& counters, const char* side) {
     return out;
 }
 
-Severity severity_named(const nlohmann::json& v) {
-    const std::string s = v.is_string() ? v.get<std::string>() : "";
-    if (s == "info") return Severity::Info;
-    if (s == "warning") return Severity::Warning;
-    if (s == "error") return Severity::Error;
-    json_io::fail(v, "must be info, warning or error");
-}
-
 }  // namespace
 
 std::vector<Finding> test_congestion(const nlohmann::json& counters, const TestEnds& ends,
@@ -57,7 +49,7 @@ std::vector<Finding> test_congestion_from_json(const nlohmann::json& j) {
     for (const nlohmann::json& x : j) {
         Finding f;
         f.kind = json_io::get_string(x, "kind");
-        f.severity = severity_named(json_io::get(x, "severity"));
+        f.severity = severity_from_json(json_io::get(x, "severity"));
         f.summary = json_io::get_string(x, "summary");
         f.evidence = json_io::get_object(x, "evidence");
         out.push_back(std::move(f));

@@ -3,16 +3,6 @@
 #include "model/json_io.h"
 
 namespace fabscope {
-namespace {
-
-Severity severity_from(const nlohmann::json& v) {
-    for (Severity s : {Severity::Info, Severity::Warning, Severity::Error}) {
-        if (v == name(s)) return s;
-    }
-    json_io::fail(v, "must be one of info, warning, error");
-}
-
-}  // namespace
 
 PortLabel port_label_from_json(const nlohmann::json& j) {
     PortLabel l;
@@ -27,7 +17,7 @@ ReportFinding report_finding_from_json(const nlohmann::json& x, std::string sour
     ReportFinding f;
     f.source = std::move(source);
     f.kind = json_io::get_string(x, "kind");
-    f.severity = severity_from(json_io::get(x, "severity"));
+    f.severity = severity_from_json(json_io::get(x, "severity"));
     f.summary = json_io::get_string(x, "summary", "");
     if (x.contains("where")) {
         for (const nlohmann::json& w : json_io::get_array(x, "where")) {
