@@ -94,7 +94,9 @@ tools="perftest fabscope${B:+ base}"
 vm_busy() { awk '/^cpu / {print $2+$3+$4+$7+$8+$9}' /proc/stat; }   # user nice system irq softirq steal
 ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
 # h1's rxe counters: bytes sent (headers included) and retransmission timeouts.
-sent() { host_counters h1 | awk -F= '$1 == "sent_bytes" {b=$2} $1 == "completer_retry_err" {r=$2} END {print b + 0, r + 0}'; }
+# The values as read: awk's numbers print as 2.60562e+09 past 2^31 (mawk), which
+# the shell's arithmetic refuses.
+sent() { host_counters h1 | awk -F= '$1 == "sent_bytes" {b=$2} $1 == "completer_retry_err" {r=$2} END {print (b == "" ? 0 : b), (r == "" ? 0 : r)}'; }
 tck=$(getconf CLK_TCK)
 # measure TEST TOOL CMD...: runs CMD (which writes out.txt, cli.cpu and maybe srv.cpu),
 # then prints "TEST TOOL VALUE client_cpu server_cpu vm_busy_s bytes retries"; keeps out.txt

@@ -15,7 +15,7 @@ GOALS = {"bw": ("MB/s", "higher", 0.95), "write_lat": ("us", "lower", 1.10), "se
 
 def load(path):
     """The runs by test, tool and round, and how many runs gave no figure (a
-    line with the round alone, or a value that is not a finite number)."""
+    line with the round alone, or a value that is not a finite positive number)."""
     rows, missing = {}, 0
     for line in open(path):
         parts = line.split()
@@ -24,7 +24,7 @@ def load(path):
             continue
         rnd, test, tool = int(parts[0]), parts[1], parts[2]
         value, cli, srv, vm, nbytes, retries = (float(x) for x in parts[3:])
-        if not math.isfinite(value):
+        if not math.isfinite(value) or value <= 0:  # perftest prints 0 or inf when a run failed
             missing += 1
             continue
         rows.setdefault(test, {}).setdefault(tool, {})[rnd] = (value, cli, srv, vm, nbytes, retries)
