@@ -53,6 +53,16 @@
 #   547aa9c) used 5 s/GB instead of 30 but reached only 0.69 of perftest.
 #   Single runs still spread 20-35 MB/s: the bandwidth verdict needs more
 #   rounds than 6 to be stable (interval width ~0.4).
+#   bench 3 (2026-12-02, Release build of 3c481fa, 50 3 8; 45 rounds before the
+#   VM's old time limit): the first stable verdict, and it is NOT met:
+#     bw        25.6 | 30.5 MB/s (medians; IQR 22.2-30.3 | 27.2-32.7)  ratio 0.846
+#               [0.774, 0.938], per-round median 0.907 (0.49-1.41);
+#               CPU s/GB processes 37.7 | 31.4, whole VM 78.3 | 68.6; no retries
+#     write_lat   88.8 | 80.1 us  ratio 1.108 [1.021, 1.172] (8 rounds)
+#     send_lat    90.6 | 82.7 us  ratio 1.096 [0.976, 1.305] (8 rounds)
+#   The 1.01 of bench 2 was noise; fabscope's WRITE bandwidth on Soft-RoCE is
+#   10-20 % below ib_write_bw's, cause not yet found (both spin on the CQ, one
+#   QP, 128 in flight, one completion per 100, MTU 1024, no inline).
 # FABSCOPE_BASE=path adds a second fabscope binary ("base") to every round:
 # the before/after of a change, in the same VM and the same rounds;
 # FABSCOPE_BASE_BW_ARGS adds flags to its bandwidth runs (e.g. "--warmup 0s").
