@@ -350,15 +350,7 @@ SlurmctldPidFile=$dir/slurmctld.daemon-pid
 SlurmdPidFile=$dir/slurmd-%n.daemon-pid
 SlurmctldLogFile=$dir/slurmctld.log
 SlurmdLogFile=$dir/slurmd-%n.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/linear
-MpiDefault=none
-SwitchType=switch/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-MailProg=/bin/true
-ReturnToService=2
+Include $(guest_path "${FABSCOPE_RXE_DIR:?}")/../slurm/minimal.conf
 CONF
     for h in $(echo "$hosts" | tr , ' '); do
         addr=$(ip -n "$h" -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1)

@@ -11,6 +11,7 @@ set -eu
 fabscope=$1
 fixtures=$2
 work=$3
+slurm_lab=$(cd "$(dirname "$0")/../../lab/slurm" && pwd)
 node=fab01
 rm -rf "$work"
 mkdir -p "$work/state" "$work/spool"
@@ -88,15 +89,7 @@ SlurmctldPidFile=$work/slurmctld.pid
 SlurmdPidFile=$work/slurmd.pid
 SlurmctldLogFile=$work/slurmctld.log
 SlurmdLogFile=$work/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/linear
-MpiDefault=none
-SwitchType=switch/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-MailProg=/bin/true
-ReturnToService=2
+Include $slurm_lab/minimal.conf
 HealthCheckProgram=$work/health-check.sh
 HealthCheckInterval=1
 HealthCheckNodeState=ANY
