@@ -17,6 +17,7 @@
 #                                    the address they received it on; every address is named
 #                                    in $FABRIC_HOSTS (/run/fabric.hosts, /etc/hosts format)
 #   in_host H CMD...                 run CMD on host H
+#   host_addr H                      H's IPv4 address on eth0
 #   impair H QDISC...                shape the switch port towards H (what H receives):
 #                                    impair h3 netem loss 1%; impair h3 tbf rate 50mbit ...
 #   impair_link lL sS QDISC...       shape the cable between leaf L and spine S, both ways:
@@ -167,6 +168,23 @@ in_host() {
     ip netns exec "$h" unshare --uts sh -c 'echo "$0" > /proc/sys/kernel/hostname && exec "$@"' "$h" "$@"
 }
 
+# host_addr H: H's IPv4 address on eth0.
+host_addr() {
+    ip -n "$1" -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1
+}
+
+# _host_daemon H OUT PIDFILE CMD...: CMD as in_host runs it, in the
+# background, its output in OUT and its PID in PIDFILE. Not through in_host: a
+# function in the background is a subshell, and $! must be CMD itself (ip
+# netns exec, unshare and sh all exec).
+_host_daemon() {
+    local h=$1 out=$2 pidfile=$3
+    shift 3
+    ip netns exec "$h" unshare --uts sh -c 'echo "$0" > /proc/sys/kernel/hostname && exec "$@"' \
+        "$h" "$@" > "$out" 2>&1 &
+    echo $! > "$pidfile"
+}
+
 impair() {
     local h=$1
     shift
@@ -252,7 +270,7 @@ fabric_mpirun() {
     local names=$1 hosts="" h addr
     shift
     for h in $(echo "$names" | tr , ' '); do
-        addr=$(ip -n "$h" -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1)
+        addr=$(host_addr "$h")
         hosts="$hosts${hosts:+,}$addr"
     done
     # shellcheck disable=SC2086
@@ -283,12 +301,8 @@ agents_start() {
     mkdir -p "$dir"
     : > "$dir/agents.txt"
     for h in $(echo "$hosts" | tr , ' '); do
-        ip -n "$h" -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1 >> "$dir/agents.txt"
-        # Not through in_host: a function in the background is a subshell, and
-        # $! must be the agent itself (ip netns exec, unshare and sh all exec).
-        ip netns exec "$h" unshare --uts sh -c 'echo "$0" > /proc/sys/kernel/hostname && exec "$@"' \
-            "$h" "$@" > "$dir/$h.log" 2>&1 &
-        echo $! > "$dir/$h.pid"
+        host_addr "$h" >> "$dir/agents.txt"
+        _host_daemon "$h" "$dir/$h.log" "$dir/$h.pid" "$@"
     done
 }
 
@@ -316,10 +330,7 @@ agents_stop() {
 _slurm_daemon() {
     local dir=$1 name=$2 h=$3
     shift 3
-    # As agents_start: $! must be the daemon itself (every step execs).
-    ip netns exec "$h" unshare --uts sh -c 'echo "$0" > /proc/sys/kernel/hostname && exec "$@"' \
-        "$h" env SLURM_CONF="$dir/slurm.conf" "$@" > "$dir/$name.out" 2>&1 &
-    echo $! > "$dir/run/$name.pid"
+    _host_daemon "$h" "$dir/$name.out" "$dir/run/$name.pid" env SLURM_CONF="$dir/slurm.conf" "$@"
 }
 
 slurm_start() {
@@ -334,7 +345,7 @@ slurm_start() {
         --seed-file="$dir/munged.seed" > "$dir/munged.out" 2>&1 &
     echo $! > "$dir/run/munged.pid"
     for i in $(seq 1 50); do [ -S "$dir/munge.sock" ] && break; sleep 0.1; done
-    addr=$(ip -n "$first" -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1)
+    addr=$(host_addr "$first")
     cat > "$dir/slurm.conf" <<CONF
 ClusterName=fabscope-lab
 SlurmctldHost=$first($addr)
@@ -353,7 +364,7 @@ SlurmdLogFile=$dir/slurmd-%n.log
 Include $(guest_path "${FABSCOPE_RXE_DIR:?}")/../slurm/minimal.conf
 CONF
     for h in $(echo "$hosts" | tr , ' '); do
-        addr=$(ip -n "$h" -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1)
+        addr=$(host_addr "$h")
         echo "NodeName=$h NodeHostname=$h NodeAddr=$addr CPUs=1 State=UNKNOWN" >> "$dir/slurm.conf"
         mkdir -p "$dir/spool/$h" "$dir/tmp/$h"
         n=$((n + 1))
