@@ -44,12 +44,15 @@ Result<Endpoint> Endpoint::create(const Device& dev, const EndpointConfig& cfg) 
     e.cq_.reset(ibv_create_cq(dev.context(), cqe, nullptr, nullptr, 0));
     if (!e.cq_) return verbs_error("creating a completion queue", dev, errno);
     // Both halves: one the peer reaches, one we send from.
-    e.buffer_.assign(static_cast<size_t>(cfg.buffer_size) * 2, 0);
+    e.buffer_bytes_ = page_round(cfg.buffer_size) * 2;
+    e.buffer_ = page_buffer(e.buffer_bytes_);
+    if (!e.buffer_)
+        return verbs_error(fmt::format("allocating {} bytes", e.buffer_bytes_), dev, ENOMEM);
     e.mr_.reset(
-        ibv_reg_mr(e.pd_.get(), e.buffer_.data(), e.buffer_.size(),
+        ibv_reg_mr(e.pd_.get(), e.buffer_.get(), e.buffer_bytes_,
                    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ));
     if (!e.mr_)
-        return verbs_error(fmt::format("registering {} bytes", e.buffer_.size()), dev, errno);
+        return verbs_error(fmt::format("registering {} bytes", e.buffer_bytes_), dev, errno);
 
     ibv_qp_init_attr init{};
     init.send_cq = e.cq_.get();
@@ -91,7 +94,7 @@ EndpointInfo Endpoint::info() const {
     i.psn = psn_;
     i.lid = dev_->port_attr().lid;
     i.gid = gid_.gid;
-    i.addr = reinterpret_cast<uint64_t>(buffer_.data());
+    i.addr = reinterpret_cast<uint64_t>(buffer_.get());
     i.rkey = mr_->rkey;
     i.size = cfg_.buffer_size;
     i.mtu = mtu_bytes(dev_->port_attr().active_mtu);

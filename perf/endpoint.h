@@ -19,9 +19,9 @@ class Endpoint {
     ibv_qp* qp() const { return qp_.get(); }
     ibv_cq* cq() const { return cq_.get(); }
     /// The half the peer writes into (and reads from).
-    uint8_t* remote_area() { return buffer_.data(); }
-    /// The half this side sends from.
-    uint8_t* local_area() { return buffer_.data() + cfg_.buffer_size; }
+    uint8_t* remote_area() { return buffer_.get(); }
+    /// The half this side sends from, on a page of its own.
+    uint8_t* local_area() { return buffer_.get() + page_round(cfg_.buffer_size); }
     uint32_t lkey() const { return mr_->lkey; }
     uint32_t size() const { return cfg_.buffer_size; }
     uint32_t max_inline() const { return max_inline_; }
@@ -34,7 +34,8 @@ class Endpoint {
     PdPtr pd_;
     CqPtr cq_;
     QpPtr qp_;
-    std::vector<uint8_t> buffer_;
+    PageBuffer buffer_;
+    size_t buffer_bytes_ = 0;
     MrPtr mr_;
     GidChoice gid_;
     uint32_t psn_ = 0;

@@ -1,9 +1,11 @@
 #include "perf/verbs.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "util/exit_status.h"
@@ -35,6 +37,30 @@ bool ipv4_mapped(const Gid& g) {
 }
 
 }  // namespace
+
+void PageFree::operator()(uint8_t* p) const {
+    std::free(p);
+}
+
+size_t page_size() {
+    static const size_t page = [] {
+        long n = ::sysconf(_SC_PAGESIZE);
+        return n > 0 ? static_cast<size_t>(n) : size_t{4096};
+    }();
+    return page;
+}
+
+size_t page_round(size_t bytes) {
+    size_t page = page_size();
+    return (std::max<size_t>(bytes, 1) + page - 1) / page * page;
+}
+
+PageBuffer page_buffer(size_t bytes) {
+    size_t n = page_round(bytes);
+    auto* p = static_cast<uint8_t*>(std::aligned_alloc(page_size(), n));
+    if (p) std::memset(p, 0, n);
+    return PageBuffer(p);
+}
 
 std::vector<std::string> device_names() {
     DeviceList d;

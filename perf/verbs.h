@@ -36,6 +36,19 @@ using CqPtr = std::unique_ptr<ibv_cq, CqDeleter>;
 using QpPtr = std::unique_ptr<ibv_qp, QpDeleter>;
 using MrPtr = std::unique_ptr<ibv_mr, MrDeleter>;
 
+/// Memory to register: page-aligned, as perftest's, so that a message starts
+/// on a page and no MTU-sized packet of it straddles two (an unaligned buffer
+/// split every fourth 1 KiB packet's copy in two, on both sides).
+struct PageFree {
+    void operator()(uint8_t* p) const;
+};
+using PageBuffer = std::unique_ptr<uint8_t[], PageFree>;
+/// The page size, and `bytes` rounded up to it.
+size_t page_size();
+size_t page_round(size_t bytes);
+/// `bytes` (rounded up to whole pages) zeroed; null when memory is short.
+PageBuffer page_buffer(size_t bytes);
+
 struct GidChoice {
     int index = 0;
     Gid gid{};

@@ -13,9 +13,28 @@
 #include "perf/stats.h"
 #include "perf/test_congestion.h"
 #include "perf/test_spec.h"
+#include "perf/verbs.h"
 
 namespace fabscope::perf {
 namespace {
+
+// The registered buffer: whole pages, page-aligned (as perftest's), zeroed;
+// its second half, the one sent from, starts on a page of its own.
+TEST(PerfBuffer, WholePagesAlignedAndZeroed) {
+    const size_t page = page_size();
+    EXPECT_GE(page, 4096U);
+    EXPECT_EQ(page_round(1), page);
+    EXPECT_EQ(page_round(page), page);
+    EXPECT_EQ(page_round(page + 1), 2 * page);
+    EXPECT_EQ(page_round(0), page);
+    for (size_t bytes : {size_t{2}, size_t{1000}, size_t{65536} * 2, size_t{3} * page + 5}) {
+        PageBuffer b = page_buffer(bytes);
+        ASSERT_TRUE(b);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(b.get()) % page, 0U) << bytes;
+        const size_t n = page_round(bytes);
+        EXPECT_TRUE(std::all_of(b.get(), b.get() + n, [](uint8_t x) { return x == 0; }));
+    }
+}
 
 TEST(PerfStats, LatencyPercentilesByNearestRank) {
     std::vector<double> s;
