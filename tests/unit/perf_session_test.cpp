@@ -425,7 +425,7 @@ TEST(PerfProtocol, FieldsOfTheWrongTypeAreAbsent) {
 
 TEST(PerfPacer, SaysDueOncePerInterval) {
     ManualClock clock;
-    Pacer p(10ms, clock, 1);
+    Pacer p(10ms, clock, 1, 1);  // a read on every call
     EXPECT_FALSE(p.due());
     clock.advance(9ms);
     EXPECT_FALSE(p.due());
@@ -449,16 +449,60 @@ class CountingClock final : public Clock {
     mutable int reads = 0;
 };
 
-TEST(PerfPacer, ReadsTheClockOncePerStride) {
+TEST(PerfPacer, ReadsTheClockOncePerStrideAndStretchesTheStrideWhileSpinsAreCheap) {
     CountingClock clock;
     Pacer p(10ms, clock);
     int before = clock.reads;  // the construction's
-    for (uint32_t i = 0; i < 10 * Pacer::kStride; ++i) EXPECT_FALSE(p.due());
-    EXPECT_EQ(clock.reads - before, 10);
-    clock.clock.advance(10ms);
-    bool said = false;
-    for (uint32_t i = 0; i < Pacer::kStride; ++i) said = p.due() || said;
-    EXPECT_TRUE(said);  // still within one stride of the interval passing
+    for (uint32_t i = 0; i < Pacer::kStride - 1; ++i) EXPECT_FALSE(p.due());
+    EXPECT_EQ(clock.reads, before);
+    EXPECT_FALSE(p.due());
+    EXPECT_EQ(clock.reads - before, 1);
+    // Time stands still: every stride was cheap, so each is twice the last
+    // up to the most allowed, and then it stays there.
+    for (uint32_t i = 0; i < 40 * Pacer::kMaxStride; ++i) EXPECT_FALSE(p.due());
+    EXPECT_EQ(p.stride(), Pacer::kMaxStride);
+    EXPECT_LT(clock.reads - before, 48);
+}
+
+// The loop's spins cost `spin` each; a second of them: the pacer says due
+// about once per interval, never twice in one, and reads the clock two to
+// four times per interval once it has fitted its stride.
+struct Paced {
+    int due = 0;
+    int reads = 0;
+    std::chrono::nanoseconds longest_gap{0};
+};
+Paced spin_for_a_second(std::chrono::nanoseconds spin) {
+    CountingClock clock;
+    Pacer p(10ms, clock);
+    Paced out;
+    auto last = clock.clock.now();
+    for (auto t = 0ns; t < 1s; t += spin) {
+        clock.clock.advance(spin);
+        if (p.due()) {
+            ++out.due;
+            out.longest_gap = std::max(out.longest_gap, clock.clock.now() - last);
+            last = clock.clock.now();
+        }
+    }
+    out.reads = clock.reads;
+    return out;
+}
+
+TEST(PerfPacer, FitsItsStrideToWhatASpinCosts) {
+    using std::chrono::nanoseconds;
+    for (nanoseconds spin :
+         {nanoseconds(50ns), nanoseconds(1us), nanoseconds(2us), nanoseconds(20us)}) {
+        SCOPED_TRACE(spin.count());
+        Paced p = spin_for_a_second(spin);
+        EXPECT_GE(p.due, 66);  // at most 15 ms between checks
+        EXPECT_LE(p.due, 100);
+        EXPECT_LE(p.longest_gap, 15ms);
+        // The VM's empty polls: was a read per 256 spins, 3,906 a second at 1 us.
+        if (spin == 1us || spin == 2us) {
+            EXPECT_LE(p.reads, 500);
+        }
+    }
 }
 
 // A server that speaks the protocol's first steps and then answers nonsense.
