@@ -63,6 +63,28 @@
 #   The 1.01 of bench 2 was noise; fabscope's WRITE bandwidth on Soft-RoCE is
 #   10-20 % below ib_write_bw's, cause not yet found (both spin on the CQ, one
 #   QP, 128 in flight, one completion per 100, MTU 1024, no inline).
+#   Found (2026-12-02): strace -c of one 3 s run: fabscope's client made 9,117
+#   clock_gettime system calls (the guest's kernel had given up on the TSC, so
+#   no vDSO clock: one read per post while measuring, one per 256 spins in the
+#   pacer), perftest's loop none; and its buffer sat 16 bytes into a page
+#   (malloc), perftest's is page-aligned. /usr/bin/time: fabscope's client was
+#   preempted 3,000-17,000 times a run, perftest's 900-4,000. Fixed in 2f16b23
+#   (deadline seen at completions, pacer stride fitted to the spin: ~2-4 reads
+#   per 10 ms) and 4e54e5e (page-aligned buffers). The judge: h1's sent_bytes
+#   rate in each run's steady state ("on the wire", the same counter for both).
+#   bench 4 (16 rounds, FABSCOPE_BASE = 8f283ec, 3 tools, 651 s): on the wire
+#   fabscope 29.43 | base 26.11 | perftest 29.69 MB/s: ratio 0.992 [0.897, 1.203]
+#   | base 0.879 [0.776, 1.062]; own figures 1.010 [0.957, 1.119] | 0.981.
+#   bench 5 (Release of 2f16b23, 40 3 8, 980 s wall): the verdict, MET:
+#     bw        30.03 | 28.39 MB/s (IQR 26.92-31.18 | 26.62-30.57)  ratio 1.034
+#               [0.954, 1.068], per-round median 1.025; on the wire 31.38 |
+#               31.66 MB/s, ratio 0.991 [0.945, 1.034] (all 40 rounds);
+#               CPU s/GB processes 27.6 | 29.4, whole VM 70.8 | 80.0
+#     write_lat   84.6 | 86.3 us  ratio 0.981 [0.585, 1.285] (8 rounds, noisy)
+#     send_lat    84.5 | 87.8 us  ratio 0.962 [0.720, 1.316]
+#   perftest printed 0.00 MB/s in 7 of 40 bandwidth runs (its CPU-frequency
+#   sample failed: "Correlation coefficient r^2 < 0.9"); the wire rate covers
+#   those rounds too.
 # FABSCOPE_BASE=path adds a second fabscope binary ("base") to every round:
 # the before/after of a change, in the same VM and the same rounds;
 # FABSCOPE_BASE_BW_ARGS adds flags to its bandwidth runs (e.g. "--warmup 0s").
@@ -108,9 +130,28 @@ ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
 # the shell's arithmetic refuses.
 sent() { host_counters h1 | awk -F= '$1 == "sent_bytes" {b=$2} $1 == "completer_retry_err" {r=$2} END {print (b == "" ? 0 : b), (r == "" ? 0 : r)}'; }
 tck=$(getconf CLK_TCK)
+# The judge of the two tools' own figures: h1's sent_bytes read every 0.2 s
+# while a bandwidth run goes on (wire_sampler FILE, stopped by its PID), and
+# the rate in its steady state (wire_rate FILE: from 1 s after the counter
+# first rose to 0.3 s before it last rose; headers included, MB/s).
+wire_sampler() {
+    ip netns exec h1 bash -c 'f=$(echo /sys/class/infiniband/*/ports/1/hw_counters/sent_bytes)
+        while :; do read -r up _ < /proc/uptime; read -r b < "$f"; echo "$up $b"; sleep 0.2; done' > "$1" &
+    SAMPLER=$!
+}
+wire_rate() {
+    awk '{t[NR] = $1; b[NR] = $2}
+         END {a = 0; z = 0
+              for (i = 2; i <= NR; i++) if (b[i] > b[i - 1]) {if (!a) a = i; z = i}
+              if (!a) {print "nan"; exit}
+              t0 = t[a] + 1.0; t1 = t[z - 1] - 0.3; s = 0; e = 0
+              for (i = 1; i <= NR; i++) if (t[i] >= t0 && t[i] <= t1) {if (!s) s = i; e = i}
+              if (!s || e <= s) {print "nan"; exit}
+              printf "%.3f\n", (b[e] - b[s]) / (t[e] - t[s]) / 1e6}' "$1"
+}
 # measure TEST TOOL CMD...: runs CMD (which writes out.txt, cli.cpu and maybe srv.cpu),
-# then prints "TEST TOOL VALUE client_cpu server_cpu vm_busy_s bytes retries"; keeps out.txt
-# as out-ROUND-TEST-TOOL.txt.
+# then prints "TEST TOOL VALUE client_cpu server_cpu vm_busy_s bytes retries wire_MBps" (the last
+# for bandwidth only); keeps out.txt as out-ROUND-TEST-TOOL.txt.
 measure() {
     local test=$1 tool=$2; shift 2
     rm -f cli.cpu srv.cpu out.txt
@@ -119,9 +160,11 @@ measure() {
     c=$(sent); b0=${c% *}; t0=${c#* }
     if [ "$tool" = fabscope ]; then s0=$(ticks $FSP); elif [ "$tool" = base ]; then s0=$(ticks $BSP); fi
     v0=$(vm_busy)
+    [ "$test" = bw ] && wire_sampler wire.txt
     "$@"
-    local v1 b1 t1
+    local v1 b1 t1 wire=""
     v1=$(vm_busy)
+    if [ "$test" = bw ]; then kill "$SAMPLER"; wait "$SAMPLER" 2>/dev/null || true; wire=" $(wire_rate wire.txt)"; fi
     if [ "$tool" = fabscope ]; then srv=$(( $(ticks $FSP) - s0 )); elif [ "$tool" = base ]; then srv=$(( $(ticks $BSP) - s0 )); fi
     c=$(sent); b1=${c% *}; t1=${c#* }
     cp out.txt "out-$r-$test-$tool.txt" 2>/dev/null || true
@@ -130,7 +173,7 @@ measure() {
     local cli scpu
     cli=$(awk 'END {print $1+$2}' cli.cpu 2>/dev/null || echo 0)
     if [ -f srv.cpu ]; then scpu=$(awk 'END {print $1+$2}' srv.cpu); else scpu=$(echo "$srv $tck" | awk '{print $1/$2}'); fi
-    echo "$test $tool ${value:-nan} $cli $scpu $(echo "$v1 $v0 $tck" | awk '{print ($1-$2)/$3}') $((b1 - b0)) $((t1 - t0))"
+    echo "$test $tool ${value:-nan} $cli $scpu $(echo "$v1 $v0 $tck" | awk '{print ($1-$2)/$3}') $((b1 - b0)) $((t1 - t0))$wire"
 }
 value_of() {
     case "$1/$2" in

@@ -3,7 +3,9 @@ bench/perf-vs-perftest.sh side by side (medians, spread, ratio of medians with
 a bootstrap interval, per-round ratios, CPU seconds per GB moved).
 
 FIGURES has one line per run: ROUND TEST TOOL VALUE CLIENT_CPU_S SERVER_CPU_S
-VM_BUSY_S BYTES RETRIES (h1's completer_retry_err: retransmission timeouts)."""
+VM_BUSY_S BYTES RETRIES (h1's completer_retry_err: retransmission timeouts)
+[WIRE_MBPS] (bandwidth runs: h1's sent_bytes rate in the run's steady state,
+the same counter for both tools, to judge their own figures by)."""
 
 import math
 import random
@@ -19,15 +21,16 @@ def load(path):
     rows, missing = {}, 0
     for line in open(path):
         parts = line.split()
-        if len(parts) != 9:
+        if len(parts) not in (9, 10):
             missing += bool(parts)
             continue
         rnd, test, tool = int(parts[0]), parts[1], parts[2]
-        value, cli, srv, vm, nbytes, retries = (float(x) for x in parts[3:])
+        value, cli, srv, vm, nbytes, retries = (float(x) for x in parts[3:9])
+        wire = float(parts[9]) if len(parts) == 10 else math.nan
         if not math.isfinite(value) or value <= 0:  # perftest prints 0 or inf when a run failed
             missing += 1
-            continue
-        rows.setdefault(test, {}).setdefault(tool, {})[rnd] = (value, cli, srv, vm, nbytes, retries)
+            value = math.nan  # kept for the wire rate, which does not depend on the tool's figure
+        rows.setdefault(test, {}).setdefault(tool, {})[rnd] = (value, cli, srv, vm, nbytes, retries, wire)
     return rows, missing
 
 
@@ -67,7 +70,7 @@ def main():
             continue
         print(f"-- {test} ({unit}; goal {'>=' if better == 'higher' else '<='} {goal:.2f} of perftest)")
         for tool, runs in tools.items():
-            vals = [v[0] for v in runs.values()]
+            vals = [v[0] for v in runs.values() if math.isfinite(v[0])]
             if not vals:
                 print(f"   {tool:9s} no figures")
                 continue
@@ -83,9 +86,11 @@ def main():
             if tool == "perftest":
                 continue
             common = sorted(set(tools[tool]) & set(tools["perftest"]))
-            pairs = [(tools[tool][r][0], tools["perftest"][r][0]) for r in common]
+            pairs = [(tools[tool][r][0], tools["perftest"][r][0]) for r in common
+                     if math.isfinite(tools[tool][r][0]) and math.isfinite(tools["perftest"][r][0])]
             if not pairs:
                 continue
+            dropped = [r for r in common if not math.isfinite(tools["perftest"][r][0])]
             ratio = statistics.median(a for a, _ in pairs) / statistics.median(b for _, b in pairs)
             lo, hi = bootstrap(pairs)
             per_round = [a / b for a, b in pairs]
@@ -97,6 +102,16 @@ def main():
                   f"max {max(per_round):.3f}  -> {'met' if ok else 'NOT met'}"
                   f"{'' if stable else ' (interval straddles the goal)'}")
             verdicts.append((test, tool, ok))
+            wires = [(tools[tool][r][6], tools["perftest"][r][6]) for r in common
+                     if math.isfinite(tools[tool][r][6]) and math.isfinite(tools["perftest"][r][6])]
+            if wires:
+                lo, hi = bootstrap(wires)
+                print(f"   on the wire (h1's sent_bytes in steady state, headers included; every round, "
+                      f"also the {len(dropped)} without a perftest figure): {tool} median "
+                      f"{statistics.median(a for a, _ in wires):.2f}, perftest "
+                      f"{statistics.median(b for _, b in wires):.2f} MB/s, ratio of medians "
+                      f"{statistics.median(a for a, _ in wires) / statistics.median(b for _, b in wires):.3f} "
+                      f"[{lo:.3f}, {hi:.3f}], n {len(wires)}")
     return 0
 
 
