@@ -44,15 +44,13 @@ Result<Endpoint> Endpoint::create(const Device& dev, const EndpointConfig& cfg) 
     e.cq_.reset(ibv_create_cq(dev.context(), cqe, nullptr, nullptr, 0));
     if (!e.cq_) return verbs_error("creating a completion queue", dev, errno);
     // Both halves: one the peer reaches, one we send from.
-    e.buffer_bytes_ = page_round(cfg.buffer_size) * 2;
-    e.buffer_ = page_buffer(e.buffer_bytes_);
-    if (!e.buffer_)
-        return verbs_error(fmt::format("allocating {} bytes", e.buffer_bytes_), dev, ENOMEM);
+    const size_t bytes = page_round(cfg.buffer_size) * 2;
+    e.buffer_ = page_buffer(bytes);
+    if (!e.buffer_) return verbs_error(fmt::format("allocating {} bytes", bytes), dev, ENOMEM);
     e.mr_.reset(
-        ibv_reg_mr(e.pd_.get(), e.buffer_.get(), e.buffer_bytes_,
+        ibv_reg_mr(e.pd_.get(), e.buffer_.get(), bytes,
                    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ));
-    if (!e.mr_)
-        return verbs_error(fmt::format("registering {} bytes", e.buffer_bytes_), dev, errno);
+    if (!e.mr_) return verbs_error(fmt::format("registering {} bytes", bytes), dev, errno);
 
     ibv_qp_init_attr init{};
     init.send_cq = e.cq_.get();

@@ -34,8 +34,7 @@ class Endpoint {
     PdPtr pd_;
     CqPtr cq_;
     QpPtr qp_;
-    PageBuffer buffer_;
-    size_t buffer_bytes_ = 0;
+    PageBuffer buffer_;  // both halves, each page_round(cfg_.buffer_size)
     MrPtr mr_;
     GidChoice gid_;
     uint32_t psn_ = 0;

@@ -5,7 +5,7 @@
 // returned, so a loop that never sees an empty poll still meets its deadline.
 //
 // The pacer reads the clock only once per `stride` calls, and fits the stride
-// to what a call costs: about two reads per interval, whether a spin is an
+// to what a call costs: two to four reads per interval, whether a spin is an
 // empty CQ poll on a NIC (~0.05 us) or in the Soft-RoCE VM (~2 us). Where the
 // clock is not in the vDSO (that VM, once its kernel finds the TSC unstable,
 // falls back to the clock_gettime system call), a read every 256 spins still
