@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <csignal>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "model/json_io.h"
 #include "model/link_rate.h"
 #include "util/exit_status.h"
+#include "util/process.h"
 
 namespace fabscope {
 namespace {
@@ -100,9 +102,28 @@ size_t subnet_ups(const LabState& lab) {
     return n;
 }
 
+// OpenSM does not sweep again for a trap that repeats one it had within its
+// trap aging time: a link taken down or up twice in a few seconds can wait
+// for the periodic sweep (10 s, and longer seen here). The lab's own SMs
+// (recorded by `lab up`) are asked for a heavy sweep with SIGHUP instead, as
+// OpenSM's man page has it.
+void ask_for_heavy_sweep(const LabState& lab) {
+    signal_process(lab.opensm, SIGHUP);
+    for (const ProcessId& sm : lab.plane_sms) signal_process(sm, SIGHUP);
+}
+
+/// Until the SM logs a SUBNET UP after `before` of them (15 s at most),
+/// asking for a sweep every second without one.
 void wait_for_subnet_up(const LabState& lab, size_t before) {
-    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-    while (subnet_ups(lab) <= before && std::chrono::steady_clock::now() < end) {
+    const auto start = std::chrono::steady_clock::now();
+    auto next_hup = start + std::chrono::seconds(1);
+    while (subnet_ups(lab) <= before) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= start + std::chrono::seconds(15)) return;
+        if (now >= next_hup) {
+            ask_for_heavy_sweep(lab);
+            next_hup = now + std::chrono::seconds(1);
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
 }
@@ -128,6 +149,45 @@ void wait_for_sm_quiet(const LabState& lab) {
         calm = pending() ? 0 : calm + 1;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+}
+
+// After a re-cabling, the ports of the new links must be Active before the
+// next command looks. A SUBNET UP after the console commands is not enough:
+// a sweep can read a port before its Link, and a repeated trap may set off
+// no sweep at all (ask_for_heavy_sweep), leaving the port Init for 10 s or
+// more (one restore in four when swaps follow each other here). So the
+// simulator is asked until every port is Active, and the SM for a sweep
+// every second they are not. Returns the ports still not Active at `limit`.
+std::vector<std::string> wait_for_active(const LabState& lab, const std::vector<PortTarget>& ports,
+                                         std::chrono::seconds limit = std::chrono::seconds(15)) {
+    SimConsole console(lab.dir);
+    const auto start = std::chrono::steady_clock::now();
+    auto next_hup = start + std::chrono::seconds(1);
+    std::vector<std::string> waiting;
+    for (;;) {
+        waiting.clear();
+        for (const PortTarget& p : ports) {
+            auto dump = console.command("Dump " + console_quote(p.node));
+            auto state = dump ? dumped_port_state(*dump, p.port) : std::nullopt;
+            if (state != "Active")
+                waiting.push_back(fmt::format("{} {}", to_string(p), state.value_or("unknown")));
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (waiting.empty() || now >= start + limit) return waiting;
+        if (now >= next_hup) {
+            ask_for_heavy_sweep(lab);
+            next_hup = now + std::chrono::seconds(1);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+}
+
+/// " (still not Active after 15 s: P State, ...; is the SM running?)", or "".
+std::string not_active_note(const std::vector<std::string>& waiting) {
+    if (waiting.empty()) return "";
+    std::string list;
+    for (const std::string& w : waiting) list += (list.empty() ? "" : ", ") + w;
+    return fmt::format(" (still not Active after 15 s: {}; is the lab's SM running?)", list);
 }
 
 // Silent nodes are the supervisor's relay's business: it re-reads
@@ -402,23 +462,22 @@ Result<FaultOutcome> swap_cables(LabState lab, const Fault& f) {
     auto pb = net_peer(net, f.other);
     if (!pb) return pb.error();
     if (auto ok = check_swap(lab.swaps, f.target, *pa, f.other, *pb); !ok) return ok.error();
-    size_t before = subnet_ups(lab);
     if (auto r = run_console(lab, recable(f.target, *pb, f.other, *pa), true); !r) return r.error();
     lab.swaps.push_back({to_string(f.target), to_string(f.other)});
     if (auto w = save_lab_state(lab); !w) return w.error();
-    wait_for_subnet_up(lab, before);
-    return FaultOutcome{.message =
-                            fmt::format("{} now goes to {}, {} to {} (undo: `fabscope lab fault{} "
-                                        "restore-cabling`)",
-                                        to_string(f.target), to_string(*pb), to_string(f.other),
-                                        to_string(*pa), lab.which_flags)};
+    auto waiting = wait_for_active(lab, {f.target, *pb, f.other, *pa});
+    return FaultOutcome{.message = fmt::format("{} now goes to {}, {} to {} (undo: `fabscope lab "
+                                               "fault{} restore-cabling`){}",
+                                               to_string(f.target), to_string(*pb),
+                                               to_string(f.other), to_string(*pa),
+                                               lab.which_flags, not_active_note(waiting))};
 }
 
 Result<FaultOutcome> restore_cabling(LabState lab) {
     if (lab.swaps.empty()) return FaultOutcome{.message = "cabling as the net file has it"};
     const std::string net = read_net(lab);
-    size_t before = subnet_ups(lab);
     size_t undone = 0;
+    std::vector<PortTarget> relinked;
     while (!lab.swaps.empty()) {
         auto a = parse_port_target(lab.swaps.back().a);
         auto b = parse_port_target(lab.swaps.back().b);
@@ -427,13 +486,14 @@ Result<FaultOutcome> restore_cabling(LabState lab) {
         auto pb = net_peer(net, *b);
         if (!pa || !pb) return make_error("lab state: a swapped port is not in the net file");
         if (auto r = run_console(lab, recable(*a, *pa, *b, *pb), true); !r) return r.error();
+        relinked.insert(relinked.end(), {*a, *pa, *b, *pb});
         lab.swaps.pop_back();
         ++undone;
         if (auto w = save_lab_state(lab); !w) return w.error();
     }
-    wait_for_subnet_up(lab, before);
-    return FaultOutcome{
-        .message = fmt::format("{} swap(s) undone: cabling as the net file has it", undone)};
+    auto waiting = wait_for_active(lab, relinked);
+    return FaultOutcome{.message = fmt::format("{} swap(s) undone: cabling as the net file has it{}",
+                                               undone, not_active_note(waiting))};
 }
 
 Result<FaultOutcome> set_port(const LabState& lab, const Fault& f) {
@@ -508,7 +568,9 @@ Result<FaultOutcome> apply_fault(const LabState& lab, const Fault& f) {
     switch (f.kind) {
         case Fault::Kind::LinkDown:
             return FaultOutcome{.message = where + ": link down (both ends Polling)"};
-        case Fault::Kind::LinkUp: return FaultOutcome{.message = where + ": link restored"};
+        case Fault::Kind::LinkUp:
+            return FaultOutcome{.message = where + ": link restored" +
+                                           not_active_note(wait_for_active(lab, {f.target}))};
         case Fault::Kind::Counter: return FaultOutcome{.message = where + ": counters set"};
         case Fault::Kind::MadDrop:
             return FaultOutcome{.message = fmt::format("{}: dropping {}% of MADs arriving there",

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "util/exit_status.h"
@@ -103,6 +104,22 @@ std::vector<SimClient> parse_attached(const std::string& text) {
         out.push_back(SimClient{std::stoi((*it)[1]), std::stoi((*it)[2]), (*it)[3]});
     }
     return out;
+}
+
+std::optional<std::string> dumped_port_state(const std::string& dump, int port) {
+    const std::string tag = fmt::format("\t[{}]\t", port);
+    std::istringstream in(dump);
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#' || line.find(tag) == std::string::npos) continue;
+        const size_t end = line.find_last_not_of(" \t\r");
+        const size_t word = line.find_last_of(" \t", end);
+        const size_t slash = line.find('/', word == std::string::npos ? 0 : word);
+        if (end == std::string::npos || word == std::string::npos || slash == std::string::npos ||
+            slash > end)
+            return std::nullopt;
+        return line.substr(word + 1, slash - word - 1);
+    }
+    return std::nullopt;
 }
 
 std::string console_quote(const std::string& node_id) {

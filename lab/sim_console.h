@@ -5,6 +5,7 @@
 // and `lab fault` never interleave.
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,12 @@ struct SimClient {
 
 /// Parses the answer to `Attached`: "Client 0: pid 4756 connected at "h0001" ..."
 std::vector<SimClient> parse_attached(const std::string& text);
+
+/// From the answer to `Dump "node"`: the logical state of the node's port
+/// `port` ("Active", "Initialize", "Down", ...), nullopt when the dump has
+/// no such port. A port line, as ibsim 0.10 prints it:
+/// `200001<TAB>[2]<TAB>"spine01"[2]<TAB>  4x 50G Active/LinkUp`.
+std::optional<std::string> dumped_port_state(const std::string& dump, int port);
 
 /// Quotes a node id for the console: leaf01 -> "leaf01".
 std::string console_quote(const std::string& node_id);

@@ -169,6 +169,10 @@ bool is_running(const ProcessId& id) {
     return cmd && *cmd == id.cmdline;
 }
 
+bool signal_process(const ProcessId& id, int sig) {
+    return is_running(id) && ::kill(id.pid, sig) == 0;
+}
+
 void stop_process(const ProcessId& id, std::chrono::milliseconds grace) {
     auto reap = [&] { ::waitpid(id.pid, nullptr, WNOHANG); };
     if (!is_running(id)) {

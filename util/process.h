@@ -45,6 +45,9 @@ std::optional<std::string> process_cmdline(pid_t pid);
 /// and same command line. A zero PID or start time, or an empty command line,
 /// never matches.
 bool is_running(const ProcessId& id);
+/// Sends `sig` to `id` if it still is the process we started (is_running);
+/// returns whether it was sent.
+bool signal_process(const ProcessId& id, int sig);
 /// SIGTERM, then SIGKILL after `grace`; returns when it is gone. Reaps it
 /// if it is our child. A process that is not `id` (see is_running) is left alone.
 void stop_process(const ProcessId& id, std::chrono::milliseconds grace);
