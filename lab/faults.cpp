@@ -466,11 +466,11 @@ Result<FaultOutcome> swap_cables(LabState lab, const Fault& f) {
     lab.swaps.push_back({to_string(f.target), to_string(f.other)});
     if (auto w = save_lab_state(lab); !w) return w.error();
     auto waiting = wait_for_active(lab, {f.target, *pb, f.other, *pa});
-    return FaultOutcome{.message = fmt::format("{} now goes to {}, {} to {} (undo: `fabscope lab "
-                                               "fault{} restore-cabling`){}",
-                                               to_string(f.target), to_string(*pb),
-                                               to_string(f.other), to_string(*pa),
-                                               lab.which_flags, not_active_note(waiting))};
+    return FaultOutcome{.message =
+                            fmt::format("{} now goes to {}, {} to {} (undo: `fabscope lab "
+                                        "fault{} restore-cabling`){}",
+                                        to_string(f.target), to_string(*pb), to_string(f.other),
+                                        to_string(*pa), lab.which_flags, not_active_note(waiting))};
 }
 
 Result<FaultOutcome> restore_cabling(LabState lab) {
@@ -492,8 +492,9 @@ Result<FaultOutcome> restore_cabling(LabState lab) {
         if (auto w = save_lab_state(lab); !w) return w.error();
     }
     auto waiting = wait_for_active(lab, relinked);
-    return FaultOutcome{.message = fmt::format("{} swap(s) undone: cabling as the net file has it{}",
-                                               undone, not_active_note(waiting))};
+    return FaultOutcome{.message =
+                            fmt::format("{} swap(s) undone: cabling as the net file has it{}",
+                                        undone, not_active_note(waiting))};
 }
 
 Result<FaultOutcome> set_port(const LabState& lab, const Fault& f) {

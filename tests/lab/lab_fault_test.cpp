@@ -5,9 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "lab_harness.h"
 #include "schema_check.h"
