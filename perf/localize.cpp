@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 #include <unordered_map>
 
@@ -78,6 +79,17 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
         }
     }
     out.undersampled.assign(under.begin(), under.end());
+    // A suspect resting on few slow flows may owe them to another lane on
+    // their paths: noise that slows one healthy flow can make a healthy lane
+    // the first suspect, and it then explains (and hides) the slow flow of
+    // the bad lane beside it. Its own lanes and the others its slow flows
+    // crossed want more flows before it stands.
+    std::set<Lane> thin;
+    for (const Suspect& s : out.suspects) {
+        if (s.slow_flows >= 2 * std::max<size_t>(o.min_slow, 1)) continue;
+        for (size_t f : s.evidence) thin.insert(flows[f].lanes.begin(), flows[f].lanes.end());
+    }
+    out.contested.assign(thin.begin(), thin.end());
     std::sort(out.suspects.begin(), out.suspects.end(), [](const Suspect& a, const Suspect& b) {
         return a.slow_flows != b.slow_flows ? a.slow_flows > b.slow_flows : a.lanes < b.lanes;
     });
@@ -124,10 +136,10 @@ struct Wanted {
 
 }  // namespace
 
-std::vector<Round> separating_rounds(const Localization& l,
+std::vector<Round> separating_rounds(const Localization& l, const std::vector<Lane>& uncrossed,
                                      const std::vector<MeshEndpoint>& endpoints,
                                      const PathOracle& oracle, const Fabric& f, size_t per_lane,
-                                     size_t max_rounds) {
+                                     size_t max_rounds, size_t max_per_round) {
     std::set<Lane> every_suspect;
     for (const Suspect& s : l.suspects) every_suspect.insert(s.lanes.begin(), s.lanes.end());
     std::vector<Wanted> wants;
@@ -139,10 +151,15 @@ std::vector<Round> separating_rounds(const Localization& l,
             wants.push_back(std::move(w));
         }
     }
-    for (Lane lane : l.undersampled) {
-        Wanted w{lane, every_suspect};
-        w.avoid.erase(lane);
-        wants.push_back(std::move(w));
+    for (const std::vector<Lane>* more : {&l.undersampled, &uncrossed, &l.contested}) {
+        for (Lane lane : *more) {
+            if (std::any_of(wants.begin(), wants.end(),
+                            [&](const Wanted& w) { return w.lane == lane; }))
+                continue;
+            Wanted w{lane, every_suspect};
+            w.avoid.erase(lane);
+            wants.push_back(std::move(w));
+        }
     }
 
     // Candidate one-way tests for each wanted lane.
@@ -189,13 +206,21 @@ std::vector<Round> separating_rounds(const Localization& l,
     std::vector<size_t> got(wants.size(), 0);
     std::vector<std::vector<char>> spent(wants.size());
     for (size_t w = 0; w < wants.size(); ++w) spent[w].assign(options[w].size(), 0);
+    // Each round serves first the wanted lanes with the fewest flows so far,
+    // so a lane late in the list is not starved by endpoints the others keep
+    // busy round after round.
+    std::vector<size_t> order(wants.size());
     for (size_t r = 0; r < max_rounds; ++r) {
         Round round;
         round.adaptive = true;
         std::set<size_t> busy_ep;
         std::set<Lane> busy_lane;
-        for (size_t w = 0; w < wants.size(); ++w) {
-            for (size_t k = 0; k < options[w].size() && got[w] < per_lane; ++k) {
+        std::iota(order.begin(), order.end(), size_t{0});
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t x, size_t y) { return got[x] < got[y]; });
+        for (size_t w : order) {
+            auto room = [&] { return max_per_round == 0 || round.tests.size() < max_per_round; };
+            for (size_t k = 0; room() && k < options[w].size() && got[w] < per_lane; ++k) {
                 if (spent[w][k]) continue;
                 const Candidate& c = options[w][k];
                 bool fits = !busy_ep.count(c.test.a) && !busy_ep.count(c.test.b) &&
@@ -203,7 +228,14 @@ std::vector<Round> separating_rounds(const Localization& l,
                                          [&](Lane x) { return busy_lane.count(x) > 0; });
                 if (!fits) continue;
                 spent[w][k] = 1;
-                ++got[w];
+                // It counts for every wanted lane it crosses cleanly.
+                for (size_t v = 0; v < wants.size(); ++v) {
+                    bool through =
+                        std::find(c.lanes.begin(), c.lanes.end(), wants[v].lane) != c.lanes.end();
+                    bool clean = std::none_of(c.lanes.begin(), c.lanes.end(),
+                                              [&](Lane x) { return wants[v].avoid.count(x) > 0; });
+                    if (v == w || (through && clean)) ++got[v];
+                }
                 busy_ep.insert(c.test.a);
                 busy_ep.insert(c.test.b);
                 busy_lane.insert(c.lanes.begin(), c.lanes.end());
@@ -251,7 +283,7 @@ MeshOutcome run_and_localize(const Schedule& plan, const std::vector<MeshEndpoin
     out.localization = localize(out.flows, o.localize);
     size_t adaptive = 0;
     while (adaptive < o.max_adaptive_rounds) {
-        auto extra = separating_rounds(out.localization, endpoints, oracle, f, o.per_lane,
+        auto extra = separating_rounds(out.localization, {}, endpoints, oracle, f, o.per_lane,
                                        o.max_adaptive_rounds - adaptive);
         if (extra.empty()) break;
         for (const Round& r : extra) {

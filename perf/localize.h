@@ -54,6 +54,10 @@ struct Localization {
     std::vector<size_t> unexplained;
     /// Lanes crossed by slow flows that did not meet min_slow (need more tests).
     std::vector<Lane> undersampled;
+    /// The lanes of the slow flows of suspects that rest on fewer than twice
+    /// min_slow of them, the suspects' own included: another lane on those
+    /// paths may be what slowed them (need more tests).
+    std::vector<Lane> contested;
 };
 
 Localization localize(const std::vector<FlowObservation>& flows, const LocalizeOptions& o = {});
@@ -69,14 +73,18 @@ std::vector<CableVerdict> cables_of(const Localization& l);
 
 /// Rounds of one-way tests that separate what `l` left open: for each
 /// confounded suspect, flows through one of its lanes and none of the
-/// others; for each undersampled lane, more flows through it. Flows avoid
-/// the lanes of every other suspect, one test per endpoint and no shared
-/// lane within a round. `per_lane` flows per lane asked for, at most
-/// `max_rounds` rounds.
-std::vector<Round> separating_rounds(const Localization& l,
+/// others; for each undersampled or contested lane, more flows through it
+/// (and none of the other suspects); and for each
+/// lane in `uncrossed` (planned, but no measured flow crossed it: its flows
+/// failed, or a rank they needed died), flows through it from the endpoints
+/// given. Flows avoid the lanes of every other suspect, one test per
+/// endpoint and no shared lane within a round. `per_lane` flows per lane
+/// asked for, at most `max_rounds` rounds of at most `max_per_round` tests
+/// (0: no limit).
+std::vector<Round> separating_rounds(const Localization& l, const std::vector<Lane>& uncrossed,
                                      const std::vector<MeshEndpoint>& endpoints,
                                      const PathOracle& oracle, const Fabric& f, size_t per_lane = 2,
-                                     size_t max_rounds = 2);
+                                     size_t max_rounds = 2, size_t max_per_round = 0);
 
 }  // namespace fabscope
 

@@ -38,7 +38,9 @@ std::vector<std::vector<MeshPair>> plan_traced_cover(const MeshRunData& d, size_
                                                      Coverage* coverage = nullptr);
 
 /// Rounds that separate what the analysis of the flows so far left open
-/// (confounded or undersampled lanes), one-way, at most `max_rounds`.
+/// (confounded or undersampled lanes) and cross again the lanes no measured
+/// flow crossed (a rank died, a flow failed), from the ranks still there;
+/// one-way, at most `max_rounds`.
 std::vector<std::vector<MeshPair>> plan_separating(const MeshRunData& d, const MeshAnalysis& a,
                                                    size_t max_rounds);
 

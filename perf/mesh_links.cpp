@@ -38,7 +38,7 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
             m.flow_lanes[i] = m.fabric.lanes_of(hops[i]);
         }
         const MeshFlow& f = d.flows[i];
-        if (!f.measured) continue;
+        if (!flow_is_evidence(d, f)) continue;
         crossed.insert(m.flow_lanes[i].begin(), m.flow_lanes[i].end());
         obs.push_back({.test = i,
                        .src = static_cast<size_t>(f.src),
@@ -50,7 +50,10 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
     }
     std::vector<Lane> all = m.fabric.lanes();
     m.coverage.lanes = all.size();
-    for (Lane l : all) m.coverage.crossed += crossed.count(l);
+    for (Lane l : all) {
+        m.coverage.crossed += crossed.count(l);
+        if (!crossed.count(l)) m.uncrossed.push_back(l);
+    }
     m.localization = localize(obs, o);
     for (Lane l : m.localization.undersampled) m.undersampled.push_back(l);
     for (const Suspect& s : m.localization.suspects) {

@@ -45,6 +45,9 @@ struct MeshLinks {
     std::vector<CableSuspect> cables;  ///< most slow flows first
     /// Lanes slow flows crossed that too few flows tested to judge.
     std::vector<Lane> undersampled;
+    /// Lanes the traces show that no measured flow crossed: the flows
+    /// planned through them failed, or a rank they needed was gone.
+    std::vector<Lane> uncrossed;
     Localization localization;  ///< over the measured flows (observation i = measured[i])
     std::vector<size_t> measured;
 };

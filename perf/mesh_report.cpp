@@ -100,7 +100,7 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
     std::vector<size_t> obs_flow;
     for (size_t i = 0; i < d.flows.size(); ++i) {
         const MeshFlow& f = d.flows[i];
-        if (!f.measured) continue;
+        if (!flow_is_evidence(d, f)) continue;
         double m = med.count(plane_of(f)) ? med[plane_of(f)] : 0;
         a.ratio[i] = f.ok && m > 0 ? f.avg_gbps / m : 0;
         a.lossy[i] = std::any_of(f.congestion.begin(), f.congestion.end(), [](const Finding& c) {

@@ -117,6 +117,20 @@ struct MeshRunData {
     double wall_seconds = 0;
 };
 
+/// Whether a flow tells of the fabric: it ran, and did not fail because one
+/// of its ends was gone by its round (the rank-gone finding says that; the
+/// flow's path is not to blame).
+inline bool flow_is_evidence(const MeshRunData& d, const MeshFlow& f) {
+    if (!f.measured) return false;
+    if (f.ok) return true;
+    for (int r : {f.src, f.dst}) {
+        if (r < 0 || static_cast<size_t>(r) >= d.ranks.size()) continue;
+        const MeshRank& k = d.ranks[static_cast<size_t>(r)];
+        if (k.gone && k.gone_round <= static_cast<int>(f.round)) return false;
+    }
+    return true;
+}
+
 struct MeshRunOptions {
     TestSpec spec;                     ///< a bandwidth test (write by default)
     std::string device;                ///< -d: every rank's device ("" = the first)

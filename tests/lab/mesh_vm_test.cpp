@@ -238,6 +238,8 @@ grep -E '^(mesh run|cover|paths|finding):' agents.err
     EXPECT_EQ(agents["ranks"][0]["coordinator"], true);
     EXPECT_EQ(agents["ranks"][1]["host"], "b1");
     EXPECT_EQ(agents["fabric"]["coverage"]["lanes"], 12);
+    // The lanes only c2's planned flows crossed are crossed again by the adaptive rounds.
+    EXPECT_EQ(agents["fabric"]["coverage"]["crossed"], 12);
     EXPECT_FALSE(g.value("agent_victim").empty());
     EXPECT_LT(std::stod(g.value("agents_s")), 45.0);
     bool agent_named = false;
