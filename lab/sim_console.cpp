@@ -111,6 +111,9 @@ std::optional<std::string> dumped_port_state(const std::string& dump, int port) 
     std::istringstream in(dump);
     for (std::string line; std::getline(in, line);) {
         if (line.empty() || line[0] == '#' || line.find(tag) == std::string::npos) continue;
+        // A port with an error rate set (`lab fault mad-drop`) has a comment
+        // after its state: "... Active/LinkUp\t# err_rate 50".
+        if (size_t comment = line.find("\t#"); comment != std::string::npos) line.resize(comment);
         const size_t end = line.find_last_not_of(" \t\r");
         const size_t word = line.find_last_of(" \t", end);
         const size_t slash = line.find('/', word == std::string::npos ? 0 : word);

@@ -41,7 +41,8 @@ std::vector<SimClient> parse_attached(const std::string& text);
 /// From the answer to `Dump "node"`: the logical state of the node's port
 /// `port` ("Active", "Initialize", "Down", ...), nullopt when the dump has
 /// no such port. A port line, as ibsim 0.10 prints it:
-/// `200001<TAB>[2]<TAB>"spine01"[2]<TAB>  4x 50G Active/LinkUp`.
+/// `200001<TAB>[2]<TAB>"spine01"[2]<TAB>  4x 50G Active/LinkUp`, followed by
+/// `<TAB># err_rate N` when the port drops MADs.
 std::optional<std::string> dumped_port_state(const std::string& dump, int port);
 
 /// Quotes a node id for the console: leaf01 -> "leaf01".

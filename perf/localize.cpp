@@ -228,13 +228,20 @@ std::vector<Round> separating_rounds(const Localization& l, const std::vector<La
                                          [&](Lane x) { return busy_lane.count(x) > 0; });
                 if (!fits) continue;
                 spent[w][k] = 1;
-                // It counts for every wanted lane it crosses cleanly.
+                // It counts for every wanted lane it crosses cleanly, and is
+                // not run again for any of them.
                 for (size_t v = 0; v < wants.size(); ++v) {
                     bool through =
                         std::find(c.lanes.begin(), c.lanes.end(), wants[v].lane) != c.lanes.end();
                     bool clean = std::none_of(c.lanes.begin(), c.lanes.end(),
                                               [&](Lane x) { return wants[v].avoid.count(x) > 0; });
-                    if (v == w || (through && clean)) ++got[v];
+                    if (v != w && !(through && clean)) continue;
+                    ++got[v];
+                    for (size_t j = 0; j < options[v].size(); ++j) {
+                        const PairTest& t = options[v][j].test;
+                        if (t.a == c.test.a && t.b == c.test.b && t.variant_ab == c.test.variant_ab)
+                            spent[v][j] = 1;
+                    }
                 }
                 busy_ep.insert(c.test.a);
                 busy_ep.insert(c.test.b);

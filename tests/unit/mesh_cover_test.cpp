@@ -197,7 +197,7 @@ TEST(MeshCover, ANoisyFlowThatMakesAHealthyLaneTheSuspectIsTestedAgain) {
     auto cable = [](int s, int t, int sp) {
         return sp == 2 && (ThreeLeaves::leaf(s) == 1) != (ThreeLeaves::leaf(t) == 1);
     };
-    EXPECT_LE(f.adapt(4, cable), 4u);
+    EXPECT_GT(f.adapt(4, cable), 0u);
     // No adaptive round ran more flows at once than the planned one.
     for (size_t r = 1; r < f.d.rounds.size(); ++r) EXPECT_LE(f.d.rounds[r].size(), 2u) << r;
     MeshAnalysis a = analyse_mesh(f.d, 0.5);

@@ -32,12 +32,14 @@ TEST(SimConsole, ReadsAPortStateFromADump) {
         "200001\t[1]\t\"h0002\"[1]\t  4x 50G Active/LinkUp\n"
         "200001\t[2]\t\t\t  4x 50G Down/Polling\n"
         "200001\t[3]\t\"spine01\"[2]\t  4x 50G Initialize/LinkUp \n"
+        "200001\t[4]\t\"spine02\"[2]\t  4x 50G Active/LinkUp\t# err_rate 50\n"
         "#  dumped 1 nodes\n";
     EXPECT_EQ(dumped_port_state(text, 0), "Active");
     EXPECT_EQ(dumped_port_state(text, 1), "Active");
     EXPECT_EQ(dumped_port_state(text, 2), "Down");
     EXPECT_EQ(dumped_port_state(text, 3), "Initialize");
-    EXPECT_EQ(dumped_port_state(text, 4), std::nullopt);
+    EXPECT_EQ(dumped_port_state(text, 4), "Active");
+    EXPECT_EQ(dumped_port_state(text, 5), std::nullopt);
     EXPECT_EQ(dumped_port_state("# nodeid \"nosuch\" not found\n", 1), std::nullopt);
     EXPECT_EQ(dumped_port_state("200001\t[1]\t\"h0002\"[1]\t  4x 50G\n", 1), std::nullopt);
 }
