@@ -6,6 +6,7 @@
 #include <charconv>
 #include <csignal>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -112,20 +113,30 @@ void ask_for_heavy_sweep(const LabState& lab) {
     for (const ProcessId& sm : lab.plane_sms) signal_process(sm, SIGHUP);
 }
 
-/// Until the SM logs a SUBNET UP after `before` of them (15 s at most),
-/// asking for a sweep every second without one.
-void wait_for_subnet_up(const LabState& lab, size_t before) {
+/// How long a cabling fault waits for the SM before it says so.
+constexpr std::chrono::seconds kSmWait{15};
+
+/// Polls `done` every `every` until it holds or kSmWait has passed, asking
+/// the SM for a sweep each second it does not; returns what `done` said last.
+bool wait_for_sm(const LabState& lab, std::chrono::milliseconds every,
+                 const std::function<bool()>& done) {
     const auto start = std::chrono::steady_clock::now();
     auto next_hup = start + std::chrono::seconds(1);
-    while (subnet_ups(lab) <= before) {
+    for (;;) {
+        if (done()) return true;
         const auto now = std::chrono::steady_clock::now();
-        if (now >= start + std::chrono::seconds(15)) return;
+        if (now >= start + kSmWait) return false;
         if (now >= next_hup) {
             ask_for_heavy_sweep(lab);
             next_hup = now + std::chrono::seconds(1);
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        std::this_thread::sleep_for(every);
     }
+}
+
+/// Until the SM logs a SUBNET UP after `before` of them.
+void wait_for_subnet_up(const LabState& lab, size_t before) {
+    wait_for_sm(lab, std::chrono::milliseconds(50), [&] { return subnet_ups(lab) > before; });
 }
 
 // OpenSM answers a trap (a port changed) with a heavy sweep that reads every
@@ -157,14 +168,12 @@ void wait_for_sm_quiet(const LabState& lab) {
 // no sweep at all (ask_for_heavy_sweep), leaving the port Init for 10 s or
 // more (one restore in four when swaps follow each other here). So the
 // simulator is asked until every port is Active, and the SM for a sweep
-// every second they are not. Returns the ports still not Active at `limit`.
-std::vector<std::string> wait_for_active(const LabState& lab, const std::vector<PortTarget>& ports,
-                                         std::chrono::seconds limit = std::chrono::seconds(15)) {
+// every second they are not. Returns the ports still not Active after kSmWait.
+std::vector<std::string> wait_for_active(const LabState& lab,
+                                         const std::vector<PortTarget>& ports) {
     SimConsole console(lab.dir);
-    const auto start = std::chrono::steady_clock::now();
-    auto next_hup = start + std::chrono::seconds(1);
     std::vector<std::string> waiting;
-    for (;;) {
+    wait_for_sm(lab, std::chrono::milliseconds(100), [&] {
         waiting.clear();
         for (const PortTarget& p : ports) {
             auto dump = console.command("Dump " + console_quote(p.node));
@@ -172,14 +181,9 @@ std::vector<std::string> wait_for_active(const LabState& lab, const std::vector<
             if (state != "Active")
                 waiting.push_back(fmt::format("{} {}", to_string(p), state.value_or("unknown")));
         }
-        const auto now = std::chrono::steady_clock::now();
-        if (waiting.empty() || now >= start + limit) return waiting;
-        if (now >= next_hup) {
-            ask_for_heavy_sweep(lab);
-            next_hup = now + std::chrono::seconds(1);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+        return waiting.empty();
+    });
+    return waiting;
 }
 
 /// " (still not Active after 15 s: P State, ...; is the SM running?)", or "".
@@ -187,7 +191,8 @@ std::string not_active_note(const std::vector<std::string>& waiting) {
     if (waiting.empty()) return "";
     std::string list;
     for (const std::string& w : waiting) list += (list.empty() ? "" : ", ") + w;
-    return fmt::format(" (still not Active after 15 s: {}; is the lab's SM running?)", list);
+    return fmt::format(" (still not Active after {} s: {}; is the lab's SM running?)",
+                       kSmWait.count(), list);
 }
 
 // Silent nodes are the supervisor's relay's business: it re-reads
@@ -560,12 +565,13 @@ Result<FaultOutcome> apply_fault(const LabState& lab, const Fault& f) {
         }
         default: break;
     }
-    bool recabled = f.kind == Fault::Kind::LinkDown || f.kind == Fault::Kind::LinkUp;
-    size_t sweeps_before = recabled ? subnet_ups(lab) : 0;
+    // link-up waits for its port to be Active below, which implies the sweep.
+    const bool unplugged = f.kind == Fault::Kind::LinkDown;
+    size_t sweeps_before = unplugged ? subnet_ups(lab) : 0;
     auto answers = run_console(lab, console_commands(f), f.kind != Fault::Kind::Console);
     if (!answers) return answers.error();
     // The SM re-sweeps after a cabling change; the fault is in place when it is done.
-    if (recabled) wait_for_subnet_up(lab, sweeps_before);
+    if (unplugged) wait_for_subnet_up(lab, sweeps_before);
     switch (f.kind) {
         case Fault::Kind::LinkDown:
             return FaultOutcome{.message = where + ": link down (both ends Polling)"};

@@ -132,6 +132,11 @@ std::vector<size_t> endpoints_near(const std::vector<MeshEndpoint>& endpoints, G
 struct Wanted {
     Lane lane;
     std::set<Lane> avoid;
+    /// A path through the lane and none it must avoid.
+    bool served_by(const std::vector<Lane>& path) const {
+        return std::find(path.begin(), path.end(), lane) != path.end() &&
+               std::none_of(path.begin(), path.end(), [&](Lane x) { return avoid.count(x) > 0; });
+    }
 };
 
 }  // namespace
@@ -186,11 +191,7 @@ std::vector<Round> separating_rounds(const Localization& l, const std::vector<La
                 for (int v = 0; v < oracle.variants(endpoints[b]); ++v) {
                     FlowPath p = oracle.path(endpoints[a], endpoints[b], v);
                     if (!p.ok()) continue;
-                    bool through =
-                        std::find(p.lanes.begin(), p.lanes.end(), wants[w].lane) != p.lanes.end();
-                    bool clean = std::none_of(p.lanes.begin(), p.lanes.end(),
-                                              [&](Lane x) { return wants[w].avoid.count(x) > 0; });
-                    if (through && clean) {
+                    if (wants[w].served_by(p.lanes)) {
                         PairTest t{a, b, v, 0, false};
                         options[w].push_back(Candidate{t, std::move(p.lanes)});
                         break;
@@ -231,11 +232,7 @@ std::vector<Round> separating_rounds(const Localization& l, const std::vector<La
                 // It counts for every wanted lane it crosses cleanly, and is
                 // not run again for any of them.
                 for (size_t v = 0; v < wants.size(); ++v) {
-                    bool through =
-                        std::find(c.lanes.begin(), c.lanes.end(), wants[v].lane) != c.lanes.end();
-                    bool clean = std::none_of(c.lanes.begin(), c.lanes.end(),
-                                              [&](Lane x) { return wants[v].avoid.count(x) > 0; });
-                    if (v != w && !(through && clean)) continue;
+                    if (v != w && !wants[v].served_by(c.lanes)) continue;
                     ++got[v];
                     for (size_t j = 0; j < options[v].size(); ++j) {
                         const PairTest& t = options[v][j].test;

@@ -186,7 +186,7 @@ void stop_process(const ProcessId& id, std::chrono::milliseconds grace) {
         if (!is_running(id)) return;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    if (is_running(id)) ::kill(id.pid, SIGKILL);
+    signal_process(id, SIGKILL);
     for (int i = 0; i < 250 && is_running(id); ++i) {
         reap();
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
