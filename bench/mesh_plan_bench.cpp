@@ -65,6 +65,7 @@ struct Simulation {
             if (u(rng) < 0.01) r *= 0.3;
             fl.ratio = r;
             fl.slow = r < 0.6;
+            fl.strength = slow_strength(r, 0.6);
         }
         return true;
     }

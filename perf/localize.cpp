@@ -28,6 +28,10 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
         // 631 of its 647 flows because 630 of them crossed one bad cable (as
         // all-pairs on a D-mod-K leaf-spine makes them), outbid the cable, 630
         // of 630.
+        // Each slow flow counts by its strength: a cable that halves every
+        // flow through it also slows the flows of a healthy lane they share
+        // with it, and noise that puts a few more of that lane's flows just
+        // under the threshold must not make it outbid the cable.
         Lane best = 0;
         size_t best_count = 0;
         double best_score = 0;
@@ -38,12 +42,17 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
                 static_cast<double>(slow.size()) / static_cast<double>(total[lane]);
             if (share < o.min_share) continue;
             size_t fresh = 0;
-            for (size_t f : slow) fresh += explained[f] ? 0 : 1;
+            double weight = 0;
+            for (size_t f : slow) {
+                if (explained[f]) continue;
+                ++fresh;
+                weight += std::clamp(flows[f].strength, 0.01, 1.0);
+            }
             // It must explain slow flows of its own, as many as a suspect
             // needs: a host's lane left with one flaky flow once the cable
             // behind it took the rest is no suspect.
             if (fresh < std::max<size_t>(o.min_slow, 1)) continue;
-            const double score = static_cast<double>(fresh) * share;
+            const double score = weight * share;
             if (score > best_score || (score == best_score && lane < best)) {
                 best = lane;
                 best_count = fresh;
@@ -54,6 +63,7 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
         Suspect s;
         const auto& mine = slow_through[best];
         s.slow_flows = mine.size();
+        s.own_slow = best_count;
         s.total_flows = total[best];
         s.evidence = mine;
         // Lanes with exactly the same slow flows and the same flows in all
@@ -79,21 +89,29 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
         }
     }
     out.undersampled.assign(under.begin(), under.end());
-    // A suspect resting on few slow flows may owe them to another lane on
+    // A suspect resting on few slow flows of its own may owe them to another lane on
     // their paths: noise that slows one healthy flow can make a healthy lane
     // the first suspect, and it then explains (and hides) the slow flow of
     // the bad lane beside it. Its own lanes and the others its slow flows
     // crossed want more flows before it stands.
     std::set<Lane> thin;
     for (const Suspect& s : out.suspects) {
-        if (s.slow_flows >= 2 * std::max<size_t>(o.min_slow, 1)) continue;
+        if (s.own_slow >= 2 * std::max<size_t>(o.min_slow, 1)) continue;
         for (size_t f : s.evidence) thin.insert(flows[f].lanes.begin(), flows[f].lanes.end());
     }
     out.contested.assign(thin.begin(), thin.end());
+    // Most slow flows of their own first: a lane whose slow flows are mostly
+    // a suspect's before it stands behind that suspect, however many it has.
     std::sort(out.suspects.begin(), out.suspects.end(), [](const Suspect& a, const Suspect& b) {
+        if (a.own_slow != b.own_slow) return a.own_slow > b.own_slow;
         return a.slow_flows != b.slow_flows ? a.slow_flows > b.slow_flows : a.lanes < b.lanes;
     });
     return out;
+}
+
+double slow_strength(double ratio, double slow_ratio, bool lossy) {
+    if (lossy || ratio <= 0 || slow_ratio <= 0) return 1.0;
+    return std::clamp((slow_ratio - ratio) / slow_ratio, 0.05, 1.0);
 }
 
 std::vector<CableVerdict> cables_of(const Localization& l) {

@@ -7,9 +7,9 @@
 // flows that cross it are slow (min_share): a bad cable slows everything
 // through it, while a slow host or noise slows flows that share no cable.
 // Suspects are chosen greedily, the lane that explains the most slow flows
-// first; lanes that explain exactly the same flows cannot be told apart and
-// are reported together (confounded), which is what the adaptive rounds then
-// separate with flows that cross one of them and not the others.
+// (weighed by how slow they were) first; lanes that explain exactly the same flows cannot be told
+// apart and are reported together (confounded), which is what the adaptive rounds then separate
+// with flows that cross one of them and not the others.
 
 #include <cstddef>
 #include <functional>
@@ -28,6 +28,10 @@ struct FlowObservation {
     std::vector<Lane> lanes;
     bool slow = false;
     double ratio = 1.0;  ///< measured / expected
+    /// How strongly a slow flow speaks, in (0, 1]: one that failed, or ran
+    /// at a tenth, says more against its path than one just under the
+    /// threshold, which noise alone can put there.
+    double strength = 1.0;
 };
 
 struct LocalizeOptions {
@@ -40,6 +44,8 @@ struct Suspect {
     std::vector<Lane> lanes;
     size_t slow_flows = 0;   ///< slow flows through the lane(s)
     size_t total_flows = 0;  ///< all observed flows through the first lane
+    /// Its slow flows that no suspect chosen before it explained.
+    size_t own_slow = 0;
     double share() const {
         return total_flows == 0 ? 0.0 : static_cast<double>(slow_flows) / total_flows;
     }
@@ -55,12 +61,18 @@ struct Localization {
     /// Lanes crossed by slow flows that did not meet min_slow (need more tests).
     std::vector<Lane> undersampled;
     /// The lanes of the slow flows of suspects that rest on fewer than twice
-    /// min_slow of them, the suspects' own included: another lane on those
-    /// paths may be what slowed them (need more tests).
+    /// min_slow slow flows of their own (own_slow), the suspects' own lanes
+    /// included: another lane on those paths may be what slowed them (need
+    /// more tests).
     std::vector<Lane> contested;
 };
 
 Localization localize(const std::vector<FlowObservation>& flows, const LocalizeOptions& o = {});
+
+/// The strength of a flow at `ratio` of the expected, slow below
+/// `slow_ratio`: 1 when it failed (ratio 0) or lost packets, else how far
+/// under the threshold it ran, (slow_ratio - ratio) / slow_ratio, at least 0.05.
+double slow_strength(double ratio, double slow_ratio, bool lossy = false);
 
 /// A cable named by what is wrong with it: both directions, or one.
 struct CableVerdict {

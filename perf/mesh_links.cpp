@@ -16,7 +16,8 @@ std::vector<TraceHop> path_hops(const nlohmann::json& path) {
 }
 
 MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
-                        const std::vector<char>& slow, const LocalizeOptions& o) {
+                        const std::vector<char>& slow, const std::vector<double>& strength,
+                        const LocalizeOptions& o) {
     MeshLinks m;
     std::vector<std::vector<TraceHop>> hops(d.flows.size());
     for (size_t i = 0; i < d.flows.size(); ++i) hops[i] = path_hops(d.flows[i].path);
@@ -45,7 +46,8 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
                        .dst = static_cast<size_t>(f.dst),
                        .lanes = m.flow_lanes[i],
                        .slow = slow[i] != 0,
-                       .ratio = ratio[i]});
+                       .ratio = ratio[i],
+                       .strength = strength[i]});
         m.measured.push_back(i);
     }
     std::vector<Lane> all = m.fabric.lanes();
@@ -64,6 +66,7 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
             ls.name += m.fabric.lane_name(l);
         }
         ls.slow_flows = s.slow_flows;
+        ls.own_slow = s.own_slow;
         ls.total_flows = s.total_flows;
         double sum = 0;
         for (size_t e : s.evidence) {
@@ -89,12 +92,14 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
         c.name = m.fabric.cable_name(link);
         c.directions.push_back(i);
         c.slow_flows += s.slow_flows;
+        c.own_slow += s.own_slow;
         c.total_flows += s.total_flows;
     }
     for (auto& [_, c] : by_link) m.cables.push_back(std::move(c));
     std::stable_sort(
-        m.cables.begin(), m.cables.end(),
-        [](const CableSuspect& a, const CableSuspect& b) { return a.slow_flows > b.slow_flows; });
+        m.cables.begin(), m.cables.end(), [](const CableSuspect& a, const CableSuspect& b) {
+            return a.own_slow != b.own_slow ? a.own_slow > b.own_slow : a.slow_flows > b.slow_flows;
+        });
     return m;
 }
 

@@ -19,6 +19,7 @@ struct LinkSuspect {
     std::vector<Lane> lanes;
     std::string name;  ///< "l1[10.9.12.0] -> s2[10.9.12.1]", several joined by " or "
     size_t slow_flows = 0;
+    size_t own_slow = 0;  ///< of slow_flows, those no suspect before it explained
     size_t total_flows = 0;
     double mean_ratio = 0;         ///< of the slow flows through it
     std::vector<size_t> evidence;  ///< indices into MeshRunData::flows: the slow ones
@@ -31,6 +32,7 @@ struct CableSuspect {
     std::string name;                ///< "l1[10.9.12.0] <-> s2[10.9.12.1]"
     std::vector<size_t> directions;  ///< indices into MeshLinks::suspects
     size_t slow_flows = 0;           ///< over its bad directions
+    size_t own_slow = 0;             ///< of them, those no suspect before explained
     size_t total_flows = 0;
 };
 
@@ -42,7 +44,7 @@ struct MeshLinks {
     size_t traced = 0;  ///< flows with a path
     Coverage coverage;  ///< lanes crossed by measured flows, of the lanes traces showed
     std::vector<LinkSuspect> suspects;
-    std::vector<CableSuspect> cables;  ///< most slow flows first
+    std::vector<CableSuspect> cables;  ///< most slow flows of their own first
     /// Lanes slow flows crossed that too few flows tested to judge.
     std::vector<Lane> undersampled;
     /// Lanes the traces show that no measured flow crossed: the flows
@@ -55,8 +57,9 @@ struct MeshLinks {
 /// The hops of a flow's "path" object (null or malformed: none).
 std::vector<TraceHop> path_hops(const nlohmann::json& path);
 
-/// `slow` and `ratio` per flow, as analyse_mesh found them.
+/// `slow`, `ratio` and `strength` per flow, as analyse_mesh found them.
 MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
-                        const std::vector<char>& slow, const LocalizeOptions& o = {});
+                        const std::vector<char>& slow, const std::vector<double>& strength,
+                        const LocalizeOptions& o = {});
 
 }  // namespace fabscope::perf

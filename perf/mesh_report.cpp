@@ -78,6 +78,7 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
     a.ratio.assign(d.flows.size(), -1.0);
     a.slow.assign(d.flows.size(), 0);
     a.lossy.assign(d.flows.size(), 0);
+    a.strength.assign(d.flows.size(), 1.0);
     auto plane_of = [&](const MeshFlow& f) {
         return static_cast<size_t>(f.src) < d.ranks.size() ? d.ranks[f.src].plane : 0;
     };
@@ -107,12 +108,14 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
             return c.kind == "loss_on_lossless_class";
         });
         a.slow[i] = a.ratio[i] < slow_ratio || a.lossy[i];
+        a.strength[i] = slow_strength(a.ratio[i], slow_ratio, a.lossy[i] != 0);
         obs.push_back({.test = i,
                        .src = static_cast<size_t>(f.src),
                        .dst = static_cast<size_t>(f.dst),
                        .lanes = {send_lane(f.src), receive_lane(f.dst)},
                        .slow = a.slow[i] != 0,
-                       .ratio = a.ratio[i]});
+                       .ratio = a.ratio[i],
+                       .strength = a.strength[i]});
         obs_flow.push_back(i);
     }
     Localization l = localize(obs);
@@ -125,7 +128,7 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
         for (size_t o : s.evidence) e.evidence.push_back(obs_flow[o]);
         a.suspects.push_back(std::move(e));
     }
-    a.links = analyse_links(d, a.ratio, a.slow);
+    a.links = analyse_links(d, a.ratio, a.slow, a.strength);
     return a;
 }
 
@@ -236,6 +239,7 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                                  {"lanes", lanes},
                                  {"localized", s.lanes.size() == 1},
                                  {"slow_flows", s.slow_flows},
+                                 {"own_slow_flows", s.own_slow},
                                  {"total_flows", s.total_flows},
                                  {"mean_ratio", s.mean_ratio},
                                  {"evidence", s.evidence},
@@ -248,6 +252,7 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
         cables.push_back({{"name", c.name},
                           {"directions", dirs},
                           {"slow_flows", c.slow_flows},
+                          {"own_slow_flows", c.own_slow},
                           {"total_flows", c.total_flows}});
     }
     return {{"format", "fabscope-mesh-run"},
@@ -284,9 +289,13 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
     std::vector<std::string> lines;
     const MeshLinks& links = a.links;
     auto lane_line = [&](const LinkSuspect& s) {
+        std::string shared = s.own_slow < s.slow_flows
+                                 ? fmt::format(", {} of them also through another suspect",
+                                               s.slow_flows - s.own_slow)
+                                 : "";
         return fmt::format(
-            "{}: {} of {} flows through it slow (at {:.2f} of the median), {} healthy", s.name,
-            s.slow_flows, s.total_flows, s.mean_ratio, s.healthy.size());
+            "{}: {} of {} flows through it slow (at {:.2f} of the median{}), {} healthy", s.name,
+            s.slow_flows, s.total_flows, s.mean_ratio, shared, s.healthy.size());
     };
     for (const CableSuspect& c : links.cables) {
         std::string dirs;

@@ -41,6 +41,9 @@ struct MeshAnalysis {
     /// whatever its bandwidth: a port that drops one packet in a thousand
     /// costs little bandwidth and much of a collective's time.
     std::vector<char> lossy;
+    /// Per flow: how strongly it speaks against its path, if slow
+    /// (slow_strength; localize's FlowObservation::strength).
+    std::vector<double> strength;
     std::vector<std::pair<int, double>> plane_median_gbps;
     std::vector<EndpointSuspect> suspects;
     /// The cables and lanes the flows' traced paths point at (RoCE).

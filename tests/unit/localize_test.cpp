@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -96,6 +97,45 @@ TEST(Localize, AHostLaneThatCarriedTheBadCablesFlowsIsNotBlamedForThem) {
     ASSERT_FALSE(l.suspects.empty());
     EXPECT_EQ(l.suspects[0].slow_flows, 16U);
     EXPECT_EQ(l.suspects[0].total_flows, 16U);
+}
+
+// The all-pairs run of the mesh VM test (CI, stop 23), as lanes: 3 leaves, 2
+// spines, the cable l1-s2 shaped both ways (its flows at 0.15 of the median).
+// Noise put 3 of the 4 flows l3 -> s2 -> l2 just under the threshold (0.5),
+// so the healthy lane l3 -> s2, which also carried 5 of the bad s2 -> l1's
+// flows, had 8 slow of 9 and outbid s2 -> l1 (6 of 6): the cable was named
+// one way and l3-s2 first. Weighed by how slow they were, the deep flows
+// name the cable both ways, and l3 -> s2 keeps only the 3 shallow ones.
+TEST(Localize, ShallowNoiseOnALaneBesideABadCableDoesNotOutbidIt) {
+    constexpr Lane kL1S2 = 2, kS2L1 = 3, kL2S2 = 6, kS2L2 = 7, kL3S2 = 10, kS2L3 = 11;
+    std::vector<FlowObservation> flows;
+    auto add = [&](std::vector<Lane> lanes, double ratio) {
+        size_t i = flows.size();
+        flows.push_back(
+            {i, i, i + 100, std::move(lanes), ratio < 0.6, ratio, slow_strength(ratio, 0.6)});
+    };
+    for (int i = 0; i < 3; ++i) add({kL1S2, kS2L2}, 0.15);
+    for (int i = 0; i < 3; ++i) add({kL1S2, kS2L3}, 0.15);
+    for (int i = 0; i < 5; ++i) add({kL3S2, kS2L1}, 0.15);
+    add({kL2S2, kS2L1}, 0.15);
+    for (int i = 0; i < 3; ++i) add({kL3S2, kS2L2}, 0.5);
+    add({kL3S2, kS2L2}, 0.9);
+    for (int i = 0; i < 4; ++i) add({kL2S2, kS2L3}, 0.9);
+
+    Localization l = localize(flows);
+    ASSERT_GE(l.suspects.size(), 2U);
+    EXPECT_EQ((std::set<Lane>{l.suspects[0].lanes.front(), l.suspects[1].lanes.front()}),
+              (std::set<Lane>{kL1S2, kS2L1}));
+    for (const Suspect& s : l.suspects) {
+        if (s.lanes.front() != kL3S2) continue;
+        EXPECT_EQ(s.slow_flows, 8U);
+        EXPECT_EQ(s.own_slow, 3U);
+        // Resting on 3 slow flows of its own, it wants more flows before it stands.
+        EXPECT_NE(std::find(l.contested.begin(), l.contested.end(), kL3S2), l.contested.end());
+    }
+    // Counted alike, every slow flow one, the lane beside the cable wins.
+    for (FlowObservation& f : flows) f.strength = 1.0;
+    EXPECT_EQ(localize(flows).suspects[0].lanes.front(), kL3S2);
 }
 
 TEST(Localize, ASpineDownlinkOnThe648HostShapeIsNamedAlone) {
