@@ -1,6 +1,7 @@
 #include "perf/localize.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <set>
@@ -34,6 +35,7 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
         // under the threshold must not make it outbid the cable.
         Lane best = 0;
         size_t best_count = 0;
+        double best_weight = 0;
         double best_score = 0;
         for (const auto& [lane, slow] : slow_through) {
             if (taken.count(lane)) continue;
@@ -56,6 +58,7 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
             if (score > best_score || (score == best_score && lane < best)) {
                 best = lane;
                 best_count = fresh;
+                best_weight = weight;
                 best_score = score;
             }
         }
@@ -64,6 +67,7 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
         const auto& mine = slow_through[best];
         s.slow_flows = mine.size();
         s.own_slow = best_count;
+        s.own_weight = best_weight;
         s.total_flows = total[best];
         s.evidence = mine;
         // Lanes with exactly the same slow flows and the same flows in all
@@ -100,17 +104,15 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
         for (size_t f : s.evidence) thin.insert(flows[f].lanes.begin(), flows[f].lanes.end());
     }
     out.contested.assign(thin.begin(), thin.end());
-    // Most slow flows of their own first: a lane whose slow flows are mostly
-    // a suspect's before it stands behind that suspect, however many it has.
-    std::sort(out.suspects.begin(), out.suspects.end(), [](const Suspect& a, const Suspect& b) {
-        if (a.own_slow != b.own_slow) return a.own_slow > b.own_slow;
-        return a.slow_flows != b.slow_flows ? a.slow_flows > b.slow_flows : a.lanes < b.lanes;
-    });
+    // The suspects stay in the order chosen (a lane's score only falls as
+    // others explain its flows, so each pick scored at most the one before):
+    // a lane whose slow flows were mostly a stronger suspect's stands behind
+    // it, however many it has.
     return out;
 }
 
 double slow_strength(double ratio, double slow_ratio, bool lossy) {
-    if (lossy || ratio <= 0 || slow_ratio <= 0) return 1.0;
+    if (lossy || !std::isfinite(ratio) || ratio <= 0 || slow_ratio <= 0) return 1.0;
     return std::clamp((slow_ratio - ratio) / slow_ratio, 0.05, 1.0);
 }
 

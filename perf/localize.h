@@ -44,8 +44,10 @@ struct Suspect {
     std::vector<Lane> lanes;
     size_t slow_flows = 0;   ///< slow flows through the lane(s)
     size_t total_flows = 0;  ///< all observed flows through the first lane
-    /// Its slow flows that no suspect chosen before it explained.
+    /// Its slow flows that no suspect chosen before it explained, and the sum
+    /// of their strengths (what it was chosen by, with its share).
     size_t own_slow = 0;
+    double own_weight = 0;
     double share() const {
         return total_flows == 0 ? 0.0 : static_cast<double>(slow_flows) / total_flows;
     }
@@ -55,7 +57,7 @@ struct Suspect {
 };
 
 struct Localization {
-    std::vector<Suspect> suspects;
+    std::vector<Suspect> suspects;  ///< in the order chosen: the strongest first
     /// Slow flows that no suspect explains (too few observations, or noise).
     std::vector<size_t> unexplained;
     /// Lanes crossed by slow flows that did not meet min_slow (need more tests).

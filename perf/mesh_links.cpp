@@ -67,6 +67,7 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
         }
         ls.slow_flows = s.slow_flows;
         ls.own_slow = s.own_slow;
+        ls.own_weight = s.own_weight;
         ls.total_flows = s.total_flows;
         double sum = 0;
         for (size_t e : s.evidence) {
@@ -93,13 +94,13 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
         c.directions.push_back(i);
         c.slow_flows += s.slow_flows;
         c.own_slow += s.own_slow;
+        c.own_weight += s.own_weight;
         c.total_flows += s.total_flows;
     }
     for (auto& [_, c] : by_link) m.cables.push_back(std::move(c));
     std::stable_sort(
-        m.cables.begin(), m.cables.end(), [](const CableSuspect& a, const CableSuspect& b) {
-            return a.own_slow != b.own_slow ? a.own_slow > b.own_slow : a.slow_flows > b.slow_flows;
-        });
+        m.cables.begin(), m.cables.end(),
+        [](const CableSuspect& a, const CableSuspect& b) { return a.own_weight > b.own_weight; });
     return m;
 }
 

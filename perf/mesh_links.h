@@ -19,7 +19,8 @@ struct LinkSuspect {
     std::vector<Lane> lanes;
     std::string name;  ///< "l1[10.9.12.0] -> s2[10.9.12.1]", several joined by " or "
     size_t slow_flows = 0;
-    size_t own_slow = 0;  ///< of slow_flows, those no suspect before it explained
+    size_t own_slow = 0;    ///< of slow_flows, those no suspect chosen before it explained
+    double own_weight = 0;  ///< their strengths summed (localize's Suspect::own_weight)
     size_t total_flows = 0;
     double mean_ratio = 0;         ///< of the slow flows through it
     std::vector<size_t> evidence;  ///< indices into MeshRunData::flows: the slow ones
@@ -32,7 +33,8 @@ struct CableSuspect {
     std::string name;                ///< "l1[10.9.12.0] <-> s2[10.9.12.1]"
     std::vector<size_t> directions;  ///< indices into MeshLinks::suspects
     size_t slow_flows = 0;           ///< over its bad directions
-    size_t own_slow = 0;             ///< of them, those no suspect before explained
+    size_t own_slow = 0;             ///< of them, those no suspect chosen before explained
+    double own_weight = 0;           ///< their strengths summed
     size_t total_flows = 0;
 };
 
@@ -44,7 +46,7 @@ struct MeshLinks {
     size_t traced = 0;  ///< flows with a path
     Coverage coverage;  ///< lanes crossed by measured flows, of the lanes traces showed
     std::vector<LinkSuspect> suspects;
-    std::vector<CableSuspect> cables;  ///< most slow flows of their own first
+    std::vector<CableSuspect> cables;  ///< the most weight of slow flows of their own first
     /// Lanes slow flows crossed that too few flows tested to judge.
     std::vector<Lane> undersampled;
     /// Lanes the traces show that no measured flow crossed: the flows

@@ -289,10 +289,11 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
     std::vector<std::string> lines;
     const MeshLinks& links = a.links;
     auto lane_line = [&](const LinkSuspect& s) {
-        std::string shared = s.own_slow < s.slow_flows
-                                 ? fmt::format(", {} of them also through another suspect",
-                                               s.slow_flows - s.own_slow)
-                                 : "";
+        std::string shared =
+            s.own_slow < s.slow_flows
+                ? fmt::format(", {} of them explained by a suspect chosen before it",
+                              s.slow_flows - s.own_slow)
+                : "";
         return fmt::format(
             "{}: {} of {} flows through it slow (at {:.2f} of the median{}), {} healthy", s.name,
             s.slow_flows, s.total_flows, s.mean_ratio, shared, s.healthy.size());

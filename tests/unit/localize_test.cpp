@@ -126,13 +126,14 @@ TEST(Localize, ShallowNoiseOnALaneBesideABadCableDoesNotOutbidIt) {
     ASSERT_GE(l.suspects.size(), 2U);
     EXPECT_EQ((std::set<Lane>{l.suspects[0].lanes.front(), l.suspects[1].lanes.front()}),
               (std::set<Lane>{kL1S2, kS2L1}));
-    for (const Suspect& s : l.suspects) {
-        if (s.lanes.front() != kL3S2) continue;
-        EXPECT_EQ(s.slow_flows, 8U);
-        EXPECT_EQ(s.own_slow, 3U);
-        // Resting on 3 slow flows of its own, it wants more flows before it stands.
-        EXPECT_NE(std::find(l.contested.begin(), l.contested.end(), kL3S2), l.contested.end());
-    }
+    // l3 -> s2 stands third, on the 3 shallow flows of its own.
+    ASSERT_EQ(l.suspects.size(), 3U);
+    const Suspect& s = l.suspects[2];
+    EXPECT_EQ(s.lanes, (std::vector<Lane>{kL3S2}));
+    EXPECT_EQ(s.slow_flows, 8U);
+    EXPECT_EQ(s.own_slow, 3U);
+    // Resting on 3 slow flows of its own, it wants more flows before it stands.
+    EXPECT_NE(std::find(l.contested.begin(), l.contested.end(), kL3S2), l.contested.end());
     // Counted alike, every slow flow one, the lane beside the cable wins.
     for (FlowObservation& f : flows) f.strength = 1.0;
     EXPECT_EQ(localize(flows).suspects[0].lanes.front(), kL3S2);
