@@ -81,6 +81,8 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
                 std::find(lanes.begin(), lanes.end(), s.lanes.front()) != lanes.end())
                 ls.healthy.push_back(m.measured[k]);
         }
+        ls.slow_counters = sum_flow_counters(d, ls.evidence, FlowEnd::Both);
+        ls.healthy_counters = sum_flow_counters(d, ls.healthy, FlowEnd::Both);
         m.suspects.push_back(std::move(ls));
     }
     std::map<size_t, CableSuspect> by_link;

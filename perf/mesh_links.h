@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "perf/localize.h"
+#include "perf/mesh_evidence.h"
 #include "perf/mesh_run.h"
 #include "perf/trace_fabric.h"
 
@@ -25,6 +26,9 @@ struct LinkSuspect {
     double mean_ratio = 0;         ///< of the slow flows through it
     std::vector<size_t> evidence;  ///< indices into MeshRunData::flows: the slow ones
     std::vector<size_t> healthy;   ///< the flows through it that were not slow
+    /// Both ends' counters over the slow flows, and over the healthy ones.
+    FlowCounters slow_counters;
+    FlowCounters healthy_counters;
 };
 
 /// A cable some localized lane suspect is on, with the directions that are bad.

@@ -126,6 +126,20 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
         e.slow_flows = s.slow_flows;
         e.total_flows = s.total_flows;
         for (size_t o : s.evidence) e.evidence.push_back(obs_flow[o]);
+        if (e.sides.size() == 1) {
+            const EndpointSide side = e.sides.front();
+            const FlowEnd end = side.sending ? FlowEnd::Sender : FlowEnd::Receiver;
+            std::vector<size_t> healthy;
+            for (size_t k = 0; k < obs.size(); ++k) {
+                const MeshFlow& f = d.flows[obs_flow[k]];
+                if (!obs[k].slow && (side.sending ? f.src : f.dst) == side.rank)
+                    healthy.push_back(obs_flow[k]);
+            }
+            e.slow_counters = sum_flow_counters(d, e.evidence, end);
+            e.healthy_counters = sum_flow_counters(d, healthy, end);
+        } else {
+            e.slow_counters = sum_flow_counters(d, e.evidence, FlowEnd::Both);
+        }
         a.suspects.push_back(std::move(e));
     }
     a.links = analyse_links(d, a.ratio, a.slow, a.strength);
@@ -216,7 +230,10 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                             {"localized", s.sides.size() == 1},
                             {"slow_flows", s.slow_flows},
                             {"total_flows", s.total_flows},
-                            {"evidence", s.evidence}});
+                            {"evidence", s.evidence},
+                            {"counters",
+                             {{"slow", flow_counters_json(s.slow_counters)},
+                              {"healthy", flow_counters_json(s.healthy_counters)}}}});
     }
     json findings = json::array();
     for (const MeshFinding& f : d.findings) {
@@ -243,7 +260,10 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                                  {"total_flows", s.total_flows},
                                  {"mean_ratio", s.mean_ratio},
                                  {"evidence", s.evidence},
-                                 {"healthy", s.healthy}});
+                                 {"healthy", s.healthy},
+                                 {"counters",
+                                  {{"slow", flow_counters_json(s.slow_counters)},
+                                   {"healthy", flow_counters_json(s.healthy_counters)}}}});
     }
     json cables = json::array();
     for (const CableSuspect& c : a.links.cables) {
@@ -285,6 +305,24 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
               {"findings", d.findings.size()}}}};
 }
 
+namespace {
+
+/// "; on its slow flows the ends counted X (on its healthy flows, Y)": the
+/// event counters behind a suspect, or that there were none.
+std::string counted_note(const FlowCounters& slow, const FlowCounters& healthy) {
+    if (slow.counted == 0) return "";
+    std::string bad = event_counters_line(slow.sum);
+    std::string out = fmt::format("; on its slow flows the ends counted {}",
+                                  bad.empty() ? "no errors or congestion" : bad);
+    if (healthy.counted > 0) {
+        std::string good = event_counters_line(healthy.sum);
+        out += fmt::format(" (on its healthy flows, {})", good.empty() ? "none" : good);
+    }
+    return out;
+}
+
+}  // namespace
+
 std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalysis& a) {
     std::vector<std::string> lines;
     const MeshLinks& links = a.links;
@@ -295,8 +333,9 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
                               s.slow_flows - s.own_slow)
                 : "";
         return fmt::format(
-            "{}: {} of {} flows through it slow (at {:.2f} of the median{}), {} healthy", s.name,
-            s.slow_flows, s.total_flows, s.mean_ratio, shared, s.healthy.size());
+            "{}: {} of {} flows through it slow (at {:.2f} of the median{}), {} healthy{}", s.name,
+            s.slow_flows, s.total_flows, s.mean_ratio, shared, s.healthy.size(),
+            counted_note(s.slow_counters, s.healthy_counters));
     };
     for (const CableSuspect& c : links.cables) {
         std::string dirs;
@@ -313,9 +352,10 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
         double sum = 0;
         for (size_t i : s.evidence) sum += a.ratio[i];
         lines.push_back(fmt::format(
-            "suspect: {}: {} of {} flows through it slow, at {:.2f} of the median on average",
+            "suspect: {}: {} of {} flows through it slow, at {:.2f} of the median on average{}",
             describe(d, s), s.slow_flows, s.total_flows,
-            s.evidence.empty() ? 0.0 : sum / static_cast<double>(s.evidence.size())));
+            s.evidence.empty() ? 0.0 : sum / static_cast<double>(s.evidence.size()),
+            counted_note(s.slow_counters, s.healthy_counters)));
     }
     for (const MeshFinding& f : d.findings) lines.push_back("finding: " + f.message);
     size_t measured = 0;

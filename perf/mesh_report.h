@@ -26,6 +26,10 @@ struct EndpointSuspect {
     size_t slow_flows = 0;
     size_t total_flows = 0;
     std::vector<size_t> evidence;  ///< indices into MeshRunData::flows
+    /// Its device's counters (both ends' when it is several sides) over its
+    /// slow flows, and, when localized, over the healthy flows of its side.
+    FlowCounters slow_counters;
+    FlowCounters healthy_counters;
 };
 
 struct MeshAnalysis {

@@ -7,10 +7,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
 #include "model/json_io.h"
+#include "perf/mesh_evidence.h"
 #include "perf/test_spec.h"
 #include "reports/run_json.h"
 
@@ -37,6 +39,25 @@ void counts(const json& j, MeshSuspectDoc& s) {
     s.total_flows = json_io::get_uint<size_t>(j, "total_flows");
     if (s.slow_flows > s.total_flows)
         json_io::fail(j.at("slow_flows"), "must be at most total_flows");
+}
+
+/// The event counters of a suspect's slow flows (counters.slow.sum), when
+/// the report has them (reports before them do not).
+CounterMap counted_of(const json& s) {
+    CounterMap out;
+    if (!s.contains("counters")) return out;
+    const json& slow = json_io::get_object(json_io::get_object(s, "counters"), "slow");
+    const json& sum = json_io::get_object(slow, "sum");
+    if (sum.size() > perf::kMaxCounterNames)
+        json_io::fail(sum, fmt::format("must name at most {} counters", perf::kMaxCounterNames));
+    for (const auto& [name, v] : sum.items()) {
+        if (name.empty() || name.size() > perf::kMaxCounterName)
+            json_io::fail(sum, fmt::format("counter names must be 1 to {} characters",
+                                           perf::kMaxCounterName));
+        if (!perf::is_counter_value(v)) json_io::fail(v, "must be a counter (an unsigned integer)");
+        if (perf::is_event_counter(name)) out[name] = v.get<uint64_t>();
+    }
+    return out;
 }
 
 double mean_ratio_of(const MeshRunDoc& d, const std::vector<size_t>& flows) {
@@ -154,6 +175,7 @@ Result<MeshRunDoc> mesh_run_doc_from_json(const json& j) {
             x.mean_ratio = non_negative(s, "mean_ratio");
             x.evidence = flow_indices(s, "evidence", flows);
             x.healthy = flow_indices(s, "healthy", flows);
+            x.counted = counted_of(s);
             size_t n = json_io::get_array(s, "lanes").size();
             if (n <= 1) {
                 const std::string key = x.name;
@@ -183,6 +205,12 @@ Result<MeshRunDoc> mesh_run_doc_from_json(const json& j) {
                 x.healthy.insert(x.healthy.end(), l.healthy.begin(), l.healthy.end());
                 weighted += l.mean_ratio * static_cast<double>(l.slow_flows);
                 slow += l.slow_flows;
+                for (const auto& [name, v] : l.counted) {
+                    uint64_t& sum = x.counted[name];
+                    sum = v > std::numeric_limits<uint64_t>::max() - sum
+                              ? std::numeric_limits<uint64_t>::max()
+                              : sum + v;
+                }
             }
             x.mean_ratio = slow ? weighted / static_cast<double>(slow) : 0;
             d.suspects.push_back(std::move(x));
@@ -201,6 +229,7 @@ Result<MeshRunDoc> mesh_run_doc_from_json(const json& j) {
             counts(s, x);
             x.evidence = flow_indices(s, "evidence", flows);
             x.mean_ratio = mean_ratio_of(d, x.evidence);
+            x.counted = counted_of(s);
             size_t n = json_io::get_array(s, "endpoints").size();
             x.detail = n == 1 ? "the NIC or its cable" : fmt::format("one of {} endpoints", n);
             d.suspects.push_back(std::move(x));

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "congestion/sysfs_counters.h"
 #include "util/result.h"
 
 namespace fabscope {
@@ -40,6 +41,9 @@ struct MeshSuspectDoc {
     double mean_ratio = 0;         ///< of the slow flows through it, to their plane's median
     std::vector<size_t> evidence;  ///< indices into the flows: the slow ones through it
     std::vector<size_t> healthy;   ///< the flows through it that were not slow (when known)
+    /// The event counters its slow flows' ends counted (counters.slow.sum,
+    /// errors and waits, not traffic); empty when none or not in the report.
+    CounterMap counted;
     size_t healthy_flows() const { return total_flows - slow_flows; }
 };
 

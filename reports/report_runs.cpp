@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "perf/mesh_evidence.h"
+
 namespace fabscope {
 namespace {
 
@@ -34,6 +36,8 @@ std::vector<ReportFinding> mesh_findings(const MeshRunDoc& d) {
             "healthy",
             s.kind == "lanes" ? "lane" : s.kind, s.name, s.detail, s.slow_flows, s.total_flows,
             s.mean_ratio, s.healthy_flows());
+        if (!s.counted.empty())
+            f.summary += "; its slow flows' ends counted " + perf::event_counters_line(s.counted);
         f.evidence = {{"suspect", s.kind},
                       {"name", s.name},
                       {"slow_flows", s.slow_flows},
@@ -42,6 +46,7 @@ std::vector<ReportFinding> mesh_findings(const MeshRunDoc& d) {
                       {"mean_ratio", s.mean_ratio},
                       {"slow", flow_list(d, s.evidence, 8)}};
         if (!s.healthy.empty()) f.evidence["healthy"] = flow_list(d, s.healthy, 4);
+        if (!s.counted.empty()) f.evidence["counted"] = s.counted;
         out.push_back(std::move(f));
     }
     for (const MeshFindingDoc& x : d.findings) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "perf/mesh_evidence.h"
 #include "reports/escape.h"
 
 namespace fabscope {
@@ -59,7 +60,11 @@ std::string mesh_html(const ReportModel& m) {
         "it</th><th>Healthy</th><th>Slow at</th><th>Evidence</th></tr></thead><tbody>\n";
     for (size_t i = 0; i < d.suspects.size(); ++i) {
         const MeshSuspectDoc& s = d.suspects[i];
-        std::string ev = "<details><summary>slow flows</summary><ul>";
+        std::string ev;
+        if (!s.counted.empty())
+            ev += fmt::format("<p>Their ends counted {}</p>",
+                              html_escape(perf::event_counters_line(s.counted)));
+        ev += "<details><summary>slow flows</summary><ul>";
         for (const std::string& t : flow_texts(d, s.evidence, 16))
             ev += fmt::format("<li>{}</li>", html_escape(t));
         ev += "</ul></details>";
@@ -143,6 +148,8 @@ std::string mesh_md(const ReportModel& m) {
         std::string flows;
         for (const std::string& t : flow_texts(d, s.evidence, 3))
             flows.append(flows.empty() ? "" : "; ").append(md_escape(t));
+        if (!s.counted.empty())
+            flows = "counted " + md_escape(perf::event_counters_line(s.counted)) + ": " + flows;
         out += fmt::format("| {} | {} **{}** ({}) | {} of {} | {} | {:.2f} | {} |\n", i + 1,
                            suspect_label(s), md_escape(s.name), md_escape(s.detail), s.slow_flows,
                            s.total_flows, s.healthy_flows(), s.mean_ratio, flows);

@@ -112,6 +112,37 @@ TEST(ReportMesh, HtmlAndMarkdownNameTheSuspectsBeforeTheFindings) {
     EXPECT_EQ(md.find("| ok |"), std::string::npos);
 }
 
+TEST(ReportMesh, ASuspectsCountersAreItsEvidenceInEveryFormat) {
+    // The cable's two directions each counted retransmissions: the cable
+    // shows their sum, events only (traffic counters say nothing).
+    json doc = read_fixture("mesh-cable.json");
+    doc["link_suspects"][0]["counters"]["slow"]["sum"] = {{"completer_retry_err", 8},
+                                                          {"sent_pkts", 500}};
+    doc["link_suspects"][1]["counters"]["slow"]["sum"] = {{"completer_retry_err", 4},
+                                                          {"duplicate_request", 30}};
+    auto m = load_report({write("counted-mesh.json", doc)}, {});
+    ASSERT_TRUE(m) << m.error().message;
+    const MeshSuspectDoc& cable = m->mesh->suspects.front();
+    EXPECT_EQ(cable.counted, (CounterMap{{"completer_retry_err", 12}, {"duplicate_request", 30}}));
+    const std::string said = "duplicate_request +30, completer_retry_err +12";
+    const ReportFinding& f = m->findings.front();
+    EXPECT_NE(f.summary.find("its slow flows' ends counted " + said), std::string::npos)
+        << f.summary;
+    EXPECT_EQ(f.evidence["counted"]["duplicate_request"], 30);
+    EXPECT_NE(render_html_report(*m).find("<p>Their ends counted " + said + "</p>"),
+              std::string::npos);
+    // Markdown escapes the underscores.
+    EXPECT_NE(render_markdown_report(*m).find(
+                  "counted duplicate\\_request +30, completer\\_retry\\_err +12: "),
+              std::string::npos);
+    // Reports written before suspects carried counters still load.
+    json old = read_fixture("mesh-cable.json");
+    for (json& s : old["link_suspects"]) s.erase("counters");
+    auto o = load_report({write("old-mesh.json", old)}, {});
+    ASSERT_TRUE(o) << o.error().message;
+    EXPECT_TRUE(o->mesh->suspects.front().counted.empty());
+}
+
 TEST(ReportMesh, JunitHasOneCasePerSuspectAndFinding) {
     ReportModel cable = load({"mesh-cable.json"});
     std::string xml = render_junit_report(cable);
@@ -167,6 +198,12 @@ TEST(ReportMesh, BadDocumentsAreRefusedNamingTheFile) {
         {"round", [](json& j) { j["flows"][0]["round"] = 0; }, "/flows/0/round"},
         {"rank twice", [](json& j) { j["ranks"][1]["rank"] = 0; }, "/ranks/1/rank"},
         {"flows", [](json& j) { j["flows"] = 3; }, "flows"},
+        {"counter",
+         [](json& j) { j["suspects"][0]["counters"]["slow"]["sum"]["port_rcv_errors"] = -4; },
+         "/suspects/0/counters/slow/sum/port_rcv_errors: must be a counter"},
+        {"counter name",
+         [](json& j) { j["suspects"][0]["counters"]["slow"]["sum"][std::string(65, 'x')] = 4; },
+         "/suspects/0/counters/slow/sum: counter names must be 1 to 64 characters"},
     };
     for (const Case& c : cases) {
         json bad = good;

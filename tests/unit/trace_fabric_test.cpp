@@ -107,6 +107,69 @@ TEST(MeshLinks, AShapedCableIsNamedWithTheFlowsThroughIt) {
     EXPECT_EQ(doc["fabric"]["coverage"]["fraction"], 1.0);
 }
 
+TEST(MeshLinks, EachSuspectCarriesTheCountersOfItsFlows) {
+    // The shaped cable's flows retransmit (rxe's counters on both ends); the
+    // others count only traffic. A host that receives slowly counts receive
+    // errors on its own port (an IB HCA's counters/ would).
+    auto d = three_leaf_run(
+        [](int ls, int spine, int lt) { return spine == 2 && (ls == 1 || lt == 1) ? 0.2 : 1.0; });
+    for (MeshFlow& f : d.flows) {
+        const bool shaped = f.avg_gbps < 0.5;
+        f.counters = {{"local", {{"sent_pkts", 100}}}, {"remote", {{"rcvd_pkts", 100}}}};
+        if (shaped) {
+            f.counters["local"]["completer_retry_err"] = 4;
+            f.counters["remote"]["duplicate_request"] = 10;
+        }
+    }
+    MeshAnalysis a = analyse_mesh(d, 0.6);
+    ASSERT_EQ(a.links.cables.size(), 1u);
+    const LinkSuspect& up = a.links.suspects[a.links.cables[0].directions[0]];
+    const size_t n = up.slow_flows;
+    EXPECT_EQ(up.slow_counters.flows, n);
+    EXPECT_EQ(up.slow_counters.counted, n);
+    EXPECT_EQ(up.slow_counters.sum, (CounterMap{{"completer_retry_err", 4 * n},
+                                                {"duplicate_request", 10 * n},
+                                                {"rcvd_pkts", 100 * n},
+                                                {"sent_pkts", 100 * n}}));
+    EXPECT_EQ(up.healthy_counters.flows, 0u);
+    auto line = mesh_run_summary(d, a).front();
+    EXPECT_NE(line.find(fmt::format("on its slow flows the ends counted duplicate_request +{}, "
+                                    "completer_retry_err +{}",
+                                    10 * n, 4 * n)),
+              std::string::npos)
+        << line;
+    nlohmann::json doc = mesh_run_json(d, a);
+    EXPECT_EQ(doc["link_suspects"][0]["counters"]["slow"]["sum"]["duplicate_request"], 10 * n);
+    EXPECT_EQ(doc["link_suspects"][0]["counters"]["healthy"]["flows"], 0);
+
+    // A host that receives at a third: its own receive side's counters.
+    auto h = three_leaf_run([](int, int, int) { return 1.0; });
+    size_t into = 0;
+    for (MeshFlow& f : h.flows) {
+        f.counters = {{"local", {{"port_xmit_data", 50}}}, {"remote", {{"port_rcv_data", 50}}}};
+        if (f.dst == 4) {
+            f.avg_gbps = 0.3;
+            f.counters["remote"]["port_rcv_errors"] = 2;
+            ++into;
+        }
+        if (f.src == 4) f.counters["local"]["port_xmit_wait"] = 1;  // its sending side: healthy
+    }
+    MeshAnalysis b = analyse_mesh(h, 0.6);
+    ASSERT_EQ(b.suspects.size(), 1u);
+    const EndpointSuspect& host = b.suspects[0];
+    ASSERT_EQ(host.sides.size(), 1u);
+    EXPECT_FALSE(host.sides[0].sending);
+    EXPECT_EQ(host.slow_counters.sum,
+              (CounterMap{{"port_rcv_data", 50 * into}, {"port_rcv_errors", 2 * into}}));
+    EXPECT_EQ(host.healthy_counters.flows, 0u);  // every flow into it was slow
+    auto lines = mesh_run_summary(h, b);
+    EXPECT_EQ(
+        lines.front(),
+        fmt::format("suspect: h4 (receiving): {} of {} flows through it slow, at 0.30 of the "
+                    "median on average; on its slow flows the ends counted port_rcv_errors +{}",
+                    into, into, 2 * into));
+}
+
 TEST(MeshLinks, OneWayBadIsOneLane) {
     auto d =
         three_leaf_run([](int ls, int spine, int) { return spine == 1 && ls == 3 ? 0.3 : 1.0; });

@@ -1,0 +1,102 @@
+#include "perf/mesh_evidence.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <string_view>
+
+namespace fabscope::perf {
+
+bool is_counter_value(const nlohmann::json& v) {
+    return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+}
+
+namespace {
+
+void add_side(const nlohmann::json& side, CounterMap& sum) {
+    if (!side.is_object()) return;
+    for (const auto& [name, v] : side.items()) {
+        if (name.empty() || name.size() > kMaxCounterName || !is_counter_value(v)) continue;
+        auto it = sum.find(name);
+        if (it == sum.end()) {
+            if (sum.size() >= kMaxCounterNames) continue;
+            it = sum.emplace(name, 0).first;
+        }
+        const auto add = v.get<uint64_t>();
+        it->second = add > std::numeric_limits<uint64_t>::max() - it->second
+                         ? std::numeric_limits<uint64_t>::max()
+                         : it->second + add;
+    }
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+FlowCounters sum_flow_counters(const MeshRunData& d, const std::vector<size_t>& flows,
+                               FlowEnd end) {
+    FlowCounters out;
+    for (size_t i : flows) {
+        if (i >= d.flows.size()) continue;
+        ++out.flows;
+        const nlohmann::json& c = d.flows[i].counters;
+        if (!c.is_object()) continue;
+        bool any = false;
+        for (const char* side : {"local", "remote"}) {
+            const bool wanted = end == FlowEnd::Both ||
+                                (end == FlowEnd::Sender) == (std::string_view(side) == "local");
+            auto it = c.find(side);
+            if (!wanted || it == c.end() || !it->is_object()) continue;
+            any = true;
+            add_side(*it, out.sum);
+        }
+        out.counted += any ? 1 : 0;
+    }
+    std::erase_if(out.sum, [](const auto& kv) { return kv.second == 0; });
+    return out;
+}
+
+bool is_event_counter(const std::string& name) {
+    // Words of the counters that count something going wrong or slowing
+    // down, whatever their suffix (mlx5's np_ecn_marked_roce_packets).
+    static constexpr std::array<std::string_view, 16> kEvent = {
+        "err",     "discard", "drop",      "ecn",    "cnp",      "wait",    "retr",      "seq",
+        "timeout", "nak",     "duplicate", "downed", "recovery", "overrun", "integrity", "rnr"};
+    for (std::string_view w : kEvent) {
+        if (name.find(w) != std::string::npos) return true;
+    }
+    static constexpr std::array<std::string_view, 5> kTraffic = {"_data", "_bytes", "_pkts",
+                                                                 "_packets", "_requests"};
+    for (std::string_view s : kTraffic) {
+        if (ends_with(name, s)) return false;
+    }
+    return name != "rdma_sends" && name != "rdma_recvs" && name != "lifespan";
+}
+
+std::string event_counters_line(const CounterMap& m, size_t most) {
+    std::vector<std::pair<std::string, uint64_t>> events;
+    for (const auto& [name, v] : m) {
+        if (v && is_event_counter(name)) events.emplace_back(name, v);
+    }
+    std::stable_sort(events.begin(), events.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::string out;
+    for (size_t i = 0; i < events.size() && i < most; ++i) {
+        if (!out.empty()) out += ", ";
+        out += fmt::format("{} +{}", events[i].first, events[i].second);
+    }
+    if (events.size() > most) out += fmt::format(" and {} more", events.size() - most);
+    return out;
+}
+
+nlohmann::json flow_counters_json(const FlowCounters& c) {
+    nlohmann::json sum = nlohmann::json::object();
+    for (const auto& [name, v] : c.sum) sum[name] = v;
+    return {{"flows", c.flows}, {"counted", c.counted}, {"sum", sum}};
+}
+
+}  // namespace fabscope::perf
