@@ -64,8 +64,9 @@ TEST(MeshEvidence, EventsAreErrorsWaitsAndMarksNotTraffic) {
           "duplicate_request", "np_ecn_marked_roce_packets", "np_cnp_sent", "local_ack_timeout_err",
           "port_xmit_discards", "excessive_buffer_overrun_errors", "rnr_nak_retry_err"})
         EXPECT_TRUE(is_event_counter(e)) << e;
-    for (const char* t : {"port_xmit_data", "port_rcv_packets", "unicast_xmit_packets", "sent_pkts",
-                          "rcvd_pkts", "rx_write_requests", "rdma_sends", "lifespan"})
+    for (const char* t :
+         {"port_xmit_data", "port_rcv_packets", "unicast_xmit_packets", "sent_pkts", "rcvd_pkts",
+          "rx_write_requests", "rdma_sends", "lifespan", "ack_deferred"})
         EXPECT_FALSE(is_event_counter(t)) << t;
 }
 
