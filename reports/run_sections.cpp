@@ -149,7 +149,8 @@ std::string mesh_md(const ReportModel& m) {
         for (const std::string& t : flow_texts(d, s.evidence, 3))
             flows.append(flows.empty() ? "" : "; ").append(md_escape(t));
         if (!s.counted.empty())
-            flows = "counted " + md_escape(perf::event_counters_line(s.counted)) + ": " + flows;
+            flows = fmt::format("counted {}: {}", md_escape(perf::event_counters_line(s.counted)),
+                                flows);
         out += fmt::format("| {} | {} **{}** ({}) | {} of {} | {} | {:.2f} | {} |\n", i + 1,
                            suspect_label(s), md_escape(s.name), md_escape(s.detail), s.slow_flows,
                            s.total_flows, s.healthy_flows(), s.mean_ratio, flows);
