@@ -93,11 +93,11 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
         }
     }
     out.undersampled.assign(under.begin(), under.end());
-    // A suspect resting on few slow flows of its own may owe them to another lane on
-    // their paths: noise that slows one healthy flow can make a healthy lane
-    // the first suspect, and it then explains (and hides) the slow flow of
-    // the bad lane beside it. Its own lanes and the others its slow flows
-    // crossed want more flows before it stands.
+    // A suspect resting on few slow flows of its own may owe them to another
+    // lane on their paths: noise that slows one healthy flow can make a
+    // healthy lane the first suspect, and it then explains (and hides) the
+    // slow flow of the bad lane beside it. Its own lanes and the others its
+    // slow flows crossed want more flows before it stands.
     std::set<Lane> thin;
     for (const Suspect& s : out.suspects) {
         if (s.own_slow >= 2 * std::max<size_t>(o.min_slow, 1)) continue;

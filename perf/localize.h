@@ -7,9 +7,10 @@
 // flows that cross it are slow (min_share): a bad cable slows everything
 // through it, while a slow host or noise slows flows that share no cable.
 // Suspects are chosen greedily, the lane that explains the most slow flows
-// (weighed by how slow they were) first; lanes that explain exactly the same flows cannot be told
-// apart and are reported together (confounded), which is what the adaptive rounds then separate
-// with flows that cross one of them and not the others.
+// (weighed by how slow they were) first; lanes that explain exactly the same
+// flows cannot be told apart and are reported together (confounded), which
+// is what the adaptive rounds then separate with flows that cross one of them
+// and not the others.
 
 #include <cstddef>
 #include <functional>

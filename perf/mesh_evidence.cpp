@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <string_view>
 
 namespace fabscope::perf {
@@ -24,10 +23,7 @@ void add_side(const nlohmann::json& side, CounterMap& sum) {
             if (sum.size() >= kMaxCounterNames) continue;
             it = sum.emplace(name, 0).first;
         }
-        const auto add = v.get<uint64_t>();
-        it->second = add > std::numeric_limits<uint64_t>::max() - it->second
-                         ? std::numeric_limits<uint64_t>::max()
-                         : it->second + add;
+        it->second = saturating_add(it->second, v.get<uint64_t>());
     }
 }
 

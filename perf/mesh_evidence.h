@@ -14,6 +14,8 @@
 // kMaxCounterNames names is not counted, and sums saturate.
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,13 @@ namespace fabscope::perf {
 
 constexpr size_t kMaxCounterName = 64;
 constexpr size_t kMaxCounterNames = 256;
+
+/// a + b, or the largest value when it would wrap: a sum of counters never
+/// comes out smaller than one of them.
+inline uint64_t saturating_add(uint64_t a, uint64_t b) {
+    return b > std::numeric_limits<uint64_t>::max() - a ? std::numeric_limits<uint64_t>::max()
+                                                        : a + b;
+}
 
 /// A non-negative integer (what a counter's delta may be).
 bool is_counter_value(const nlohmann::json& v);

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <set>
 
@@ -205,12 +204,8 @@ Result<MeshRunDoc> mesh_run_doc_from_json(const json& j) {
                 x.healthy.insert(x.healthy.end(), l.healthy.begin(), l.healthy.end());
                 weighted += l.mean_ratio * static_cast<double>(l.slow_flows);
                 slow += l.slow_flows;
-                for (const auto& [name, v] : l.counted) {
-                    uint64_t& sum = x.counted[name];
-                    sum = v > std::numeric_limits<uint64_t>::max() - sum
-                              ? std::numeric_limits<uint64_t>::max()
-                              : sum + v;
-                }
+                for (const auto& [name, v] : l.counted)
+                    x.counted[name] = perf::saturating_add(x.counted[name], v);
             }
             x.mean_ratio = slow ? weighted / static_cast<double>(slow) : 0;
             d.suspects.push_back(std::move(x));
