@@ -26,13 +26,6 @@ struct MeshPlanCommand {
     bool no_paths = false;
 };
 
-bool has_routes(const Fabric& f) {
-    for (const Node& n : f.nodes()) {
-        if (n.type == NodeType::Switch && !n.lft.empty()) return true;
-    }
-    return false;
-}
-
 Result<Schedule> make_schedule(const MeshPlanCommand& o, Pattern p, const Fabric& f,
                                const std::vector<MeshEndpoint>& eps, const PathOracle& oracle) {
     switch (p) {

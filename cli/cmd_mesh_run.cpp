@@ -11,12 +11,16 @@
 
 #include "cli/cli.h"
 #include "cli/mesh_incast.h"
+#include "cli/sweep_options.h"
+#include "congestion/pma_counter_source.h"
 #include "model/duration.h"
 #include "model/json_io.h"
 #include "perf/auth.h"
 #include "perf/mesh_agent.h"
+#include "perf/mesh_paths.h"
 #include "perf/mesh_report.h"
 #include "perf/mesh_run.h"
+#include "perf/mesh_switch_counters.h"
 #include "perf/mesh_tracing.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
@@ -62,6 +66,10 @@ struct MeshRunCommand {
     uint16_t agent_port = perf::kDefaultPort;
     std::string secret_file;
     std::string connect_timeout = "5s";
+    // InfiniBand: the routes (rank 0 or the coordinator) and the switch counters.
+    std::string load;
+    bool no_switch_counters = false;
+    LiveSweepOptions umad;  ///< -C/-P: the port rank 0 reads the switch counters from
 };
 
 Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
@@ -133,6 +141,59 @@ int run_incast_pattern(const MeshRunCommand& o, const Globals& g) {
                            g);
 }
 
+/// The PMA counters of the snapshot's switch-to-switch ports, read through
+/// this host's umad port (opened at the first reading; a port that cannot be
+/// opened, without root or umad permissions, makes that reading's error).
+perf::ReadSwitchCounters switch_counter_reader(const MeshRunCommand& o, const Globals& g,
+                                               std::shared_ptr<const Fabric> fabric) {
+    auto session = std::make_shared<std::optional<LiveSession>>();
+    auto open_error = std::make_shared<std::string>();
+    return [o, g, fabric, session, open_error]() {
+        perf::SwitchCounterRead out;
+        if (!*session && open_error->empty()) {
+            auto opened = open_live_session(o.umad, g);
+            if (opened)
+                session->emplace(std::move(*opened));
+            else
+                *open_error = opened.error().message;
+        }
+        if (!*session) {
+            out.error = *open_error;
+            return out;
+        }
+        PmaSourceOptions po;
+        po.engine = (*session)->engine_options(&interrupt_token());
+        po.only = perf::switch_link_ports(*fabric);
+        PmaCounterSource source((*session)->transport(), (*session)->clock(), *fabric, po);
+        PmaRead read = source.read_ports();
+        out.ports = std::move(read.readings);
+        out.failed = std::move(read.failed);
+        if (read.interrupted) out.error = "interrupted";
+        return out;
+    };
+}
+
+/// --load: the snapshot whose routes give the flows' paths, checked, and the
+/// reader of its switch counters (unless --no-switch-counters).
+Status load_routes(const MeshRunCommand& o, const Globals& g, perf::MeshRunOptions& m) {
+    if (o.load.empty()) return Ok{};
+    auto snap = load_named_snapshot(o.load, g);
+    if (!snap) return snap.error();
+    if (!has_routes(snap->fabric)) {
+        return make_error(
+            fmt::format("mesh run: --load {}: the snapshot has no forwarding "
+                        "tables; sweep without --no-routes (fabscope sweep -o FILE) and "
+                        "load that",
+                        o.load),
+            kExitUsage);
+    }
+    auto fabric = std::make_shared<const Fabric>(std::move(snap->fabric));
+    m.routes = fabric;
+    m.routes_from = o.load;
+    if (!o.no_switch_counters) m.read_switch_counters = switch_counter_reader(o, g, fabric);
+    return Ok{};
+}
+
 /// Rank 0 writes the report and prints the summary; the exit code.
 int finish_mesh_run(perf::MeshRunOutcome& out, const MeshRunCommand& o, const Globals& g) {
     const TextStyle st = g.err_style();
@@ -191,6 +252,7 @@ int run_mesh_agents(const MeshRunCommand& o, const Globals& g) {
     }
     auto opts = options_of(o);
     if (!opts) return report(opts.error(), g);
+    if (auto routes = load_routes(o, g, *opts); !routes) return report(routes.error(), g);
     auto connect = parse_duration(o.connect_timeout);
     if (!connect || connect->count() <= 0) {
         return report(make_error(fmt::format("mesh run: --connect-timeout {}: use e.g. 5s",
@@ -230,7 +292,12 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
     if (!opts) return report(opts.error(), g);
     auto comm = perf::MpiComm::init(nullptr, nullptr);
     if (!comm) return report(comm.error(), g);
+    const bool root = (*comm)->rank() == 0;
+    // Only rank 0 reads the snapshot. One it cannot load ends the run on every
+    // rank (rank 0 tells them instead of a plan), and is rank 0's exit code.
+    Status routes = root ? load_routes(o, g, *opts) : Status{Ok{}};
     if ((*comm)->size() < 2) {
+        if (!routes) return report(routes.error(), g);
         return report(make_error("mesh run: one rank per endpoint, and this is the only one: "
                                  "launch it with e.g. `mpirun -np 8 --map-by ppr:1:node fabscope "
                                  "mesh run -o mesh.json` or `srun --mpi=pmix fabscope mesh run`",
@@ -238,8 +305,8 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
                       g);
     }
     install_interrupt_handlers();
-    const bool root = (*comm)->rank() == 0;
     opts->on_progress = progress_of(o, g);
+    if (!routes) opts->cannot_start = "rank 0 could not load --load: " + routes.error().message;
     auto loaded = perf::load_host_names(o.names);
     if (!loaded) return report(loaded.error(), g);
     perf::OpenDevice open = perf::open_ibv_device;
@@ -263,13 +330,16 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
         return out.data.ranks.empty() && out.error.rfind("rank 0", 0) == 0 ? kExitCannotRun
                                                                            : kExitClean;
     }
+    if (!routes) return report(routes.error(), g);
     out.data.launcher = perf::MpiComm::launcher();
     return finish_mesh_run(out, o, g);
 }
 #else
 int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
     if (o.pattern == "incast") return run_incast_pattern(o, g);
-    if (auto opts = options_of(o); !opts) return report(opts.error(), g);
+    auto opts = options_of(o);
+    if (!opts) return report(opts.error(), g);
+    if (auto routes = load_routes(o, g, *opts); !routes) return report(routes.error(), g);
     return report(make_error("mesh run: this fabscope was built without MPI. Install Open MPI "
                              "(Debian, Ubuntu: apt-get install libopenmpi-dev openmpi-bin) and "
                              "build again: CMake finds it. Then launch one rank per endpoint: "
@@ -303,9 +373,10 @@ void add_mesh_run(CLI::App* mesh, Context& ctx, const std::string& name) {
     cmd->add_option("-m,--mtu", o->mtu, "Path MTU at most: 256 .. 4096 (default: the port's)")
         ->check(CLI::IsMember({256, 512, 1024, 2048, 4096}));
     cmd->add_option("--pattern", o->pattern,
-                    "all-pairs: N-1 rounds of disjoint pairs, both ways; cover (RoCE): rounds "
-                    "planned from traced paths to cross every leaf-spine lane, flows steered by "
-                    "their flow label, then adaptive rounds; incast: latency under load (every "
+                    "all-pairs: N-1 rounds of disjoint pairs, both ways; cover: rounds planned to "
+                    "cross every leaf-spine lane each way, from traced paths with flows steered "
+                    "by their flow label (RoCE) or from --load's forwarding tables (InfiniBand), "
+                    "then adaptive rounds; incast: latency under load (every "
                     "rank but --receiver and --prober WRITEs toward the receiver)")
         ->capture_default_str();
     cmd->add_option("--trace-ports", o->trace_variants,
@@ -359,6 +430,18 @@ void add_mesh_run(CLI::App* mesh, Context& ctx, const std::string& name) {
                     "--hosts: an agent that does not accept the connection this soon takes no "
                     "part")
         ->capture_default_str();
+    cmd->add_option("--load", o->load,
+                    "InfiniBand: a snapshot with forwarding tables (fabscope sweep -o FILE). Rank "
+                    "0 takes every flow's path from its routes (cover is planned from them, no "
+                    "traces), names cables by port, and reads the switch ports' counters before "
+                    "and after the rounds");
+    cmd->add_flag("--no-switch-counters", o->no_switch_counters,
+                  "--load: do not read the switch ports' PMA counters (rank 0 needs umad access "
+                  "for them)");
+    cmd->add_option("-C,--Ca", o->umad.ca,
+                    "--load: the CA rank 0 reads the switch counters through (default: the first "
+                    "with an active port)");
+    cmd->add_option("-P,--Port", o->umad.ca_port, "--load: its port")->check(CLI::Range(0, 254));
     cmd->add_option("-o,--output", o->output,
                     "Rank 0 writes the report (JSON) to FILE, after every round and at the end");
     cmd->footer(R"(Every rank opens its device and rank 0 plans the rounds (all-pairs: N-1 rounds
@@ -375,6 +458,15 @@ receive side of a host's NIC), and prints suspects first, the cable first.
 other; rank 0 plans rounds that cross every lane the traces show, each flow
 steered by the flow label that gives the chosen port, then adds separating
 rounds while suspects are confounded (--adaptive-rounds).
+--load FILE (InfiniBand: a snapshot from `fabscope sweep -o FILE`): rank 0 finds
+every rank's port in it by LID and takes each flow's path from the switches'
+forwarding tables, so --pattern cover is planned from the routes without traces
+(with LMC > 0 a flow may go to another of its partner's LIDs, routed another
+way), suspects are the snapshot's cables named by port (leaf03[17] <->
+spine02[5]), and rank 0 reads the PMA counters of every switch-to-switch port
+before the first round and after the last (through -C/-P; without umad access
+that is a finding and the run goes on): each cable suspect carries what its
+two ports counted.
 Ctrl-C (SIGINT or SIGTERM to rank 0) stops after the current step; the report so
 far is written with "status": "interrupted".
 Without MPI (--hosts FILE): run `fabscope perf serve --allow <this host>` on every
@@ -386,7 +478,7 @@ the agents exchange their QPs through this process. An agent that cannot be
 reached, refuses or does not join is a finding; one that dies or hangs is
 named gone, and the run goes on without it.
 Exit codes: 0 clean, 1 a suspect or finding (a rank gone, a flow failed), 2 bad
-flags or hosts file, 3 could not run (built without MPI and no --hosts, a single
+flags, hosts file or --load snapshot, 3 could not run (built without MPI and no --hosts, a single
 rank, fewer than two ranks with a device, rank 0 lost), 130 interrupted.
 --pattern incast (latency under load): the prober READs from the receiver for
 --probe-time alone, then again while every other rank WRITEs toward the receiver
@@ -400,6 +492,9 @@ Examples:
   mpirun -np 9 --map-by ppr:1:node --hostfile hosts fabscope mesh run --pattern cover \
       --names /etc/fabric.hosts -o mesh.json
   mpirun -np 32 --map-by ppr:2:node fabscope mesh run --devices mlx5_0,mlx5_1 -o mesh.json
+  fabscope sweep -o fabric.json    # InfiniBand: routes and counters (umad access)
+  mpirun -np 648 --map-by ppr:1:node fabscope mesh run --pattern cover \
+      --load fabric.json -o mesh.json
   mpirun -np 5 --map-by ppr:1:node fabscope mesh run --pattern incast --receiver 0 \
       --prober 1 --tclass 2 -s 32K -t 2 -D 4s -o incast.json
   srun -N 64 --ntasks-per-node=1 --mpi=pmix fabscope mesh run -d mlx5_0 -D 1s -o mesh.json

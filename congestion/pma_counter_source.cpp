@@ -17,6 +17,7 @@ PmaRead PmaCounterSource::read_ports() {
             const Lid target = n.type == NodeType::Switch ? lid : p.lid;
             if (target == 0) continue;  // PMA Gets are LID-routed
             const PortRef ref{n.guid, p.num};
+            if (!options_.only.empty() && !options_.only.count(ref)) continue;
             PmaReadPlan plan;
             plan.extended = p.counters->extended;
             plan.per_vl = options_.per_vl;

@@ -9,6 +9,7 @@
 // "per-VL not supported": optional in the IBA, so no error.
 
 #include <map>
+#include <set>
 #include <vector>
 
 #include "congestion/counter_source.h"
@@ -21,6 +22,8 @@ namespace fabscope {
 struct PmaSourceOptions {
     EngineOptions engine;
     bool per_vl = false;  ///< also PortVLXmitWaitCounters (one more MAD per port)
+    /// Read only these ports (empty: every port with counters).
+    std::set<PortRef> only;
 };
 
 /// One reading of every port, typed for the InfiniBand detectors.

@@ -77,6 +77,13 @@ std::vector<std::vector<MeshPair>> plan_traced_cover(const MeshRunData& d, size_
     return to_mesh(d, v, s.rounds);
 }
 
+size_t planned_pairs_at_once(const MeshRunData& d) {
+    size_t at_once = 0;
+    for (size_t r = 0; r < std::min(d.planned_rounds, d.rounds.size()); ++r)
+        at_once = std::max(at_once, d.rounds[r].size());
+    return at_once;
+}
+
 std::vector<std::vector<MeshPair>> plan_separating(const MeshRunData& d, const MeshAnalysis& a,
                                                    size_t max_rounds) {
     if (max_rounds == 0 || d.traces.empty()) return {};
@@ -84,15 +91,8 @@ std::vector<std::vector<MeshPair>> plan_separating(const MeshRunData& d, const M
     // own after them: its lane numbers are the localization's.
     const TracedFabric& fabric = a.links.fabric;
     TracedPlanView v = traced_plan_view(d, fabric);
-    // No more flows at once than a planned round ran: the median a flow is
-    // judged against comes from those rounds, and where the ends share a
-    // CPU (the Soft-RoCE lab: 4 flows at once got half of what 2 did) more
-    // flows at once would look slow for no fault of the fabric's.
-    size_t at_once = 0;
-    for (size_t r = 0; r < std::min(d.planned_rounds, d.rounds.size()); ++r)
-        at_once = std::max(at_once, d.rounds[r].size());
     auto rounds = separating_rounds(a.links.localization, a.links.uncrossed, v.endpoints, v.oracle,
-                                    fabric.fabric(), 2, max_rounds, at_once);
+                                    fabric.fabric(), 2, max_rounds, planned_pairs_at_once(d));
     return to_mesh(d, v, rounds);
 }
 

@@ -44,4 +44,11 @@ std::vector<std::vector<MeshPair>> plan_traced_cover(const MeshRunData& d, size_
 std::vector<std::vector<MeshPair>> plan_separating(const MeshRunData& d, const MeshAnalysis& a,
                                                    size_t max_rounds);
 
+/// The most pairs a planned round ran at once: separating rounds run no more.
+/// The median a flow is judged against comes from the planned rounds, and
+/// where the ends share a CPU (the Soft-RoCE lab: 4 flows at once got half
+/// of what 2 did) more flows at once would look slow for no fault of the
+/// fabric's.
+size_t planned_pairs_at_once(const MeshRunData& d);
+
 }  // namespace fabscope::perf

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "perf/mesh_ib.h"
+
 namespace fabscope::perf {
 
 std::vector<TraceHop> path_hops(const nlohmann::json& path) {
@@ -29,12 +31,17 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
     for (const auto& h : hops) {
         if (!h.empty()) known.push_back(h);
     }
-    m.fabric = TracedFabric::from_paths(known);
+    m.routed = d.routes != nullptr;
+    m.fabric = m.routed ? TracedFabric::from_snapshot(d.routes) : TracedFabric::from_paths(known);
     m.flow_lanes.resize(d.flows.size());
+    std::vector<FlowPath> routes = ib_flow_lanes(d);
     std::vector<FlowObservation> obs;
     std::set<Lane> crossed;
     for (size_t i = 0; i < d.flows.size(); ++i) {
-        if (!hops[i].empty()) {
+        if (m.routed && routes[i].ok()) {
+            ++m.traced;
+            m.flow_lanes[i] = std::move(routes[i].lanes);
+        } else if (!m.routed && !hops[i].empty()) {
             ++m.traced;
             m.flow_lanes[i] = m.fabric.lanes_of(hops[i]);
         }
@@ -83,6 +90,8 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
         }
         ls.slow_counters = sum_flow_counters(d, ls.evidence, FlowEnd::Both);
         ls.healthy_counters = sum_flow_counters(d, ls.healthy, FlowEnd::Both);
+        if (m.routed && ls.lanes.size() == 1)
+            ls.switch_ports = lane_port_evidence(*d.routes, ls.lanes.front(), d.switch_counters);
         m.suspects.push_back(std::move(ls));
     }
     std::map<size_t, CableSuspect> by_link;

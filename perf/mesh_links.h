@@ -1,8 +1,9 @@
 #pragma once
-// Which cables a mesh run's slow flows point at, on RoCE: every measured
+// Which cables a mesh run's slow flows point at. On RoCE every measured
 // flow's traced path (perf/flow_path) becomes lanes of the switch-level
-// fabric the traces show (perf/trace_fabric), and perf/localize ranks the
-// lanes: slow flows implicate theirs, healthy flows exonerate theirs.
+// fabric the traces show (perf/trace_fabric); on InfiniBand a flow's lanes
+// are its route in the loaded snapshot (perf/mesh_ib). perf/localize ranks
+// the lanes: slow flows implicate theirs, healthy flows exonerate theirs.
 // Pure: the run's data in, suspects with their evidence out.
 
 #include <string>
@@ -11,6 +12,7 @@
 #include "perf/localize.h"
 #include "perf/mesh_evidence.h"
 #include "perf/mesh_run.h"
+#include "perf/mesh_switch_counters.h"
 #include "perf/trace_fabric.h"
 
 namespace fabscope::perf {
@@ -29,6 +31,9 @@ struct LinkSuspect {
     /// Both ends' counters over the slow flows, and over the healthy ones.
     FlowCounters slow_counters;
     FlowCounters healthy_counters;
+    /// InfiniBand, one lane: what its switch ports counted over the run
+    /// (the sending port first; empty when the counters were not read).
+    std::vector<PortEvidence> switch_ports;
 };
 
 /// A cable some localized lane suspect is on, with the directions that are bad.
@@ -47,8 +52,9 @@ struct MeshLinks {
     /// Per flow of the run: the lanes of its traced path (empty: not traced,
     /// or no router between its ends).
     std::vector<std::vector<Lane>> flow_lanes;
-    size_t traced = 0;  ///< flows with a path
-    Coverage coverage;  ///< lanes crossed by measured flows, of the lanes traces showed
+    size_t traced = 0;    ///< flows with a path (traced, or routed on IB)
+    bool routed = false;  ///< the paths are an IB snapshot's routes, not traces
+    Coverage coverage;    ///< lanes crossed by measured flows, of the lanes traces showed
     std::vector<LinkSuspect> suspects;
     std::vector<CableSuspect> cables;  ///< the most weight of slow flows of their own first
     /// Lanes slow flows crossed that too few flows tested to judge.

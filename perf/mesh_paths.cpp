@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace fabscope {
 namespace {
 
@@ -23,6 +25,11 @@ std::optional<Lane> lane_leaving(const Fabric& f, PortRef from) {
 }
 
 }  // namespace
+
+bool has_routes(const Fabric& f) {
+    return std::any_of(f.nodes().begin(), f.nodes().end(),
+                       [](const Node& n) { return n.type == NodeType::Switch && !n.lft.empty(); });
+}
 
 std::vector<MeshEndpoint> endpoints_from_fabric(const Fabric& f) {
     std::vector<MeshEndpoint> out;

@@ -10,7 +10,7 @@
 // a dirty connector on one fibre).
 //
 // On InfiniBand the path is read from the switches' forwarding tables (a
-// snapshot from `sweep --routes`); with LMC > 0 a destination answers to
+// snapshot from `sweep -o FILE`, routes read); with LMC > 0 a destination answers to
 // 2^LMC LIDs that the subnet manager may route over different spines, so a
 // pair has several "variants". On RoCE the path is the traced one.
 
@@ -47,6 +47,9 @@ struct MeshEndpoint {
     /// The switch the port is cabled to (its leaf), 0 if it is not cabled to one.
     Guid leaf = 0;
 };
+
+/// Whether a snapshot holds forwarding tables (was swept with routes).
+bool has_routes(const Fabric& f);
 
 /// Every CA port that is up and has a LID, in fabric order.
 std::vector<MeshEndpoint> endpoints_from_fabric(const Fabric& f);

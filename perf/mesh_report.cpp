@@ -45,7 +45,9 @@ json nullable_round(int r) {
 json links_json(const MeshLinks& m, const std::vector<char>& slow) {
     const Fabric& f = m.fabric.fabric();
     json switches = json::array();
-    for (const Node& n : f.nodes()) switches.push_back(n.description);
+    for (const Node& n : f.nodes()) {
+        if (n.type == NodeType::Switch) switches.push_back(n.description);
+    }
     // Per lane: measured flows through it, and the slow ones.
     std::map<Lane, std::pair<size_t, size_t>> use;
     for (size_t flow : m.measured) {
@@ -68,6 +70,25 @@ json links_json(const MeshLinks& m, const std::vector<char>& slow) {
              {{"lanes", m.coverage.lanes},
               {"crossed", m.coverage.crossed},
               {"fraction", m.coverage.fraction()}}}};
+}
+
+/// InfiniBand: where the paths came from and whether the switch ports'
+/// counters were read (null on RoCE).
+json routes_json(const MeshRunData& d) {
+    if (!d.routes) return nullptr;
+    const SwitchCounters& c = d.switch_counters;
+    json failed = json::array();
+    for (const auto* r : {&c.before, &c.after}) {
+        if (!*r) continue;
+        for (const PortRef& p : (*r)->failed) failed.push_back(describe(*d.routes, p));
+    }
+    const std::string why = c.why_not();
+    return {{"from", d.routes_from},
+            {"switch_counters",
+             {{"read", why.empty()},
+              {"why_not", why.empty() ? json(nullptr) : json(why)},
+              {"ports", c.before ? c.before->ports.size() : 0},
+              {"failed", failed}}}};
 }
 
 }  // namespace
@@ -169,6 +190,7 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                          {"gone", r.gone},
                          {"gone_round", r.gone ? nullable_round(r.gone_round) : json(nullptr)}});
         if (r.coordinator) ranks.back()["coordinator"] = true;
+        if (r.lid != 0) ranks.back()["lid"] = r.lid;
     }
     json rounds = json::array();
     for (size_t i = 0; i < d.rounds.size(); ++i) {
@@ -178,6 +200,10 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
             if (p.label_ab != 0 || p.label_ba != 0) {
                 pair["flow_label_ab"] = p.label_ab;
                 pair["flow_label_ba"] = p.label_ba;
+            }
+            if (p.path_bits_ab != 0 || p.path_bits_ba != 0) {
+                pair["path_bits_ab"] = p.path_bits_ab;
+                pair["path_bits_ba"] = p.path_bits_ba;
             }
             pairs.push_back(pair);
         }
@@ -212,6 +238,7 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                          {"counters", f.counters},
                          {"congestion", test_congestion_to_json(f.congestion)},
                          {"lanes", a.links.flow_lanes.at(i)}});
+        if (f.path_bits != 0) flows.back()["path_bits"] = f.path_bits;
     }
     json planes = json::array();
     for (const auto& [plane, m] : a.plane_median_gbps)
@@ -263,7 +290,8 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                                  {"healthy", s.healthy},
                                  {"counters",
                                   {{"slow", flow_counters_json(s.slow_counters)},
-                                   {"healthy", flow_counters_json(s.healthy_counters)}}}});
+                                   {"healthy", flow_counters_json(s.healthy_counters)}}},
+                                 {"switch_ports", port_evidence_json(s.switch_ports)}});
     }
     json cables = json::array();
     for (const CableSuspect& c : a.links.cables) {
@@ -291,6 +319,7 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
             {"planes", planes},
             {"suspects", suspects},
             {"fabric", fabric},
+            {"routes", routes_json(d)},
             {"cable_suspects", cables},
             {"link_suspects", link_suspects},
             {"findings", findings},
@@ -306,6 +335,18 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
 }
 
 namespace {
+
+/// "; its switch ports counted leaf01[7] (sending) PortXmitDiscards +5, ...":
+/// what the IB switch ports at a lane's ends counted over the run.
+std::string switch_note(const std::vector<PortEvidence>& ports) {
+    if (ports.empty()) return "";
+    if (std::all_of(ports.begin(), ports.end(),
+                    [](const PortEvidence& p) { return !p.unread.empty(); }))
+        return "; its switch ports did not answer the PMA";
+    const std::string events = ports_events_line(ports);
+    return events.empty() ? "; its switch ports counted no errors or waits"
+                          : "; its switch ports counted " + events;
+}
 
 /// "; on its slow flows the ends counted X (on its healthy flows, Y)": the
 /// event counters behind a suspect, or that there were none.
@@ -335,7 +376,7 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
         return fmt::format(
             "{}: {} of {} flows through it slow (at {:.2f} of the median{}), {} healthy{}", s.name,
             s.slow_flows, s.total_flows, s.mean_ratio, shared, s.healthy.size(),
-            counted_note(s.slow_counters, s.healthy_counters));
+            counted_note(s.slow_counters, s.healthy_counters) + switch_note(s.switch_ports));
     };
     for (const CableSuspect& c : links.cables) {
         std::string dirs;
@@ -376,7 +417,12 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
         d.status, d.ranks.size() - coordinators, coordinators > 0 ? " and a coordinator" : "",
         d.rounds_done, d.rounds.size(), measured, d.flows.size(), slow, a.slow_ratio,
         medians.empty() ? "" : "; ", medians));
-    if (d.pattern == "cover") {
+    if (d.pattern == "cover" && d.routes) {
+        lines.push_back(
+            fmt::format("cover: {} rounds planned from the forwarding tables of {}, "
+                        "then {} adaptive",
+                        d.planned_rounds, d.routes_from, d.rounds.size() - d.planned_rounds));
+    } else if (d.pattern == "cover") {
         lines.push_back(
             fmt::format("cover: {} rounds planned from {} traced paths ({} source ports "
                         "per pair), then {} adaptive",
@@ -384,11 +430,20 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
                         d.rounds.size() - d.planned_rounds));
     }
     if (links.traced > 0 || links.coverage.lanes > 0) {
-        lines.push_back(
-            fmt::format("paths: {} flows traced; {} switches; {} of {} switch-to-switch lanes "
-                        "crossed ({:.0f} %)",
-                        links.traced, links.fabric.fabric().nodes().size(), links.coverage.crossed,
-                        links.coverage.lanes, 100 * links.coverage.fraction()));
+        const auto& nodes = links.fabric.fabric().nodes();
+        const auto switches = std::count_if(
+            nodes.begin(), nodes.end(), [](const Node& n) { return n.type == NodeType::Switch; });
+        lines.push_back(fmt::format(
+            "paths: {} flows {}; {} switches; {} of {} switch-to-switch lanes crossed ({:.0f} %)",
+            links.traced, links.routed ? "routed by the forwarding tables" : "traced", switches,
+            links.coverage.crossed, links.coverage.lanes, 100 * links.coverage.fraction()));
+    }
+    if (d.routes) {
+        std::string why = d.switch_counters.why_not();
+        lines.push_back(why.empty() ? fmt::format("switch counters: {} ports read before and after "
+                                                  "the rounds",
+                                                  d.switch_counters.before->ports.size())
+                                    : "switch counters: none (" + why + ")");
     }
     return lines;
 }

@@ -6,9 +6,11 @@
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "model/duration.h"
 #include "perf/mesh_cover.h"
+#include "perf/mesh_ib.h"
 #include "perf/mesh_report.h"
 #include "perf/mesh_wire.h"
 #include "perf/roce_sport.h"
@@ -43,7 +45,8 @@ struct PairUp {
 };
 
 PairUp pair_up(MeshComm& comm, const VerbsDevice& dev, const MeshRunOptions& o,
-               const std::vector<MeshRank>& ranks, int partner, size_t step, uint32_t label) {
+               const std::vector<MeshRank>& ranks, int partner, size_t step, uint32_t label,
+               uint8_t path_bits) {
     PairUp p;
     const auto deadline = MeshClock::now() + o.step_timeout;
     EndpointConfig cfg = endpoint_config(o.spec, o.peer);
@@ -68,6 +71,8 @@ PairUp pair_up(MeshComm& comm, const VerbsDevice& dev, const MeshRunOptions& o,
     } else {
         try {
             p.remote = info_from_json((*theirs)["info"]);
+            // LMC: one of the partner's LIDs, which the SM may route another way.
+            p.remote.lid = static_cast<uint16_t>(p.remote.lid + path_bits);
             if (auto c = (*ep)->connect(p.remote); !c)
                 p.error = "connecting the QP failed: " + c.error().message;
         } catch (const std::exception& e) {
@@ -223,10 +228,18 @@ json rounds_json(const std::vector<std::vector<MeshPair>>& rounds) {
     for (const auto& round : rounds) {
         json pairs = json::array();
         for (const MeshPair& p : round)
-            pairs.push_back({p.a, p.b, p.both_ways, p.label_ab, p.label_ba});
+            pairs.push_back(
+                {p.a, p.b, p.both_ways, p.label_ab, p.label_ba, p.path_bits_ab, p.path_bits_ba});
         out.push_back(pairs);
     }
     return out;
+}
+
+/// A pair's LMC path bits: 0..127 (LMC is at most 7).
+uint8_t path_bits_from_json(const json& j) {
+    const auto v = j.get<unsigned>();
+    if (v > 127) throw std::out_of_range(fmt::format("path bits {} (LMC allows 0..127)", v));
+    return static_cast<uint8_t>(v);
 }
 
 std::vector<std::vector<MeshPair>> rounds_from_json(const json& j) {
@@ -235,7 +248,8 @@ std::vector<std::vector<MeshPair>> rounds_from_json(const json& j) {
         auto& out = rounds.emplace_back();
         for (const json& p : round) {
             out.push_back({p.at(0).get<int>(), p.at(1).get<int>(), p.at(2).get<bool>(),
-                           p.at(3).get<uint32_t>(), p.at(4).get<uint32_t>()});
+                           p.at(3).get<uint32_t>(), p.at(4).get<uint32_t>(),
+                           path_bits_from_json(p.at(5)), path_bits_from_json(p.at(6))});
         }
     }
     return rounds;
@@ -246,7 +260,8 @@ std::vector<std::vector<MeshPair>> rounds_from_json(const json& j) {
 json trace_to_all(const MeshRunOptions& o, const std::vector<MeshRank>& ranks, int me,
                   const std::vector<uint16_t>& sports) {
     json out = json::array();
-    if (!o.trace_sports || static_cast<size_t>(me) >= ranks.size()) return out;
+    // No ports asked: rank 0 plans from an InfiniBand snapshot's routes.
+    if (!o.trace_sports || sports.empty() || static_cast<size_t>(me) >= ranks.size()) return out;
     const std::string& from = ranks[me].address;
     if (from.empty()) return out;
     for (const MeshRank& r : ranks) {
@@ -290,12 +305,32 @@ json plan_json(const MeshRunData& d) {
     return {{"ranks", ranks}, {"rounds", rounds_json(d.rounds)}};
 }
 
+/// A reading of the switch counters that failed, or left ports out, is a finding.
+void note_switch_counters(MeshRunData& d, const SwitchCounterRead& r, const char* when) {
+    if (!r.error.empty()) {
+        d.findings.push_back(
+            {"switch-counters", 0, -1,
+             fmt::format("the switch ports' counters were not read {}: {} (the suspects have "
+                         "no switch evidence; give rank 0 umad access, or pass "
+                         "--no-switch-counters)",
+                         when, r.error)});
+    } else if (!r.failed.empty() && d.routes) {
+        d.findings.push_back(
+            {"switch-counters", 0, -1,
+             fmt::format("{} switch port(s) did not answer the PMA {} (the first: {}): their "
+                         "counters are no evidence",
+                         r.failed.size(), when, describe(*d.routes, r.failed.front()))});
+    }
+}
+
 /// Every planned direction of rounds `first`.. as a flow not yet run.
 void add_flows(MeshRunData& d, size_t first) {
     for (size_t i = first; i < d.rounds.size(); ++i) {
         for (const MeshPair& p : d.rounds[i]) {
-            d.flows.push_back({.round = i, .src = p.a, .dst = p.b});
-            if (p.both_ways) d.flows.push_back({.round = i, .src = p.b, .dst = p.a});
+            d.flows.push_back({.round = i, .src = p.a, .dst = p.b, .path_bits = p.path_bits_ab});
+            if (p.both_ways)
+                d.flows.push_back(
+                    {.round = i, .src = p.b, .dst = p.a, .path_bits = p.path_bits_ba});
         }
     }
 }
@@ -354,10 +389,14 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
     }
 
     const bool cover = o.pattern == "cover";
-    if (cover && dev) {
-        // The address the flows will come from: the RoCE GID's.
-        if (auto ep = dev->create_endpoint(endpoint_config(o.spec, o.peer)); ep)
-            self.address = gid_ipv4((*ep)->info().gid);
+    if (dev) {
+        // The port's LID (InfiniBand: rank 0 finds the port in its snapshot by
+        // it) and, for a cover, the address the flows will come from: the
+        // RoCE GID's.
+        if (auto ep = dev->create_endpoint(endpoint_config(o.spec, o.peer)); ep) {
+            self.lid = (*ep)->info().lid;
+            if (cover) self.address = gid_ipv4((*ep)->info().gid);
+        }
     }
 
     // Everyone says hello; rank 0 plans and tells everyone.
@@ -368,12 +407,19 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
     if (root) {
         d.spec = o.spec;
         d.ranks = ranks_from_hellos(hellos, start_wait, skip, d.findings);
+        if (o.routes) {
+            d.routes = o.routes;
+            d.routes_from = o.routes_from;
+            for (MeshFinding& f : ranks_not_in_routes(d)) d.findings.push_back(std::move(f));
+        }
     }
     if (cover) {
         // Every rank traces its paths to every other; rank 0 plans from them.
         std::string ask;
         if (root) {
-            d.sports = spread_udp_sports(std::clamp(o.trace_variants, 1, kMaxTraceFlows));
+            // On InfiniBand the snapshot's routes are the paths: no ports to trace.
+            if (!d.routes)
+                d.sports = spread_udp_sports(std::clamp(o.trace_variants, 1, kMaxTraceFlows));
             json ranks = json::array();
             for (const MeshRank& r : d.ranks) ranks.push_back(rank_json(r));
             ask = json{{"ranks", ranks}, {"sports", d.sports}}.dump();
@@ -401,9 +447,10 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
     if (root) {
         if (cover) {
             d.pattern = "cover";
-            d.rounds = plan_traced_cover(d, o.max_cover_rounds);
-            // No router answered (not Soft-RoCE, one subnet): nothing to
-            // cover, so every pair is tested instead.
+            d.rounds = d.routes ? plan_ib_cover(d, o.max_cover_rounds)
+                                : plan_traced_cover(d, o.max_cover_rounds);
+            // No router answered (not Soft-RoCE, one subnet), or every rank
+            // is under one leaf: nothing to cover, so every pair is tested.
             if (d.rounds.empty()) d.pattern = "all-pairs";
         }
         if (d.rounds.empty()) {
@@ -411,8 +458,15 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
         }
         d.planned_rounds = d.rounds.size();
         add_flows(d, 0);
+        if (d.routes && o.read_switch_counters && o.cannot_start.empty() && !d.rounds.empty()) {
+            // Before the rounds: the other ranks wait for the plan meanwhile.
+            d.switch_counters.before = o.read_switch_counters();
+            note_switch_counters(d, *d.switch_counters.before, "before the rounds");
+        }
         json plan = plan_json(d);
-        if (d.rounds.empty()) {
+        if (!o.cannot_start.empty()) {
+            plan["abort"] = o.cannot_start;
+        } else if (d.rounds.empty()) {
             plan["abort"] = "fewer than two ranks can test (see the findings)";
         }
         plan_msg = plan.dump();
@@ -467,8 +521,10 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
             json report = {{"round", r}, {"phase", phase}};
             const bool active = mine && dev && !gone[partner] && (phase == 0 || mine->both_ways);
             if (active && phase == 0) {
+                const bool first = mine->a == me;
                 pair = pair_up(comm, *dev, o, ranks, partner, step,
-                               mine->a == me ? mine->label_ab : mine->label_ba);
+                               first ? mine->label_ab : mine->label_ba,
+                               first ? mine->path_bits_ab : mine->path_bits_ba);
             }
             if (pair.partner_silent && phase == 0) {
                 report["silent_partner"] = partner;
@@ -519,8 +575,10 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
                 const bool last = r + 1 == d.rounds.size() && phase == (two_phases ? 1 : 0);
                 const size_t used = d.rounds.size() - d.planned_rounds;
                 if (cover && last && !stop.stop_requested() && used < o.adaptive_rounds) {
-                    auto more =
-                        plan_separating(d, analyse_mesh(d, o.slow_ratio), o.adaptive_rounds - used);
+                    const MeshAnalysis so_far = analyse_mesh(d, o.slow_ratio);
+                    const size_t left = o.adaptive_rounds - used;
+                    auto more = d.routes ? plan_ib_separating(d, so_far, left)
+                                         : plan_separating(d, so_far, left);
                     if (!more.empty()) {
                         size_t first = d.rounds.size();
                         d.rounds.insert(d.rounds.end(), more.begin(), more.end());
@@ -559,6 +617,10 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
                 }
             }
             if (f.error.empty() && stopping) f.error = "not run: the run was interrupted";
+        }
+        if (d.switch_counters.before && !stop.stop_requested()) {
+            d.switch_counters.after = o.read_switch_counters();
+            note_switch_counters(d, *d.switch_counters.after, "after the rounds");
         }
         d.status = stopping ? "interrupted" : "complete";
         d.wall_seconds = elapsed();

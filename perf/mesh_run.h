@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "model/fabric.h"
 #include "perf/mesh_comm.h"
+#include "perf/mesh_switch_counters.h"
 #include "perf/open_device.h"
 #include "perf/roce_trace.h"
 #include "perf/session.h"
@@ -37,6 +39,7 @@ struct MeshRank {
     int port = 0;
     int plane = 0;             ///< device i of every host is plane i; pairs stay within a plane
     std::string address;       ///< the IPv4 address of its RoCE GID (cover only; "" unknown)
+    uint16_t lid = 0;          ///< its port's base LID (InfiniBand; 0 on RoCE or unknown)
     std::string error;         ///< why it takes no part ("" when it does)
     bool coordinator = false;  ///< rank 0 of an agents' run: plans and collects, tests nothing
     bool gone = false;         ///< stopped reporting during the run
@@ -51,6 +54,10 @@ struct MeshPair {
     /// source port, so the ECMP path, of each direction.
     uint32_t label_ab = 0;
     uint32_t label_ba = 0;
+    /// InfiniBand with LMC > 0: added to the destination's base LID, so the
+    /// subnet manager's route to that LID (maybe over another spine) is taken.
+    uint8_t path_bits_ab = 0;
+    uint8_t path_bits_ba = 0;
 };
 
 /// A path traced before the rounds, to plan them: from rank `src` to `dst`
@@ -68,6 +75,7 @@ struct MeshFlow {
     size_t round = 0;  ///< from 0
     int src = 0;       ///< ranks
     int dst = 0;
+    uint8_t path_bits = 0;  ///< sent to dst's LID + path_bits (MeshPair)
     bool measured = false;  ///< false: not run (a rank gone or without a device)
     bool ok = false;
     std::string error;
@@ -110,6 +118,13 @@ struct MeshRunData {
     /// ports traced (variant i is sports[i], steered by its flow label).
     std::vector<MeshTrace> traces;
     std::vector<uint16_t> sports;
+    /// InfiniBand: the snapshot whose forwarding tables give every flow's
+    /// path (rank 0's --load; null on RoCE), and the file it came from.
+    std::shared_ptr<const Fabric> routes;
+    std::string routes_from;
+    /// The PMA counters of the snapshot's switch-to-switch ports, read by
+    /// rank 0 before the first round and after the last (perf/mesh_ib).
+    SwitchCounters switch_counters;
     /// Rounds planned by the pattern; the rounds after them are the adaptive pass.
     size_t planned_rounds = 0;
     size_t rounds_done = 0;
@@ -160,6 +175,17 @@ struct MeshRunOptions {
     /// The sender of each flow, once measured: the flow's traced path
     /// (MeshFlow::path; null: none). Unset: nothing is traced.
     std::function<nlohmann::json(const EndpointInfo& local, const EndpointInfo& remote)> trace_flow;
+    /// InfiniBand (rank 0): a snapshot with forwarding tables. Every flow's
+    /// path is its route there, a cover is planned from the routes (no
+    /// traces), and suspects are the snapshot's cables, named by port.
+    std::shared_ptr<const Fabric> routes;
+    std::string routes_from;
+    /// With `routes`: reads the PMA counters of its switch-to-switch ports,
+    /// before the first round and after the last (unset: not read).
+    ReadSwitchCounters read_switch_counters;
+    /// Rank 0: why the run cannot start (a snapshot that would not load);
+    /// every rank is told so instead of a plan.
+    std::string cannot_start;
     /// Rank 0 only plans and collects (the coordinator of agents, which may
     /// have no RDMA device): it opens none and is in no pair.
     bool coordinator_only = false;

@@ -13,6 +13,7 @@ json rank_json(const MeshRank& r) {
     json j = {{"rank", r.rank},   {"host", r.host},   {"device", r.device},  {"port", r.port},
               {"plane", r.plane}, {"error", r.error}, {"address", r.address}};
     if (r.coordinator) j["coordinator"] = true;
+    if (r.lid != 0) j["lid"] = r.lid;
     return j;
 }
 
@@ -26,6 +27,7 @@ MeshRank rank_from_json(const json& j) {
     r.error = j.value("error", "");
     r.address = j.value("address", "");
     r.coordinator = j.value("coordinator", false);
+    r.lid = j.value("lid", uint16_t{0});
     return r;
 }
 

@@ -80,6 +80,12 @@ TracedFabric TracedFabric::from_paths(const std::vector<std::vector<TraceHop>>& 
     return t;
 }
 
+TracedFabric TracedFabric::from_snapshot(std::shared_ptr<const Fabric> snapshot) {
+    TracedFabric t;
+    t.snapshot_ = std::move(snapshot);
+    return t;
+}
+
 std::optional<Guid> TracedFabric::router(const std::string& key) const {
     auto it = by_key_.find(key);
     if (it == by_key_.end()) return std::nullopt;
@@ -97,13 +103,13 @@ std::vector<Lane> TracedFabric::lanes_of(const std::vector<TraceHop>& hops) cons
         auto from = router(router_key(hops[i - 1]));
         auto to = router(router_key(hops[i]));
         if (!from || !to || *from == *to) continue;
-        const Node* n = fabric_.node(*from);
+        const Node* n = fabric().node(*from);
         if (!n) continue;
         for (const Port& p : n->ports) {
             if (!p.peer || p.peer->node != *to) continue;
-            const Link* link = fabric_.link_of(PortRef{*from, p.num});
+            const Link* link = fabric().link_of(PortRef{*from, p.num});
             if (!link) break;
-            auto index = static_cast<size_t>(link - fabric_.links().data());
+            auto index = static_cast<size_t>(link - fabric().links().data());
             out.push_back(lane_of(index, link->a == PortRef{*from, p.num}));
             break;
         }
@@ -112,7 +118,7 @@ std::vector<Lane> TracedFabric::lanes_of(const std::vector<TraceHop>& hops) cons
 }
 
 std::string TracedFabric::router_name(Guid g) const {
-    const Node* n = fabric_.node(g);
+    const Node* n = fabric().node(g);
     return n ? n->description : format_guid(g);
 }
 
@@ -122,6 +128,7 @@ std::string TracedFabric::address(PortRef end) const {
 }
 
 std::string TracedFabric::end_name(PortRef p) const {
+    if (snapshot_) return describe(*snapshot_, p);
     auto it = address_.find(p);
     std::string name = router_name(p.node);
     if (it == address_.end() || it->second == name) return name;
@@ -129,13 +136,13 @@ std::string TracedFabric::end_name(PortRef p) const {
 }
 
 std::string TracedFabric::lane_name(Lane lane) const {
-    const Link& l = fabric_.links().at(link_of_lane(lane));
+    const Link& l = fabric().links().at(link_of_lane(lane));
     bool forward = (lane & 1U) == 0;
     return fmt::format("{} -> {}", end_name(forward ? l.a : l.b), end_name(forward ? l.b : l.a));
 }
 
 std::string TracedFabric::cable_name(size_t link) const {
-    const Link& l = fabric_.links().at(link);
+    const Link& l = fabric().links().at(link);
     return fmt::format("{} <-> {}", end_name(l.a), end_name(l.b));
 }
 

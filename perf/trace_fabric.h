@@ -13,8 +13,12 @@
 //
 // The result is a model Fabric (switches only), so the scheduler's cover and
 // separating rounds and perf/localize work on traced paths as on IB routes.
+// On InfiniBand the fabric is a swept snapshot instead (from_snapshot): its
+// lanes are its switch-to-switch cables and their ends are named by port
+// ("leaf03[17]"), so a mesh run's analysis names IB and RoCE cables alike.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,11 +35,15 @@ class TracedFabric {
     /// hops, nearest first).
     static TracedFabric from_paths(const std::vector<std::vector<TraceHop>>& paths);
 
-    const Fabric& fabric() const { return fabric_; }
+    /// An InfiniBand snapshot's fabric, shared (not copied: its forwarding
+    /// tables may be large); lanes are its links' (mesh_paths' lane_of).
+    static TracedFabric from_snapshot(std::shared_ptr<const Fabric> snapshot);
+
+    const Fabric& fabric() const { return snapshot_ ? *snapshot_ : fabric_; }
     /// The lanes a traced path crosses, in order.
     std::vector<Lane> lanes_of(const std::vector<TraceHop>& hops) const;
     /// Every lane of every cable seen: what a cover must cross.
-    std::vector<Lane> lanes() const { return fabric_lanes(fabric_); }
+    std::vector<Lane> lanes() const { return fabric_lanes(fabric()); }
     /// The switch a router name (or unnamed router's address) stands for.
     std::optional<Guid> router(const std::string& key) const;
     /// The router a path starts at (a host's leaf), as a switch GUID.
@@ -53,6 +61,7 @@ class TracedFabric {
   private:
     std::string end_name(PortRef p) const;
     Fabric fabric_;
+    std::shared_ptr<const Fabric> snapshot_;
     std::map<std::string, Guid> by_key_;
     std::map<PortRef, std::string> address_;
 };

@@ -219,6 +219,19 @@ TEST(MeshRunCli, BadFlagsAreExit2AndASingleRankSaysHowToLaunch) {
     EXPECT_EQ(timeout.exit_code, 2) << timeout.err;
     auto ratio = run({fabscope(), "mesh", "run", "--degraded-at", "1.5"});
     EXPECT_EQ(ratio.exit_code, 2) << ratio.err;
+    // --load: a snapshot that does not load, or has no forwarding tables, is
+    // bad input even before the launch is checked.
+    auto missing = run({fabscope(), "mesh", "run", "--load", "/nonexistent/fabric.json"});
+    EXPECT_EQ(missing.exit_code, 2) << missing.err;
+    EXPECT_NE(missing.err.find("/nonexistent/fabric.json: cannot open"), std::string::npos)
+        << missing.err;
+    const std::string unrouted =
+        std::string(FABSCOPE_SOURCE_DIR) + "/tests/fixtures/report/fabric-degraded.json";
+    auto no_lft = run({fabscope(), "mesh", "run", "--load", unrouted});
+    EXPECT_EQ(no_lft.exit_code, 2) << no_lft.err;
+    EXPECT_NE(no_lft.err.find("has no forwarding tables; sweep without --no-routes"),
+              std::string::npos)
+        << no_lft.err;
     // Not under mpirun: one rank (MPI singleton), or no MPI built in; either way exit 3
     // with the command that would work.
     auto alone = run({fabscope(), "mesh", "run"}, std::chrono::seconds(60));

@@ -1,8 +1,7 @@
-// The round logic of `mesh run` (perf/mesh_run) with one thread per rank: an
-// in-process MeshComm (messages in a shared post office, waits with the same
-// deadlines) and a device whose flows run at a rate chosen per pair, so a
-// slow host, a rank that dies and an interrupt can be staged. The real
-// launcher and NICs are tested in the VM lab (tests/lab/mesh_vm_test.cpp).
+// The round logic of `mesh run` (perf/mesh_run) on RoCE, in the threads of
+// mesh_world.h: a slow host, traced paths, a rank that dies and an interrupt.
+// The real launcher and NICs are tested in the VM lab
+// (tests/lab/mesh_vm_test.cpp).
 
 #include "perf/mesh_run.h"
 
@@ -17,6 +16,7 @@
 #include <tuple>
 
 #include "fake_mesh_comm.h"
+#include "mesh_world.h"
 #include "perf/mesh_launcher.h"
 #include "perf/mesh_paths.h"
 #include "perf/mesh_report.h"
@@ -29,135 +29,8 @@ using namespace std::chrono_literals;
 using fake::Died;
 using fake::FakeComm;
 using fake::PostOffice;
-
-/// Rate of a flow from src to dst whose QP sends with this flow label.
-using Rate = std::function<double(int src, int dst, uint32_t label)>;
-
-/// Endpoints that know which rank they belong to (as the LID; address
-/// 10.0.0.rank+1 in the GID) and "move" data at rate(src, dst, label)
-/// GB/s-ish for one simulated second.
-class RateDevice final : public VerbsDevice {
-  public:
-    RateDevice(int rank, Rate rate, bool lossy = false)
-        : rank_(rank), rate_(std::move(rate)), lossy_(lossy) {}
-    std::string name() const override { return "fake" + std::to_string(rank_); }
-    int port() const override { return 1; }
-    DeviceLimits limits() const override { return {}; }
-    /// A lossy device retransmits: 50 more each time it is read.
-    CounterMap read_counters() const override {
-        if (!lossy_) return {{"completer_retry_err", 7}};
-        reads_ += 50;
-        return {{"completer_retry_err", reads_}};
-    }
-    Result<std::unique_ptr<TestEndpoint>> create_endpoint(
-        const EndpointConfig& cfg) const override {
-        return std::unique_ptr<TestEndpoint>(std::make_unique<Ep>(rank_, rate_, cfg.flow_label));
-    }
-
-  private:
-    class Ep final : public TestEndpoint {
-      public:
-        Ep(int rank, Rate rate, uint32_t label)
-            : rank_(rank), rate_(std::move(rate)), label_(label) {}
-        EndpointInfo info() const override {
-            EndpointInfo i;
-            i.lid = static_cast<uint16_t>(rank_);
-            i.gid = {0, 0, 0,    0,    0,  0, 0, 0,
-                     0, 0, 0xff, 0xff, 10, 0, 0, static_cast<uint8_t>(rank_ + 1)};
-            i.flow_label = label_;
-            return i;
-        }
-        Status connect(const EndpointInfo& r) override {
-            remote_ = r.lid;
-            return Ok{};
-        }
-        bool post_receives(uint32_t, uint32_t) override { return true; }
-        BandwidthOutcome run_bandwidth(const TestSpec&, const KeepGoing& k) override {
-            BandwidthOutcome out;
-            out.error = k();
-            if (!out.error.empty()) return out;
-            double bytes_per_window = 1e7 * rate_(rank_, remote_, label_);
-            for (uint64_t w = 1; w <= 10; ++w)
-                out.meter.add(w * 100000000, static_cast<uint64_t>(bytes_per_window));
-            out.meter.finish(1000000000);
-            out.messages = 100;
-            return out;
-        }
-        BandwidthOutcome receive_sends(const TestSpec&, const KeepGoing&) override { return {}; }
-        LatencyOutcome run_latency(const TestSpec&, const KeepGoing&) override { return {}; }
-        std::string answer_latency(const TestSpec&, const KeepGoing&) override { return ""; }
-
-      private:
-        int rank_;
-        int remote_ = -1;
-        Rate rate_;
-        uint32_t label_;
-    };
-    int rank_;
-    Rate rate_;
-    bool lossy_;
-    mutable uint64_t reads_ = 0;
-};
-
-struct World {
-    int size = 6;
-    int per_host = 1;  ///< local ranks per host
-    std::function<double(int, int)> rate = [](int, int) { return 1.0; };
-    Rate steered;                  ///< when set, instead of rate
-    std::map<int, int> die_after;  ///< rank -> broadcasts
-    std::set<int> no_device;
-    std::set<int> lossy;  ///< ranks whose devices count retransmissions
-    MeshRunOptions options;
-    int stop_root_after_round = -1;
-
-    std::vector<MeshRunOutcome> outcomes;
-    std::vector<bool> died;
-    double seconds = 0;
-
-    void run() {
-        options.step_timeout = 300ms;
-        options.spec.duration = 10ms;
-        options.spec.warmup_time = 0ms;
-        PostOffice po;
-        outcomes.assign(size, {});
-        died.assign(size, false);
-        std::vector<std::unique_ptr<StopToken>> stops;
-        stops.reserve(static_cast<size_t>(size));
-        for (int r = 0; r < size; ++r) stops.push_back(std::make_unique<StopToken>());
-        auto t0 = MeshClock::now();
-        std::vector<std::thread> threads;
-        threads.reserve(static_cast<size_t>(size));
-        for (int r = 0; r < size; ++r) {
-            threads.emplace_back([&, r] {
-                FakeComm comm(po, r, size, r % per_host);
-                if (die_after.count(r)) comm.die_after_broadcasts = die_after[r];
-                MeshRunOptions o = options;
-                if (r == 0 && stop_root_after_round >= 0) {
-                    o.on_progress = [&](const MeshRunData& d) {
-                        if (static_cast<int>(d.rounds_done) >= stop_root_after_round)
-                            stops[0]->request_stop(2);
-                    };
-                }
-                auto open = [&, r](const std::string&,
-                                   int) -> Result<std::unique_ptr<VerbsDevice>> {
-                    if (no_device.count(r)) return make_error("no RDMA device found", 3);
-                    Rate by = steered ? steered
-                                      : Rate([this](int s, int t, uint32_t) { return rate(s, t); });
-                    return std::unique_ptr<VerbsDevice>(
-                        std::make_unique<RateDevice>(r, by, lossy.count(r) > 0));
-                };
-                try {
-                    outcomes[r] = run_mesh(comm, open, o, *stops[r]);
-                } catch (const Died&) {
-                    died[r] = true;
-                }
-            });
-        }
-        for (auto& t : threads) t.join();
-        seconds = std::chrono::duration<double>(MeshClock::now() - t0).count();
-    }
-    const MeshRunData& data() const { return outcomes[0].data; }
-};
+using mesh_test::Rate;
+using mesh_test::World;
 
 size_t measured(const MeshRunData& d) {
     size_t n = 0;

@@ -1,0 +1,140 @@
+#include "perf/mesh_ib.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "perf/localize.h"
+#include "perf/mesh_cover.h"
+#include "perf/mesh_report.h"
+#include "perf/mesh_wire.h"
+
+namespace fabscope::perf {
+
+namespace {
+
+/// The snapshot's endpoints by LID: a port with LMC answers to 2^LMC LIDs
+/// from its base, and a rank reports its base.
+std::unordered_map<Lid, MeshEndpoint> endpoints_by_lid(const Fabric& f) {
+    std::unordered_map<Lid, MeshEndpoint> out;
+    for (MeshEndpoint& e : endpoints_from_fabric(f)) out.emplace(e.lid, std::move(e));
+    return out;
+}
+
+/// Only the switch-to-switch lanes of a route.
+std::vector<Lane> fabric_part(const Fabric& f, const std::vector<Lane>& lanes) {
+    std::vector<Lane> out;
+    for (Lane l : lanes) {
+        const Link& link = f.links()[link_of_lane(l)];
+        const Node* a = f.node(link.a.node);
+        const Node* b = f.node(link.b.node);
+        if (a && b && a->type == NodeType::Switch && b->type == NodeType::Switch) out.push_back(l);
+    }
+    return out;
+}
+
+std::vector<std::vector<MeshPair>> to_mesh(const IbPlanView& v, const std::vector<Round>& rounds) {
+    std::vector<std::vector<MeshPair>> out;
+    for (const Round& r : rounds) {
+        auto& pairs = out.emplace_back();
+        for (const PairTest& t : r.tests) {
+            pairs.push_back({.a = v.ranks.at(t.a),
+                             .b = v.ranks.at(t.b),
+                             .both_ways = t.both_ways,
+                             .path_bits_ab = static_cast<uint8_t>(t.variant_ab),
+                             .path_bits_ba = static_cast<uint8_t>(t.both_ways ? t.variant_ba : 0)});
+        }
+        if (pairs.empty()) out.pop_back();
+    }
+    return out;
+}
+
+}  // namespace
+
+IbPlanView ib_plan_view(const MeshRunData& d) {
+    IbPlanView v;
+    v.index.assign(d.ranks.size(), -1);
+    if (!d.routes) return v;
+    auto by_lid = endpoints_by_lid(*d.routes);
+    for (const MeshRank& r : d.ranks) {
+        if (!r.error.empty() || r.gone || r.coordinator || r.lid == 0) continue;
+        auto it = by_lid.find(r.lid);
+        if (it == by_lid.end()) continue;
+        v.index[static_cast<size_t>(r.rank)] = static_cast<int>(v.ranks.size());
+        v.ranks.push_back(r.rank);
+        MeshEndpoint e = it->second;
+        e.name = r.host.empty() ? e.name : r.host;
+        v.endpoints.push_back(std::move(e));
+    }
+    return v;
+}
+
+std::vector<MeshFinding> ranks_not_in_routes(const MeshRunData& d) {
+    std::vector<MeshFinding> out;
+    if (!d.routes) return out;
+    auto by_lid = endpoints_by_lid(*d.routes);
+    for (const MeshRank& r : d.ranks) {
+        if (!r.error.empty() || r.coordinator || by_lid.count(r.lid)) continue;
+        out.push_back(
+            {"rank-not-in-routes", r.rank, -1,
+             fmt::format("{} ({}/{}, LID {}) is not in {}: no route is known for it, so a "
+                         "cover leaves it out and all-pairs tests it without a path; "
+                         "sweep again (fabscope sweep -o FILE) if the fabric changed",
+                         who(d.ranks, r.rank), r.device, r.port, r.lid,
+                         d.routes_from.empty() ? "the snapshot" : d.routes_from)});
+    }
+    return out;
+}
+
+std::vector<FlowPath> ib_flow_lanes(const MeshRunData& d) {
+    std::vector<FlowPath> out(d.flows.size(), FlowPath{{}, "no routes loaded"});
+    if (!d.routes) return out;
+    auto by_lid = endpoints_by_lid(*d.routes);
+    auto endpoint = [&](int rank) -> const MeshEndpoint* {
+        if (rank < 0 || static_cast<size_t>(rank) >= d.ranks.size()) return nullptr;
+        auto it = by_lid.find(d.ranks[static_cast<size_t>(rank)].lid);
+        return it == by_lid.end() ? nullptr : &it->second;
+    };
+    IbPathOracle oracle(*d.routes);
+    for (size_t i = 0; i < d.flows.size(); ++i) {
+        const MeshFlow& f = d.flows[i];
+        const MeshEndpoint* src = endpoint(f.src);
+        const MeshEndpoint* dst = endpoint(f.dst);
+        if (!src || !dst) {
+            out[i].error =
+                fmt::format("{} is not in the snapshot", who(d.ranks, src ? f.dst : f.src));
+            continue;
+        }
+        if (f.path_bits >= oracle.variants(*dst)) {
+            out[i].error = fmt::format("{} has no LID {} (LMC {})", dst->name,
+                                       dst->lid + f.path_bits, dst->lmc);
+            continue;
+        }
+        out[i] = oracle.path(*src, *dst, f.path_bits);
+        out[i].lanes = fabric_part(*d.routes, out[i].lanes);
+    }
+    return out;
+}
+
+std::vector<std::vector<MeshPair>> plan_ib_cover(const MeshRunData& d, size_t max_rounds,
+                                                 Coverage* coverage) {
+    if (!d.routes) return {};
+    IbPlanView v = ib_plan_view(d);
+    IbPathOracle oracle(*d.routes);
+    const std::vector<Lane> lanes = fabric_lanes(*d.routes);
+    Schedule s = cover(v.endpoints, oracle, lanes, max_rounds);
+    if (coverage) *coverage = coverage_of(s, v.endpoints, oracle, lanes);
+    return to_mesh(v, s.rounds);
+}
+
+std::vector<std::vector<MeshPair>> plan_ib_separating(const MeshRunData& d, const MeshAnalysis& a,
+                                                      size_t max_rounds) {
+    if (max_rounds == 0 || !d.routes) return {};
+    IbPlanView v = ib_plan_view(d);
+    IbPathOracle oracle(*d.routes);
+    auto rounds = separating_rounds(a.links.localization, a.links.uncrossed, v.endpoints, oracle,
+                                    *d.routes, 2, max_rounds, planned_pairs_at_once(d));
+    return to_mesh(v, rounds);
+}
+
+}  // namespace fabscope::perf
