@@ -10,8 +10,10 @@
 #include <map>
 #include <set>
 
+#include "model/counters.h"
 #include "model/json_io.h"
 #include "perf/mesh_evidence.h"
+#include "perf/mesh_switch_counters.h"
 #include "perf/test_spec.h"
 #include "reports/run_json.h"
 
@@ -19,6 +21,9 @@ namespace fabscope {
 namespace {
 
 using json = nlohmann::json;
+
+/// A switch port's name in a suspect's evidence ("leaf03[17]"), at most.
+constexpr size_t kMaxPortName = 256;
 
 /// An array of flow indices, each below `flows`.
 std::vector<size_t> flow_indices(const json& j, const char* key, size_t flows) {
@@ -57,6 +62,40 @@ CounterMap counted_of(const json& s) {
         if (perf::is_event_counter(name)) out[name] = v.get<uint64_t>();
     }
     return out;
+}
+
+/// What a lane suspect's switch ports counted (switch_ports, InfiniBand),
+/// when the report has them read.
+std::optional<std::string> switch_counted_of(const json& s) {
+    if (!s.contains("switch_ports")) return std::nullopt;
+    const json& ports = json_io::get_array(s, "switch_ports");
+    if (ports.size() > 2) json_io::fail(ports, "must hold at most 2 ports (a lane's two ends)");
+    if (ports.empty()) return std::nullopt;
+    std::vector<perf::PortEvidence> read;
+    for (const json& p : ports) {
+        perf::PortEvidence e;
+        e.name = json_io::get_string(p, "port");
+        if (e.name.empty() || e.name.size() > kMaxPortName)
+            json_io::fail(p.at("port"), fmt::format("must be 1 to {} characters", kMaxPortName));
+        const std::string side = json_io::get_string(p, "side");
+        if (side != "sends" && side != "receives")
+            json_io::fail(p.at("side"), "must be sends or receives");
+        e.sends = side == "sends";
+        if (p.contains("unread")) e.unread = json_io::get_string(p, "unread");
+        const json& changes = json_io::get_object(p, "changes");
+        if (changes.size() > kCounterCount * 2)
+            json_io::fail(changes, fmt::format("must name at most {} counters", kCounterCount * 2));
+        for (const auto& [name, v] : changes.items()) {
+            if (!perf::is_counter_value(v))
+                json_io::fail(v, "must be a counter (an unsigned integer)");
+            if (parse_counter(name)) e.changes[name] = v.get<uint64_t>();
+        }
+        read.push_back(std::move(e));
+    }
+    if (std::all_of(read.begin(), read.end(),
+                    [](const perf::PortEvidence& e) { return !e.unread.empty(); }))
+        return std::nullopt;
+    return perf::ports_events_line(read);
 }
 
 double mean_ratio_of(const MeshRunDoc& d, const std::vector<size_t>& flows) {
@@ -175,6 +214,7 @@ Result<MeshRunDoc> mesh_run_doc_from_json(const json& j) {
             x.evidence = flow_indices(s, "evidence", flows);
             x.healthy = flow_indices(s, "healthy", flows);
             x.counted = counted_of(s);
+            x.switch_counted = switch_counted_of(s);
             size_t n = json_io::get_array(s, "lanes").size();
             if (n <= 1) {
                 const std::string key = x.name;
@@ -206,6 +246,12 @@ Result<MeshRunDoc> mesh_run_doc_from_json(const json& j) {
                 slow += l.slow_flows;
                 for (const auto& [name, v] : l.counted)
                     x.counted[name] = perf::saturating_add(x.counted[name], v);
+                if (l.switch_counted) {
+                    const std::string& line = *l.switch_counted;
+                    std::string joined = x.switch_counted.value_or("");
+                    if (!line.empty()) joined += (joined.empty() ? "" : "; ") + line;
+                    x.switch_counted = joined;
+                }
             }
             x.mean_ratio = slow ? weighted / static_cast<double>(slow) : 0;
             d.suspects.push_back(std::move(x));

@@ -44,6 +44,10 @@ struct MeshSuspectDoc {
     /// The event counters its slow flows' ends counted (counters.slow.sum,
     /// errors and waits, not traffic); empty when none or not in the report.
     CounterMap counted;
+    /// InfiniBand: what the switch ports at its lanes' ends counted over the
+    /// run ("leaf01[4] (sending) PortXmitWait +90000; ..."; "" when they
+    /// counted no error or wait); nothing when they were not read.
+    std::optional<std::string> switch_counted;
     size_t healthy_flows() const { return total_flows - slow_flows; }
 };
 

@@ -64,6 +64,11 @@ std::string mesh_html(const ReportModel& m) {
         if (!s.counted.empty())
             ev += fmt::format("<p>Their ends counted {}</p>",
                               html_escape(perf::event_counters_line(s.counted)));
+        if (s.switch_counted) {
+            ev += s.switch_counted->empty() ? "<p>Its switch ports counted no errors or waits</p>"
+                                            : fmt::format("<p>Its switch ports counted {}</p>",
+                                                          html_escape(*s.switch_counted));
+        }
         ev += "<details><summary>slow flows</summary><ul>";
         for (const std::string& t : flow_texts(d, s.evidence, 16))
             ev += fmt::format("<li>{}</li>", html_escape(t));
@@ -151,6 +156,8 @@ std::string mesh_md(const ReportModel& m) {
         if (!s.counted.empty())
             flows = fmt::format("counted {}: {}", md_escape(perf::event_counters_line(s.counted)),
                                 flows);
+        if (s.switch_counted && !s.switch_counted->empty())
+            flows = fmt::format("switch ports counted {}: {}", md_escape(*s.switch_counted), flows);
         out += fmt::format("| {} | {} **{}** ({}) | {} of {} | {} | {:.2f} | {} |\n", i + 1,
                            suspect_label(s), md_escape(s.name), md_escape(s.detail), s.slow_flows,
                            s.total_flows, s.healthy_flows(), s.mean_ratio, flows);

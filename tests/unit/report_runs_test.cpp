@@ -143,6 +143,50 @@ TEST(ReportMesh, ASuspectsCountersAreItsEvidenceInEveryFormat) {
     EXPECT_TRUE(o->mesh->suspects.front().counted.empty());
 }
 
+TEST(ReportMesh, WhatTheSwitchPortsCountedGoesIntoTheTicket) {
+    // An InfiniBand run (--load) read its switch ports: the first lane's
+    // receiving port saw symbol errors, the second lane's ports nothing.
+    json doc = read_fixture("mesh-cable.json");
+    doc["link_suspects"][0]["switch_ports"] = json::array(
+        {{{"port", "l1[10.9.12.0]"}, {"side", "sends"}, {"changes", {{"PortXmitData", 900}}}},
+         {{"port", "s2[10.9.12.1]"},
+          {"side", "receives"},
+          {"changes", {{"SymbolErrorCounter", 4000}, {"PortRcvErrors", 12}}}}});
+    doc["link_suspects"][1]["switch_ports"] = json::array(
+        {{{"port", "s2[10.9.12.1]"}, {"side", "sends"}, {"changes", json::object()}},
+         {{"port", "l1[10.9.12.0]"}, {"side", "receives"}, {"changes", json::object()}}});
+    auto m = load_report({write("switch-mesh.json", doc)}, {});
+    ASSERT_TRUE(m) << m.error().message;
+    const std::string said =
+        "s2[10.9.12.1] (receiving) SymbolErrorCounter +4000, PortRcvErrors +12";
+    ASSERT_TRUE(m->mesh->suspects.front().switch_counted);
+    EXPECT_EQ(*m->mesh->suspects.front().switch_counted, said);
+    const ReportFinding& f = m->findings.front();
+    EXPECT_NE(f.summary.find("its switch ports counted " + said), std::string::npos) << f.summary;
+    EXPECT_EQ(f.evidence["switch_ports_counted"], said);
+    EXPECT_NE(render_html_report(*m).find("<p>Its switch ports counted s2[10.9.12.1] (receiving) "
+                                          "SymbolErrorCounter +4000"),
+              std::string::npos);
+    EXPECT_NE(render_markdown_report(*m).find("switch ports counted s2\\[10.9.12.1\\]"),
+              std::string::npos)
+        << render_markdown_report(*m);
+
+    // A RoCE run's suspects have none, and say nothing of switch ports.
+    auto roce = load({"mesh-cable.json"});
+    EXPECT_FALSE(roce.mesh->suspects.front().switch_counted);
+    EXPECT_EQ(roce.findings.front().summary.find("switch ports"), std::string::npos);
+
+    // More than a lane's two ends, or a side that is neither, is refused.
+    json three = doc;
+    three["link_suspects"][0]["switch_ports"].push_back(doc["link_suspects"][1]["switch_ports"][0]);
+    auto bad = load_report({write("three-ports.json", three)}, {});
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("switch_ports"), std::string::npos) << bad.error().message;
+    json sideways = doc;
+    sideways["link_suspects"][0]["switch_ports"][0]["side"] = "both";
+    EXPECT_FALSE(load_report({write("sideways.json", sideways)}, {}));
+}
+
 TEST(ReportMesh, JunitHasOneCasePerSuspectAndFinding) {
     ReportModel cable = load({"mesh-cable.json"});
     std::string xml = render_junit_report(cable);
