@@ -12,7 +12,6 @@
 #include "cli/cli.h"
 #include "cli/mesh_incast.h"
 #include "cli/sweep_options.h"
-#include "congestion/pma_counter_source.h"
 #include "model/duration.h"
 #include "model/json_io.h"
 #include "perf/auth.h"
@@ -20,7 +19,7 @@
 #include "perf/mesh_paths.h"
 #include "perf/mesh_report.h"
 #include "perf/mesh_run.h"
-#include "perf/mesh_switch_counters.h"
+#include "perf/mesh_switch_pma.h"
 #include "perf/mesh_tracing.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
@@ -149,7 +148,6 @@ perf::ReadSwitchCounters switch_counter_reader(const MeshRunCommand& o, const Gl
     auto session = std::make_shared<std::optional<LiveSession>>();
     auto open_error = std::make_shared<std::string>();
     return [o, g, fabric, session, open_error]() {
-        perf::SwitchCounterRead out;
         if (!*session && open_error->empty()) {
             auto opened = open_live_session(o.umad, g);
             if (opened)
@@ -157,19 +155,10 @@ perf::ReadSwitchCounters switch_counter_reader(const MeshRunCommand& o, const Gl
             else
                 *open_error = opened.error().message;
         }
-        if (!*session) {
-            out.error = *open_error;
-            return out;
-        }
-        PmaSourceOptions po;
-        po.engine = (*session)->engine_options(&interrupt_token());
-        po.only = perf::switch_link_ports(*fabric);
-        PmaCounterSource source((*session)->transport(), (*session)->clock(), *fabric, po);
-        PmaRead read = source.read_ports();
-        out.ports = std::move(read.readings);
-        out.failed = std::move(read.failed);
-        if (read.interrupted) out.error = "interrupted";
-        return out;
+        if (!*session) return perf::SwitchCounterRead{{}, {}, *open_error};
+        return perf::read_switch_link_counters((*session)->transport(), (*session)->clock(),
+                                               *fabric,
+                                               (*session)->engine_options(&interrupt_token()));
     };
 }
 

@@ -13,13 +13,15 @@ PmaRead PmaCounterSource::read_ports() {
     for (const Node& n : fabric_.nodes()) {
         const Lid lid = n.lid();
         for (const Port& p : n.ports) {
-            if (!p.counters || p.num == 0) continue;
+            if (p.num == 0) continue;
+            const PortRef ref{n.guid, p.num};
+            // Asked for by name, a port is read even if the sweep did not
+            // read it (--no-counters): then PortCounters only.
+            if (options_.only.empty() ? !p.counters : !options_.only.count(ref)) continue;
             const Lid target = n.type == NodeType::Switch ? lid : p.lid;
             if (target == 0) continue;  // PMA Gets are LID-routed
-            const PortRef ref{n.guid, p.num};
-            if (!options_.only.empty() && !options_.only.count(ref)) continue;
             PmaReadPlan plan;
-            plan.extended = p.counters->extended;
+            plan.extended = p.counters && p.counters->extended;
             plan.per_vl = options_.per_vl;
             submit_pma_reading(engine, target, p.num, plan, readings[ref],
                                [&out, ref](const MadResult&) { out.failed.push_back(ref); });

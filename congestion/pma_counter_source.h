@@ -22,7 +22,8 @@ namespace fabscope {
 struct PmaSourceOptions {
     EngineOptions engine;
     bool per_vl = false;  ///< also PortVLXmitWaitCounters (one more MAD per port)
-    /// Read only these ports (empty: every port with counters).
+    /// Read only these ports, whether or not the sweep read their counters
+    /// (empty: every port with counters).
     std::set<PortRef> only;
 };
 
