@@ -74,7 +74,7 @@ std::vector<MeshFinding> ranks_not_in_routes(const MeshRunData& d) {
     if (!d.routes) return out;
     auto by_lid = endpoints_by_lid(*d.routes);
     for (const MeshRank& r : d.ranks) {
-        if (!r.error.empty() || r.coordinator || by_lid.count(r.lid)) continue;
+        if (!r.error.empty() || r.coordinator || r.gone || by_lid.count(r.lid)) continue;
         out.push_back(
             {"rank-not-in-routes", r.rank, -1,
              fmt::format("{} ({}/{}, LID {}) is not in {}: no route is known for it, so a "
