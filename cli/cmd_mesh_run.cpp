@@ -68,22 +68,44 @@ struct MeshRunCommand {
     // InfiniBand: the routes (rank 0 or the coordinator) and the switch counters.
     std::string load;
     bool no_switch_counters = false;
+    std::string pairs;      ///< --pattern pairs: the pairs file (rank 0)
     LiveSweepOptions umad;  ///< -C/-P: the port rank 0 reads the switch counters from
 };
 
 Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
     perf::MeshRunOptions m;
-    if (o.pattern != "all-pairs" && o.pattern != "cover" && o.pattern != "incast") {
+    if (o.pattern != "all-pairs" && o.pattern != "cover" && o.pattern != "incast" &&
+        o.pattern != "leaf" && o.pattern != "pairs") {
         return make_error(
-            fmt::format("mesh run: --pattern {}: a mesh run knows all-pairs, cover (RoCE, from "
-                        "traced paths) and incast; for leaf and pairs see `fabscope mesh plan`",
+            fmt::format("mesh run: --pattern {}: a mesh run knows all-pairs, cover, leaf, pairs "
+                        "and incast",
                         o.pattern));
     }
     if (o.pattern == "cover" && !o.devices.empty())
         return make_error("mesh run: --pattern cover: one device per host (no --devices)");
-    if (o.pattern == "cover" && o.no_trace)
-        return make_error("mesh run: --pattern cover plans from traced paths: drop --no-trace");
+    if (o.pattern == "cover" && o.no_trace && o.load.empty())
+        return make_error(
+            "mesh run: --pattern cover plans from traced paths: drop --no-trace "
+            "(or, on InfiniBand, give --load SNAPSHOT)");
+    if (o.pattern == "leaf" && o.load.empty())
+        return make_error(
+            "mesh run: --pattern leaf: the leaves come from a snapshot's cables; "
+            "give --load SNAPSHOT (InfiniBand)");
+    if (o.pattern == "pairs" && o.pairs.empty())
+        return make_error(
+            "mesh run: --pattern pairs: give --pairs FILE (\"SRC DST\" by host "
+            "name, a pair a line)");
+    if (o.pattern != "pairs" && !o.pairs.empty())
+        return make_error("mesh run: --pairs FILE goes with --pattern pairs");
+    if (o.load.empty() && (o.no_switch_counters || !o.umad.ca.empty() || o.umad.ca_port != 0))
+        return make_error("mesh run: --no-switch-counters, -C and -P go with --load SNAPSHOT");
+    if (!o.load.empty() && !o.devices.empty())
+        return make_error(
+            "mesh run: --load and --devices: a snapshot is one subnet; run one "
+            "mesh per plane, each with its own snapshot and -d");
     m.pattern = o.pattern;
+    // Rank 0 loads the snapshot and reads the switch ports before it plans.
+    if (!o.load.empty()) m.plan_extra = std::chrono::seconds(60);
     m.trace_variants = o.trace_variants;
     m.max_cover_rounds = o.max_rounds;
     m.adaptive_rounds = o.adaptive_rounds;
@@ -162,9 +184,16 @@ perf::ReadSwitchCounters switch_counter_reader(const MeshRunCommand& o, const Gl
     };
 }
 
-/// --load: the snapshot whose routes give the flows' paths, checked, and the
+/// What rank 0 (or the coordinator) reads before the run: --pairs FILE, and
+/// --load's snapshot whose routes give the flows' paths, checked, with the
 /// reader of its switch counters (unless --no-switch-counters).
 Status load_routes(const MeshRunCommand& o, const Globals& g, perf::MeshRunOptions& m) {
+    if (!o.pairs.empty()) {
+        auto pairs = read_pair_names(o.pairs);
+        if (!pairs) return make_error("mesh run: --pairs " + pairs.error().message, kExitUsage);
+        m.pairs = std::move(*pairs);
+        m.pairs_from = o.pairs;
+    }
     if (o.load.empty()) return Ok{};
     auto snap = load_named_snapshot(o.load, g);
     if (!snap) return snap.error();
@@ -339,6 +368,11 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
 #endif
 
 int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
+    if (o.pattern == "incast" && (!o.load.empty() || !o.pairs.empty())) {
+        return report(make_error("mesh run: --pattern incast takes neither --load nor --pairs "
+                                 "(its flows all meet at the receiver)"),
+                      g);
+    }
     return o.hosts.empty() ? run_mesh_mpi(o, g) : run_mesh_agents(o, g);
 }
 
@@ -365,7 +399,8 @@ void add_mesh_run(CLI::App* mesh, Context& ctx, const std::string& name) {
                     "all-pairs: N-1 rounds of disjoint pairs, both ways; cover: rounds planned to "
                     "cross every leaf-spine lane each way, from traced paths with flows steered "
                     "by their flow label (RoCE) or from --load's forwarding tables (InfiniBand), "
-                    "then adaptive rounds; incast: latency under load (every "
+                    "then adaptive rounds; leaf (--load): all pairs under each leaf, leaves at "
+                    "once; pairs: the pairs of --pairs FILE; incast: latency under load (every "
                     "rank but --receiver and --prober WRITEs toward the receiver)")
         ->capture_default_str();
     cmd->add_option("--trace-ports", o->trace_variants,
@@ -424,6 +459,9 @@ void add_mesh_run(CLI::App* mesh, Context& ctx, const std::string& name) {
                     "0 takes every flow's path from its routes (cover is planned from them, no "
                     "traces), names cables by port, and reads the switch ports' counters before "
                     "and after the rounds");
+    cmd->add_option("--pairs", o->pairs,
+                    "--pattern pairs: a file of \"SRC DST\" lines by host name ('#' comments); "
+                    "each pair is tested both ways, in every plane both hosts have");
     cmd->add_flag("--no-switch-counters", o->no_switch_counters,
                   "--load: do not read the switch ports' PMA counters (rank 0 needs umad access "
                   "for them)");
@@ -456,6 +494,11 @@ spine02[5]), and rank 0 reads the PMA counters of every switch-to-switch port
 before the first round and after the last (through -C/-P; without umad access
 that is a finding and the run goes on): each cable suspect carries what its
 two ports counted.
+--pattern pairs --pairs FILE: the pairs of the file (host names as the ranks
+report them), each both ways, packed into as few rounds as keep every rank in
+one pair per round; a host that has no rank able to test is a finding and the
+other pairs run. --pattern leaf (with --load): all pairs under each leaf of the
+snapshot, every leaf at once.
 Ctrl-C (SIGINT or SIGTERM to rank 0) stops after the current step; the report so
 far is written with "status": "interrupted".
 Without MPI (--hosts FILE): run `fabscope perf serve --allow <this host>` on every

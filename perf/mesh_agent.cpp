@@ -44,6 +44,7 @@ std::string agent_steps(const VerbsDevice& dev, Channel& ch, const PeerOptions& 
     m.peer.traffic_class = od.traffic_class;
     m.peer.mtu_cap = od.mtu_cap;
     m.step_timeout = od.step_timeout;
+    m.plan_extra = od.plan_extra;
     m.pattern = od.pattern;
     m.trace_variants = od.trace_variants;
     m.max_cover_rounds = od.max_cover_rounds;
@@ -152,6 +153,7 @@ MeshRunOutcome coordinate_mesh(const std::vector<MeshAgent>& agents, const Coord
                 order.mtu_cap = o.run.peer.mtu_cap;
                 order.pattern = o.run.pattern;
                 order.step_timeout = o.run.step_timeout;
+                order.plan_extra = o.run.plan_extra;
                 order.max_cover_rounds = o.run.max_cover_rounds;
                 order.adaptive_rounds = o.run.adaptive_rounds;
                 order.trace_variants = o.run.trace_variants;

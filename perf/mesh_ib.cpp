@@ -21,6 +21,29 @@ std::unordered_map<Lid, MeshEndpoint> endpoints_by_lid(const Fabric& f) {
     return out;
 }
 
+/// The snapshot's endpoint of a rank: by its base LID and, when the rank
+/// knows its port GUID, only if the port at that LID has it (a snapshot of
+/// another subnet, or LIDs the SM has since given to other ports, would route
+/// the rank's flows as another host's). Null and why not otherwise.
+const MeshEndpoint* match_rank(const Fabric& f, const std::unordered_map<Lid, MeshEndpoint>& by_lid,
+                               const MeshRank& r, std::string* why = nullptr) {
+    auto it = by_lid.find(r.lid);
+    if (r.lid == 0 || it == by_lid.end()) {
+        if (why) *why = "no port of it has that LID";
+        return nullptr;
+    }
+    const Port* p = f.port(PortRef{it->second.node, it->second.port});
+    if (r.port_guid != 0 && p && p->guid != 0 && p->guid != r.port_guid) {
+        if (why) {
+            *why = fmt::format("it gives that LID to {} (port GUID {}), not to this port ({})",
+                               describe(f, PortRef{it->second.node, it->second.port}),
+                               format_guid(p->guid), format_guid(r.port_guid));
+        }
+        return nullptr;
+    }
+    return &it->second;
+}
+
 /// Only the switch-to-switch lanes of a route.
 std::vector<Lane> fabric_part(const Fabric& f, const std::vector<Lane>& lanes) {
     std::vector<Lane> out;
@@ -57,12 +80,12 @@ IbPlanView ib_plan_view(const MeshRunData& d) {
     if (!d.routes) return v;
     auto by_lid = endpoints_by_lid(*d.routes);
     for (const MeshRank& r : d.ranks) {
-        if (!r.error.empty() || r.gone || r.coordinator || r.lid == 0) continue;
-        auto it = by_lid.find(r.lid);
-        if (it == by_lid.end()) continue;
+        if (!r.error.empty() || r.gone || r.coordinator) continue;
+        const MeshEndpoint* found = match_rank(*d.routes, by_lid, r);
+        if (!found) continue;
         v.index[static_cast<size_t>(r.rank)] = static_cast<int>(v.ranks.size());
         v.ranks.push_back(r.rank);
-        MeshEndpoint e = it->second;
+        MeshEndpoint e = *found;
         e.name = r.host.empty() ? e.name : r.host;
         v.endpoints.push_back(std::move(e));
     }
@@ -74,14 +97,16 @@ std::vector<MeshFinding> ranks_not_in_routes(const MeshRunData& d) {
     if (!d.routes) return out;
     auto by_lid = endpoints_by_lid(*d.routes);
     for (const MeshRank& r : d.ranks) {
-        if (!r.error.empty() || r.coordinator || r.gone || by_lid.count(r.lid)) continue;
-        out.push_back(
-            {"rank-not-in-routes", r.rank, -1,
-             fmt::format("{} ({}/{}, LID {}) is not in {}: no route is known for it, so a "
-                         "cover leaves it out and all-pairs tests it without a path; "
-                         "sweep again (fabscope sweep -o FILE) if the fabric changed",
-                         who(d.ranks, r.rank), r.device, r.port, r.lid,
-                         d.routes_from.empty() ? "the snapshot" : d.routes_from)});
+        if (!r.error.empty() || r.coordinator || r.gone) continue;
+        std::string why;
+        if (match_rank(*d.routes, by_lid, r, &why)) continue;
+        out.push_back({"rank-not-in-routes", r.rank, -1,
+                       fmt::format("{} ({}/{}, LID {}) is not in {}: {}. No route is known for "
+                                   "it, so a cover leaves it out and all-pairs tests it without a "
+                                   "path; sweep this subnet again (fabscope sweep -o FILE) if the "
+                                   "fabric changed",
+                                   who(d.ranks, r.rank), r.device, r.port, r.lid,
+                                   d.routes_from.empty() ? "the snapshot" : d.routes_from, why)});
     }
     return out;
 }
@@ -92,8 +117,7 @@ std::vector<FlowPath> ib_flow_lanes(const MeshRunData& d) {
     auto by_lid = endpoints_by_lid(*d.routes);
     auto endpoint = [&](int rank) -> const MeshEndpoint* {
         if (rank < 0 || static_cast<size_t>(rank) >= d.ranks.size()) return nullptr;
-        auto it = by_lid.find(d.ranks[static_cast<size_t>(rank)].lid);
-        return it == by_lid.end() ? nullptr : &it->second;
+        return match_rank(*d.routes, by_lid, d.ranks[static_cast<size_t>(rank)]);
     };
     IbPathOracle oracle(*d.routes);
     for (size_t i = 0; i < d.flows.size(); ++i) {
@@ -114,6 +138,12 @@ std::vector<FlowPath> ib_flow_lanes(const MeshRunData& d) {
         out[i].lanes = fabric_part(*d.routes, out[i].lanes);
     }
     return out;
+}
+
+std::vector<std::vector<MeshPair>> plan_ib_leaf(const MeshRunData& d) {
+    if (!d.routes) return {};
+    IbPlanView v = ib_plan_view(d);
+    return to_mesh(v, leaf_pairs(v.endpoints).rounds);
 }
 
 std::vector<std::vector<MeshPair>> plan_ib_cover(const MeshRunData& d, size_t max_rounds,

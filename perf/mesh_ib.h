@@ -39,6 +39,10 @@ std::vector<MeshFinding> ranks_not_in_routes(const MeshRunData& d);
 /// why its route is not known.
 std::vector<FlowPath> ib_flow_lanes(const MeshRunData& d);
 
+/// All pairs under each leaf of the snapshot, every leaf at once (the ranks
+/// the snapshot knows; a leaf is the switch a rank's port is cabled to).
+std::vector<std::vector<MeshPair>> plan_ib_leaf(const MeshRunData& d);
+
 /// Cover over the routes, as mesh rounds with LMC path bits; `coverage` is
 /// what the plan crosses of the snapshot's switch-to-switch lanes.
 std::vector<std::vector<MeshPair>> plan_ib_cover(const MeshRunData& d, size_t max_rounds,

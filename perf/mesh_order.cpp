@@ -34,6 +34,7 @@ json order_to_json(const MeshOrder& o) {
               {"trace_timeout_ms", o.trace_timeout.count()},
               {"names", names}};
     if (o.gid_index) j["gid_index"] = *o.gid_index;
+    if (o.plan_extra.count() > 0) j["plan_extra_ms"] = o.plan_extra.count();
     return j;
 }
 
@@ -73,12 +74,14 @@ Result<MeshOrder> order_from_json(const json& j, const MeshAgentBounds& b, const
     o.step_timeout =
         Millis(field("step_timeout_ms", b.min_step_timeout.count(), b.max_step_timeout.count()));
     o.trace_timeout = Millis(field("trace_timeout_ms", 1, b.max_trace_timeout.count()));
+    if (j.contains("plan_extra_ms")) o.plan_extra = Millis(field("plan_extra_ms", 0, 300000));
     if (!why.empty()) return bad(why);
     o.device = message_text(j, "device");
     if (o.device.size() > 64) return bad("device name longer than 64 characters");
     o.pattern = message_text(j, "pattern");
-    if (o.pattern != "all-pairs" && o.pattern != "cover")
-        return bad(fmt::format("pattern \"{}\" (all-pairs or cover)", o.pattern));
+    if (o.pattern != "all-pairs" && o.pattern != "cover" && o.pattern != "leaf" &&
+        o.pattern != "pairs")
+        return bad(fmt::format("pattern \"{}\" (all-pairs, cover, leaf or pairs)", o.pattern));
     o.trace = message_bool(j, "trace", false);
     if (auto n = j.find("names"); n != j.end()) {
         if (!n->is_array()) return bad("names is not an array");
@@ -121,10 +124,12 @@ Result<MeshOrder> order_from_json(const json& j, const MeshAgentBounds& b, const
 Millis order_session_limit(const MeshOrder& o) {
     // The waits of perf/mesh_run, each at its longest.
     const bool cover = o.pattern == "cover";
-    const Millis start = o.step_timeout * 3 * (cover ? 4 : 2);
+    const Millis start = o.step_timeout * 3 * (cover ? 4 : 2) + o.plan_extra;
     const Millis phase = o.step_timeout * 4 + o.spec.duration + o.spec.warmup_time;
+    // Explicit pairs, each once, packed first-fit: fewer than 2N rounds.
     const int64_t rounds = cover ? static_cast<int64_t>(o.max_cover_rounds + o.adaptive_rounds)
-                                 : static_cast<int64_t>(o.size);
+                           : o.pattern == "pairs" ? 2 * static_cast<int64_t>(o.size)
+                                                  : static_cast<int64_t>(o.size);
     return start + phase * (2 * rounds) + o.step_timeout;
 }
 

@@ -58,13 +58,16 @@ struct MeshOrder {
     std::optional<int> gid_index;
     uint8_t traffic_class = 0;
     int mtu_cap = 0;
-    std::string pattern = "all-pairs";  ///< or "cover"
+    std::string pattern = "all-pairs";  ///< or "cover", "leaf", "pairs" (rank 0 plans them)
     Millis step_timeout{10000};
     size_t max_cover_rounds = 8;
     size_t adaptive_rounds = 4;
     int trace_variants = 8;
     bool trace = true;  ///< trace the flows' paths (Soft-RoCE)
     Millis trace_timeout{300};
+    /// Rank 0 reads the switch counters (or loads a snapshot) before it
+    /// plans: the agent waits for the plan this much longer (at most 5 min).
+    Millis plan_extra{0};
     HostNames names;  ///< address -> name, for the hops of the traces
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "perf/localize.h"
 #include "perf/test_congestion.h"
@@ -77,11 +78,12 @@ json links_json(const MeshLinks& m, const std::vector<char>& slow) {
 json routes_json(const MeshRunData& d) {
     if (!d.routes) return nullptr;
     const SwitchCounters& c = d.switch_counters;
-    json failed = json::array();
+    std::set<PortRef> failed_ports;  // a port that failed both readings is named once
     for (const auto* r : {&c.before, &c.after}) {
-        if (!*r) continue;
-        for (const PortRef& p : (*r)->failed) failed.push_back(describe(*d.routes, p));
+        if (*r) failed_ports.insert((*r)->failed.begin(), (*r)->failed.end());
     }
+    json failed = json::array();
+    for (const PortRef& p : failed_ports) failed.push_back(describe(*d.routes, p));
     const std::string why = c.why_not();
     return {{"from", d.routes_from},
             {"switch_counters",
@@ -191,6 +193,7 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
                          {"gone_round", r.gone ? nullable_round(r.gone_round) : json(nullptr)}});
         if (r.coordinator) ranks.back()["coordinator"] = true;
         if (r.lid != 0) ranks.back()["lid"] = r.lid;
+        if (r.port_guid != 0) ranks.back()["port_guid"] = format_guid(r.port_guid);
     }
     json rounds = json::array();
     for (size_t i = 0; i < d.rounds.size(); ++i) {
@@ -339,13 +342,8 @@ namespace {
 /// "; its switch ports counted leaf01[7] (sending) PortXmitDiscards +5, ...":
 /// what the IB switch ports at a lane's ends counted over the run.
 std::string switch_note(const std::vector<PortEvidence>& ports) {
-    if (ports.empty()) return "";
-    if (std::all_of(ports.begin(), ports.end(),
-                    [](const PortEvidence& p) { return !p.unread.empty(); }))
-        return "; its switch ports did not answer the PMA";
-    const std::string events = ports_events_line(ports);
-    return events.empty() ? "; its switch ports counted no errors or waits"
-                          : "; its switch ports counted " + events;
+    const std::string phrase = switch_ports_phrase(ports);
+    return phrase.empty() ? "" : "; " + phrase;
 }
 
 /// "; on its slow flows the ends counted X (on its healthy flows, Y)": the

@@ -11,6 +11,7 @@
 #include "model/duration.h"
 #include "perf/mesh_cover.h"
 #include "perf/mesh_ib.h"
+#include "perf/mesh_pairs.h"
 #include "perf/mesh_report.h"
 #include "perf/mesh_wire.h"
 #include "perf/roce_sport.h"
@@ -235,11 +236,14 @@ json rounds_json(const std::vector<std::vector<MeshPair>>& rounds) {
     return out;
 }
 
-/// A pair's LMC path bits: 0..127 (LMC is at most 7).
-uint8_t path_bits_from_json(const json& j) {
-    const auto v = j.get<unsigned>();
-    if (v > 127) throw std::out_of_range(fmt::format("path bits {} (LMC allows 0..127)", v));
-    return static_cast<uint8_t>(v);
+/// A pair's LMC path bits: 0..127 (LMC is at most 7); 0 when the plan has
+/// none (a fabscope from before them).
+uint8_t path_bits_from_json(const json& pair, size_t at) {
+    if (pair.size() <= at) return 0;
+    const json& v = pair.at(at);
+    if (!v.is_number_unsigned() || v.get<uint64_t>() > 127)
+        throw std::out_of_range(fmt::format("path bits {} (LMC allows 0..127)", v.dump()));
+    return static_cast<uint8_t>(v.get<uint64_t>());
 }
 
 std::vector<std::vector<MeshPair>> rounds_from_json(const json& j) {
@@ -249,7 +253,7 @@ std::vector<std::vector<MeshPair>> rounds_from_json(const json& j) {
         for (const json& p : round) {
             out.push_back({p.at(0).get<int>(), p.at(1).get<int>(), p.at(2).get<bool>(),
                            p.at(3).get<uint32_t>(), p.at(4).get<uint32_t>(),
-                           path_bits_from_json(p.at(5)), path_bits_from_json(p.at(6))});
+                           path_bits_from_json(p, 5), path_bits_from_json(p, 6)});
         }
     }
     return rounds;
@@ -367,7 +371,7 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
     // This rank's device.
     MeshRank self;
     self.rank = me;
-    self.host = hostname();
+    self.host = o.host.empty() ? hostname() : o.host;
     self.device = o.device;
     self.port = o.port;
     if (!o.devices.empty()) {
@@ -394,8 +398,14 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
         // it) and, for a cover, the address the flows will come from: the
         // RoCE GID's.
         if (auto ep = dev->create_endpoint(endpoint_config(o.spec, o.peer)); ep) {
-            self.lid = (*ep)->info().lid;
-            if (cover) self.address = gid_ipv4((*ep)->info().gid);
+            const EndpointInfo info = (*ep)->info();
+            self.lid = info.lid;
+            // InfiniBand's GID 0 is the subnet prefix and the port GUID.
+            if (!info.roce) {
+                for (size_t i = 8; i < 16; ++i)
+                    self.port_guid = (self.port_guid << 8) | info.gid[i];
+            }
+            if (cover) self.address = gid_ipv4(info.gid);
         }
     }
 
@@ -452,12 +462,18 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
             // No router answered (not Soft-RoCE, one subnet), or every rank
             // is under one leaf: nothing to cover, so every pair is tested.
             if (d.rounds.empty()) d.pattern = "all-pairs";
+        } else if (o.pattern == "pairs") {
+            d.pattern = "pairs";
+            d.rounds = plan_named_pairs(d, o.pairs, o.pairs_from, d.findings);
+        } else if (o.pattern == "leaf") {
+            d.pattern = "leaf";
+            d.rounds = plan_ib_leaf(d);
         }
-        if (d.rounds.empty()) {
-            d.rounds = plan_rounds(d.ranks);
-        }
+        if (d.rounds.empty() && d.pattern == "all-pairs") d.rounds = plan_rounds(d.ranks);
         d.planned_rounds = d.rounds.size();
         add_flows(d, 0);
+        if (d.routes && !o.read_switch_counters)
+            d.switch_counters.skipped = "not asked (--no-switch-counters)";
         if (d.routes && o.read_switch_counters && o.cannot_start.empty() && !d.rounds.empty()) {
             // Before the rounds: the other ranks wait for the plan meanwhile.
             d.switch_counters.before = o.read_switch_counters();
@@ -466,13 +482,17 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
         json plan = plan_json(d);
         if (!o.cannot_start.empty()) {
             plan["abort"] = o.cannot_start;
+        } else if (d.rounds.empty() && d.pattern == "pairs") {
+            plan["abort"] = "no pair of " + o.pairs_from + " can run (see the findings)";
+        } else if (d.rounds.empty() && d.pattern == "leaf") {
+            plan["abort"] = "no two ranks the snapshot knows share a leaf (see the findings)";
         } else if (d.rounds.empty()) {
             plan["abort"] = "fewer than two ranks can test (see the findings)";
         }
         plan_msg = plan.dump();
     }
     // Tracing before a cover takes its own deadlines (the ask, the traces).
-    const Millis plan_wait = start_wait * (cover ? 4 : 2);
+    const Millis plan_wait = start_wait * (cover ? 4 : 2) + o.plan_extra;
     auto plan = parse_message(comm.broadcast(kTagPlan, plan_msg, skip, t0 + plan_wait));
     if (!plan) {
         out.error = fmt::format("rank 0 sent no plan within {}", format_duration(plan_wait));
@@ -489,7 +509,9 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
     }
     if (plan->contains("abort")) {
         d.status = "aborted";
-        out.error = "the run cannot start: " + (*plan)["abort"].get<std::string>();
+        const json& why = (*plan)["abort"];
+        out.error = "the run cannot start: " +
+                    (why.is_string() ? why.get<std::string>() : std::string("rank 0 said so"));
         if (root && o.on_progress) o.on_progress(d);
         return out;
     }
@@ -618,7 +640,11 @@ MeshRunOutcome run_mesh(MeshComm& comm, const OpenDevice& open, const MeshRunOpt
             }
             if (f.error.empty() && stopping) f.error = "not run: the run was interrupted";
         }
-        if (d.switch_counters.before && !stop.stop_requested()) {
+        // A first reading that failed (no umad access) is not tried again.
+        const auto& first = d.switch_counters.before;
+        if (first && first->error.empty() && stop.stop_requested()) {
+            d.switch_counters.skipped = "interrupted before the second reading";
+        } else if (first && first->error.empty()) {
             d.switch_counters.after = o.read_switch_counters();
             note_switch_counters(d, *d.switch_counters.after, "after the rounds");
         }

@@ -23,6 +23,7 @@
 #include "perf/mesh_switch_counters.h"
 #include "perf/open_device.h"
 #include "perf/roce_trace.h"
+#include "perf/schedule_json.h"
 #include "perf/session.h"
 #include "perf/test_spec.h"
 #include "perf/verbs_device.h"
@@ -40,6 +41,7 @@ struct MeshRank {
     int plane = 0;             ///< device i of every host is plane i; pairs stay within a plane
     std::string address;       ///< the IPv4 address of its RoCE GID (cover only; "" unknown)
     uint16_t lid = 0;          ///< its port's base LID (InfiniBand; 0 on RoCE or unknown)
+    uint64_t port_guid = 0;    ///< its port's GUID, from GID 0 (InfiniBand; 0 unknown)
     std::string error;         ///< why it takes no part ("" when it does)
     bool coordinator = false;  ///< rank 0 of an agents' run: plans and collects, tests nothing
     bool gone = false;         ///< stopped reporting during the run
@@ -161,8 +163,19 @@ struct MeshRunOptions {
     /// source ports to every other (trace_sports), rank 0 plans rounds that
     /// cross every lane the traces show, steering each flow by its flow label,
     /// and after them adds up to `adaptive_rounds` rounds that separate
-    /// suspects the flows could not tell apart.
+    /// suspects the flows could not tell apart (on InfiniBand, with `routes`,
+    /// from the forwarding tables instead of traces). "pairs": the pairs of
+    /// `pairs`; "leaf": all pairs under each leaf of `routes`, leaves at once.
     std::string pattern = "all-pairs";
+    /// --pattern pairs (rank 0): the pairs by host name, and the file they
+    /// came from (findings name its lines).
+    std::vector<NamedPair> pairs;
+    std::string pairs_from;
+    /// Rank 0 does this much more before it sends the plan (loads --load's
+    /// snapshot, reads the switch counters): every rank waits that longer.
+    Millis plan_extra{0};
+    /// This rank's host name in the report and in `pairs` ("": hostname()).
+    std::string host;
     /// Traces each port from `source` to `destination` (IPv4); none when no
     /// router is between them.
     std::function<std::vector<FlowTrace>(const std::string& source, const std::string& destination,

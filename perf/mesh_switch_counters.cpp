@@ -51,6 +51,7 @@ PortEvidence evidence_of(const Fabric& f, PortRef p, bool sends, const SwitchCou
 }  // namespace
 
 std::string SwitchCounters::why_not() const {
+    if (!skipped.empty()) return skipped;
     for (const auto* r : {&before, &after}) {
         if (!*r) return "not read";
         if (!(*r)->error.empty()) return (*r)->error;
@@ -92,14 +93,26 @@ std::string port_events_line(const PortEvidence& p) {
     return out;
 }
 
-std::string ports_events_line(const std::vector<PortEvidence>& ports) {
-    std::string out;
+std::string switch_ports_phrase(const std::vector<PortEvidence>& ports) {
+    if (ports.empty()) return "";
+    std::string events;
+    std::string unread;
     for (const PortEvidence& p : ports) {
-        const std::string events = p.unread.empty() ? port_events_line(p) : "";
-        if (events.empty()) continue;
-        out += fmt::format("{}{} ({}) {}", out.empty() ? "" : "; ", p.name,
-                           p.sends ? "sending" : "receiving", events);
+        if (!p.unread.empty()) {
+            unread += (unread.empty() ? "" : "; ") + p.unread;
+            continue;
+        }
+        const std::string line = port_events_line(p);
+        if (line.empty()) continue;
+        events += fmt::format("{}{} ({}) {}", events.empty() ? "" : "; ", p.name,
+                              p.sends ? "sending" : "receiving", line);
     }
+    const bool none_read = std::all_of(ports.begin(), ports.end(),
+                                       [](const PortEvidence& p) { return !p.unread.empty(); });
+    if (none_read) return "its switch ports were not read (" + unread + ")";
+    std::string out =
+        "its switch ports counted " + (events.empty() ? "no errors or waits" : events);
+    if (!unread.empty()) out += " (" + unread + ")";
     return out;
 }
 

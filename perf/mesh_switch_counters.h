@@ -35,6 +35,8 @@ using ReadSwitchCounters = std::function<SwitchCounterRead()>;
 struct SwitchCounters {
     std::optional<SwitchCounterRead> before;
     std::optional<SwitchCounterRead> after;
+    /// Why a reading was not made ("not asked (--no-switch-counters)").
+    std::string skipped;
     /// Why the counters say nothing ("" when both readings were made).
     std::string why_not() const;
 };
@@ -65,10 +67,13 @@ std::vector<PortEvidence> lane_port_evidence(const Fabric& f, Lane lane, const S
 /// "SymbolErrorCounter +5000, PortRcvErrors +12" ("" when none rose).
 std::string port_events_line(const PortEvidence& p);
 
-/// "leaf01[4] (sending) PortXmitWait +90000; spine02[1] (receiving)
-/// SymbolErrorCounter +4000": the ports that counted errors or waits ("" when
-/// none did, or none was read).
-std::string ports_events_line(const std::vector<PortEvidence>& ports);
+/// What a lane's switch ports say, for a summary or a ticket: "its switch
+/// ports counted leaf01[4] (sending) PortXmitWait +90000; spine02[1]
+/// (receiving) SymbolErrorCounter +4000", "its switch ports counted no errors
+/// or waits", each followed by the ports that were not read ("(spine02[1] did
+/// not answer the PMA)"), or "its switch ports were not read (...)" when
+/// neither was; "" for no ports.
+std::string switch_ports_phrase(const std::vector<PortEvidence>& ports);
 
 nlohmann::json port_evidence_json(const std::vector<PortEvidence>& ports);
 

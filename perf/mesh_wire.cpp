@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "model/duration.h"
 
 namespace fabscope::perf {
@@ -14,6 +16,7 @@ json rank_json(const MeshRank& r) {
               {"plane", r.plane}, {"error", r.error}, {"address", r.address}};
     if (r.coordinator) j["coordinator"] = true;
     if (r.lid != 0) j["lid"] = r.lid;
+    if (r.port_guid != 0) j["port_guid"] = format_guid(r.port_guid);
     return j;
 }
 
@@ -27,7 +30,17 @@ MeshRank rank_from_json(const json& j) {
     r.error = j.value("error", "");
     r.address = j.value("address", "");
     r.coordinator = j.value("coordinator", false);
-    r.lid = j.value("lid", uint16_t{0});
+    if (j.contains("lid")) {
+        const json& lid = j.at("lid");
+        if (!lid.is_number_unsigned() || lid.get<uint64_t>() > 0xBFFF)
+            throw std::out_of_range("lid must be a unicast LID (0..49151)");
+        r.lid = lid.get<uint16_t>();
+    }
+    if (j.contains("port_guid")) {
+        auto g = parse_guid(j.at("port_guid").get<std::string>());
+        if (!g) throw std::out_of_range("port_guid must be a GUID (0x and 16 hex digits)");
+        r.port_guid = *g;
+    }
     return r;
 }
 
@@ -68,9 +81,27 @@ std::vector<MeshRank> ranks_from_hellos(const MeshComm::Messages& hellos, Millis
     for (size_t i = 0; i < hellos.size(); ++i) {
         const int r = static_cast<int>(i);
         auto j = parse_message(hellos[i]);
-        MeshRank mr = j ? rank_from_json(*j) : MeshRank{};
+        MeshRank mr;
+        std::string unreadable;
+        if (j) {
+            try {
+                mr = rank_from_json(*j);
+            } catch (const std::exception& e) {
+                unreadable = e.what();
+            }
+        }
         mr.rank = r;
-        if (!j) {
+        if (!unreadable.empty()) {
+            mr = MeshRank{};
+            mr.rank = r;
+            mr.gone = true;
+            skip[i] = 1;
+            findings.push_back(
+                {"rank-gone", r, -1,
+                 fmt::format("rank {} said hello in a form this fabscope cannot read ({}): is "
+                             "every rank the same fabscope?",
+                             r, unreadable)});
+        } else if (!j) {
             mr.gone = true;
             skip[i] = 1;
             findings.push_back(

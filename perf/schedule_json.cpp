@@ -101,10 +101,10 @@ Result<size_t> find_endpoint(const std::string& key, const Fabric& f,
         kExitUsage);
 }
 
-Result<std::vector<std::pair<size_t, size_t>>> read_pairs_file(
-    const std::string& path, const Fabric& f, const std::vector<MeshEndpoint>& endpoints) {
+Result<std::vector<NamedPair>> read_pair_names(const std::string& path) {
     constexpr std::streamoff kMaxBytes = 1 << 20;
     constexpr size_t kMaxPairs = 100000;
+    constexpr size_t kMaxName = 256;
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) return make_error(fmt::format("{}: cannot read the pairs file", path), kExitUsage);
     if (in.tellg() > kMaxBytes)
@@ -112,31 +112,49 @@ Result<std::vector<std::pair<size_t, size_t>>> read_pairs_file(
             fmt::format("{}: larger than 1 MiB; a pairs file holds one pair per line", path),
             kExitUsage);
     in.seekg(0);
-    std::vector<std::pair<size_t, size_t>> out;
+    std::vector<NamedPair> out;
     std::string line;
     for (size_t n = 1; std::getline(in, line); ++n) {
         if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
         std::istringstream words(line);
-        std::string a;
-        std::string b;
+        NamedPair p{.line = n};
         std::string more;
-        if (!(words >> a)) continue;
-        if (!(words >> b) || (words >> more))
+        if (!(words >> p.a)) continue;
+        if (!(words >> p.b) || (words >> more))
             return make_error(fmt::format("{}:{}: want two endpoints, \"SRC DST\"", path, n),
                               kExitUsage);
-        auto ia = find_endpoint(a, f, endpoints);
-        if (!ia)
-            return make_error(fmt::format("{}:{}: {}", path, n, ia.error().message), kExitUsage);
-        auto ib = find_endpoint(b, f, endpoints);
-        if (!ib)
-            return make_error(fmt::format("{}:{}: {}", path, n, ib.error().message), kExitUsage);
-        if (*ia == *ib)
-            return make_error(fmt::format("{}:{}: {} with itself", path, n, a), kExitUsage);
+        if (p.a.size() > kMaxName || p.b.size() > kMaxName)
+            return make_error(
+                fmt::format("{}:{}: a name longer than {} characters", path, n, kMaxName),
+                kExitUsage);
+        if (p.a == p.b)
+            return make_error(fmt::format("{}:{}: {} with itself", path, n, p.a), kExitUsage);
         if (out.size() == kMaxPairs)
             return make_error(fmt::format("{}: more than {} pairs", path, kMaxPairs), kExitUsage);
-        out.emplace_back(*ia, *ib);
+        out.push_back(std::move(p));
     }
     if (out.empty()) return make_error(fmt::format("{}: no pairs in the file", path), kExitUsage);
+    return out;
+}
+
+Result<std::vector<std::pair<size_t, size_t>>> read_pairs_file(
+    const std::string& path, const Fabric& f, const std::vector<MeshEndpoint>& endpoints) {
+    auto names = read_pair_names(path);
+    if (!names) return names.error();
+    std::vector<std::pair<size_t, size_t>> out;
+    for (const NamedPair& p : *names) {
+        auto ia = find_endpoint(p.a, f, endpoints);
+        if (!ia)
+            return make_error(fmt::format("{}:{}: {}", path, p.line, ia.error().message),
+                              kExitUsage);
+        auto ib = find_endpoint(p.b, f, endpoints);
+        if (!ib)
+            return make_error(fmt::format("{}:{}: {}", path, p.line, ib.error().message),
+                              kExitUsage);
+        if (*ia == *ib)
+            return make_error(fmt::format("{}:{}: {} with itself", path, p.line, p.a), kExitUsage);
+        out.emplace_back(*ia, *ib);
+    }
     return out;
 }
 

@@ -92,10 +92,7 @@ std::optional<std::string> switch_counted_of(const json& s) {
         }
         read.push_back(std::move(e));
     }
-    if (std::all_of(read.begin(), read.end(),
-                    [](const perf::PortEvidence& e) { return !e.unread.empty(); }))
-        return std::nullopt;
-    return perf::ports_events_line(read);
+    return perf::switch_ports_phrase(read);
 }
 
 double mean_ratio_of(const MeshRunDoc& d, const std::vector<size_t>& flows) {
@@ -247,10 +244,10 @@ Result<MeshRunDoc> mesh_run_doc_from_json(const json& j) {
                 for (const auto& [name, v] : l.counted)
                     x.counted[name] = perf::saturating_add(x.counted[name], v);
                 if (l.switch_counted) {
-                    const std::string& line = *l.switch_counted;
-                    std::string joined = x.switch_counted.value_or("");
-                    if (!line.empty()) joined += (joined.empty() ? "" : "; ") + line;
-                    x.switch_counted = joined;
+                    // One phrase per direction: "its switch ports counted ...".
+                    x.switch_counted = x.switch_counted
+                                           ? *x.switch_counted + "; " + *l.switch_counted
+                                           : *l.switch_counted;
                 }
             }
             x.mean_ratio = slow ? weighted / static_cast<double>(slow) : 0;

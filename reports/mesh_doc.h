@@ -45,8 +45,9 @@ struct MeshSuspectDoc {
     /// errors and waits, not traffic); empty when none or not in the report.
     CounterMap counted;
     /// InfiniBand: what the switch ports at its lanes' ends counted over the
-    /// run ("leaf01[4] (sending) PortXmitWait +90000; ..."; "" when they
-    /// counted no error or wait); nothing when they were not read.
+    /// run, a phrase per lane ("its switch ports counted leaf01[4] (sending)
+    /// PortXmitWait +90000", perf::switch_ports_phrase); nothing when the
+    /// report has none.
     std::optional<std::string> switch_counted;
     size_t healthy_flows() const { return total_flows - slow_flows; }
 };

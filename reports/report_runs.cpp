@@ -38,11 +38,7 @@ std::vector<ReportFinding> mesh_findings(const MeshRunDoc& d) {
             s.mean_ratio, s.healthy_flows());
         if (!s.counted.empty())
             f.summary += "; its slow flows' ends counted " + perf::event_counters_line(s.counted);
-        if (s.switch_counted) {
-            f.summary += s.switch_counted->empty()
-                             ? "; its switch ports counted no errors or waits"
-                             : "; its switch ports counted " + *s.switch_counted;
-        }
+        if (s.switch_counted) f.summary += "; " + *s.switch_counted;
         f.evidence = {{"suspect", s.kind},
                       {"name", s.name},
                       {"slow_flows", s.slow_flows},
@@ -52,7 +48,7 @@ std::vector<ReportFinding> mesh_findings(const MeshRunDoc& d) {
                       {"slow", flow_list(d, s.evidence, 8)}};
         if (!s.healthy.empty()) f.evidence["healthy"] = flow_list(d, s.healthy, 4);
         if (!s.counted.empty()) f.evidence["counted"] = s.counted;
-        if (s.switch_counted) f.evidence["switch_ports_counted"] = *s.switch_counted;
+        if (s.switch_counted) f.evidence["switch_ports"] = *s.switch_counted;
         out.push_back(std::move(f));
     }
     for (const MeshFindingDoc& x : d.findings) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include "perf/mesh_evidence.h"
 #include "reports/escape.h"
 
@@ -65,9 +67,9 @@ std::string mesh_html(const ReportModel& m) {
             ev += fmt::format("<p>Their ends counted {}</p>",
                               html_escape(perf::event_counters_line(s.counted)));
         if (s.switch_counted) {
-            ev += s.switch_counted->empty() ? "<p>Its switch ports counted no errors or waits</p>"
-                                            : fmt::format("<p>Its switch ports counted {}</p>",
-                                                          html_escape(*s.switch_counted));
+            std::string said = *s.switch_counted;
+            if (!said.empty()) said[0] = static_cast<char>(std::toupper(said[0]));
+            ev += fmt::format("<p>{}</p>", html_escape(said));
         }
         ev += "<details><summary>slow flows</summary><ul>";
         for (const std::string& t : flow_texts(d, s.evidence, 16))
@@ -156,8 +158,7 @@ std::string mesh_md(const ReportModel& m) {
         if (!s.counted.empty())
             flows = fmt::format("counted {}: {}", md_escape(perf::event_counters_line(s.counted)),
                                 flows);
-        if (s.switch_counted && !s.switch_counted->empty())
-            flows = fmt::format("switch ports counted {}: {}", md_escape(*s.switch_counted), flows);
+        if (s.switch_counted) flows = fmt::format("{}: {}", md_escape(*s.switch_counted), flows);
         out += fmt::format("| {} | {} **{}** ({}) | {} of {} | {} | {:.2f} | {} |\n", i + 1,
                            suspect_label(s), md_escape(s.name), md_escape(s.detail), s.slow_flows,
                            s.total_flows, s.healthy_flows(), s.mean_ratio, flows);

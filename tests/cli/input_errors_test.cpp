@@ -209,9 +209,22 @@ namespace fabscope {
 namespace {
 
 TEST(MeshRunCli, BadFlagsAreExit2AndASingleRankSaysHowToLaunch) {
-    auto pattern = run({fabscope(), "mesh", "run", "--pattern", "leaf"});
+    auto pattern = run({fabscope(), "mesh", "run", "--pattern", "ring"});
     EXPECT_EQ(pattern.exit_code, 2) << pattern.err;
-    EXPECT_NE(pattern.err.find("knows all-pairs, cover"), std::string::npos) << pattern.err;
+    EXPECT_NE(pattern.err.find("knows all-pairs, cover, leaf, pairs"), std::string::npos)
+        << pattern.err;
+    auto leaf = run({fabscope(), "mesh", "run", "--pattern", "leaf"});
+    EXPECT_EQ(leaf.exit_code, 2) << leaf.err;
+    EXPECT_NE(leaf.err.find("give --load SNAPSHOT"), std::string::npos) << leaf.err;
+    auto no_file = run({fabscope(), "mesh", "run", "--pattern", "pairs"});
+    EXPECT_EQ(no_file.exit_code, 2) << no_file.err;
+    EXPECT_NE(no_file.err.find("give --pairs FILE"), std::string::npos) << no_file.err;
+    const std::string odd = ::testing::TempDir() + "/odd-pairs.txt";
+    std::ofstream(odd) << "# pairs to test again\nh1 h2\nh3 h4 h5\n";
+    auto bad_pairs = run({fabscope(), "mesh", "run", "--pattern", "pairs", "--pairs", odd});
+    EXPECT_EQ(bad_pairs.exit_code, 2) << bad_pairs.err;
+    EXPECT_NE(bad_pairs.err.find(odd + ":3: want two endpoints"), std::string::npos)
+        << bad_pairs.err;
     auto untraced = run({fabscope(), "mesh", "run", "--pattern", "cover", "--no-trace"});
     EXPECT_EQ(untraced.exit_code, 2) << untraced.err;
     EXPECT_NE(untraced.err.find("drop --no-trace"), std::string::npos) << untraced.err;

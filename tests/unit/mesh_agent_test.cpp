@@ -38,6 +38,7 @@ MeshOrder good_order() {
     o.traffic_class = 2;
     o.pattern = "cover";
     o.step_timeout = 5s;
+    o.plan_extra = 60s;
     o.names = {{"10.9.12.0", "l1"}, {"10.9.12.1", "s2"}};
     return o;
 }
@@ -61,6 +62,11 @@ TEST(MeshOrder, RoundTripsEveryField) {
     EXPECT_EQ(out->pattern, "cover");
     EXPECT_EQ(out->step_timeout, 5s);
     EXPECT_EQ(out->names.at("10.9.12.1"), "s2");
+    EXPECT_EQ(out->plan_extra, 60s);
+    // An order without the extra wait (no --load) waits none.
+    json plain = order_to_json(in);
+    plain.erase("plan_extra_ms");
+    EXPECT_EQ(order_from_json(plain, {}, {})->plan_extra, 0s);
 }
 
 TEST(MeshOrder, EveryBoundIsCheckedAndNamed) {
@@ -84,6 +90,7 @@ TEST(MeshOrder, EveryBoundIsCheckedAndNamed) {
         {"adaptive_rounds", 17, "adaptive_rounds 17"},
         {"trace_variants", 0, "trace_variants 0"},
         {"trace_timeout_ms", 60000, "trace_timeout_ms 60000"},
+        {"plan_extra_ms", 300001, "plan_extra_ms 300001 is outside 0 .. 300000"},
         {"traffic_class", 256, "traffic_class 256"},
         {"pattern", "incast", "pattern \"incast\""},
         {"names", "l1", "names is not an array"},

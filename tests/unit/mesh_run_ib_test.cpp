@@ -64,7 +64,10 @@ struct RoutedWorld {
 
     void wire(World& w) {
         w.size = static_cast<int>(hosts.size());
-        for (const MeshEndpoint& e : hosts) w.lids.push_back(e.lid);
+        for (const MeshEndpoint& e : hosts) {
+            w.lids.push_back(e.lid);
+            w.port_guids.push_back(fabric->port(PortRef{e.node, e.port})->guid);
+        }
         w.options.pattern = "cover";
         w.options.routes = fabric;
         w.options.routes_from = "fabric.json";
@@ -218,7 +221,7 @@ TEST(MeshRunIb, LmcPathBitsChooseTheRouteTheFlowIsSentAndAnalysedOn) {
     for (const auto& e : fabscope::testing::schema_errors(doc, "mesh-run.schema.json"))
         ADD_FAILURE() << e;
     EXPECT_EQ(doc["routes"]["switch_counters"]["read"], false);
-    EXPECT_EQ(doc["routes"]["switch_counters"]["why_not"], "not read");
+    EXPECT_EQ(doc["routes"]["switch_counters"]["why_not"], "not asked (--no-switch-counters)");
     bool bits_in_rounds = false;
     for (const auto& round : doc["rounds"]) {
         for (const auto& p : round["pairs"]) bits_in_rounds |= p.contains("path_bits_ab");
@@ -226,11 +229,38 @@ TEST(MeshRunIb, LmcPathBitsChooseTheRouteTheFlowIsSentAndAnalysedOn) {
     EXPECT_TRUE(bits_in_rounds);
 }
 
+TEST(MeshRunIb, LeafTestsThePairsUnderEachLeafAllLeavesAtOnce) {
+    World w;
+    RoutedWorld fabric({.spines = 2, .leaves = 3, .hosts_per_leaf = 3}, 0);
+    fabric.wire(w);
+    w.options.pattern = "leaf";
+    w.run();
+    const MeshRunData& d = w.data();
+    ASSERT_EQ(d.status, "complete");
+    EXPECT_EQ(d.pattern, "leaf");
+    // Three hosts a leaf: three rounds (one rests each), three leaves at once.
+    ASSERT_EQ(d.rounds.size(), 3u);
+    for (const auto& round : d.rounds) {
+        EXPECT_EQ(round.size(), 3u);
+        for (const MeshPair& p : round)
+            EXPECT_EQ(fabric.hosts[p.a].leaf, fabric.hosts[p.b].leaf) << p.a << " " << p.b;
+    }
+    EXPECT_EQ(measured_flows(d), 18u);
+    // Nothing crosses a spine: no lane to blame.
+    auto a = analyse_mesh(d, 0.6);
+    EXPECT_EQ(a.links.coverage.crossed, 0u);
+    EXPECT_TRUE(a.links.suspects.empty());
+    nlohmann::json doc = mesh_run_json(d, a);
+    for (const auto& e : fabscope::testing::schema_errors(doc, "mesh-run.schema.json"))
+        ADD_FAILURE() << e;
+}
+
 TEST(MeshRunIb, ARankTheSnapshotDoesNotKnowIsAFindingAndTheOthersAreCovered) {
     World w;
     RoutedWorld fabric({.spines = 2, .leaves = 3, .hosts_per_leaf = 2}, 0);
     fabric.wire(w);
-    w.lids[5] = 900;  // recabled or reassigned since the sweep
+    w.lids[5] = 900;                  // reassigned since the sweep
+    w.port_guids[4] = 0xdeadbeefULL;  // another port has rank 4's LID in the snapshot
     w.options.read_switch_counters = [] {
         return SwitchCounterRead{{}, {}, "no umad access to mlx5_0 port 1 (run as root)"};
     };
@@ -241,13 +271,24 @@ TEST(MeshRunIb, ARankTheSnapshotDoesNotKnowIsAFindingAndTheOthersAreCovered) {
                                       [](const MeshFinding& f) { return f.rank == 5; });
     ASSERT_NE(finding, d.findings.end());
     EXPECT_EQ(finding->kind, "rank-not-in-routes");
-    EXPECT_NE(finding->message.find("LID 900) is not in fabric.json"), std::string::npos)
+    EXPECT_NE(finding->message.find("LID 900) is not in fabric.json: no port of it has that LID"),
+              std::string::npos)
         << finding->message;
-    // Planned without it: rank 5 is in no pair.
+    const auto other = std::find_if(d.findings.begin(), d.findings.end(),
+                                    [](const MeshFinding& f) { return f.rank == 4; });
+    ASSERT_NE(other, d.findings.end());
+    EXPECT_EQ(other->kind, "rank-not-in-routes");
+    const PortRef fours{fabric.hosts[4].node, fabric.hosts[4].port};
+    EXPECT_NE(other->message.find(fmt::format(
+                  "it gives that LID to {} (port GUID {}), not to this port (0x00000000deadbeef)",
+                  describe(*fabric.fabric, fours), format_guid(fabric.fabric->port(fours)->guid))),
+              std::string::npos)
+        << other->message;
+    // Planned without them: ranks 4 and 5 are in no pair.
     for (const auto& round : d.rounds) {
         for (const MeshPair& p : round) {
-            EXPECT_NE(p.a, 5);
-            EXPECT_NE(p.b, 5);
+            EXPECT_LT(p.a, 4);
+            EXPECT_LT(p.b, 4);
         }
     }
     EXPECT_TRUE(std::any_of(d.findings.begin(), d.findings.end(), [](const MeshFinding& f) {

@@ -254,6 +254,47 @@ TEST(MeshRun, CoverIsPlannedFromTracesSteeredByFlowLabelAndNamesTheCable) {
     EXPECT_EQ(doc["pattern"], "cover");
 }
 
+TEST(MeshRun, PairsFromAFileRunByHostNameAndAHostWithoutARankIsAFinding) {
+    World w;
+    w.hosts = {"h0", "h1", "h2", "h3", "h4", "h5"};
+    w.options.pattern = "pairs";
+    w.options.pairs_from = "again.txt";
+    w.options.pairs = {{"h0", "h1", 1},
+                       {"h2", "h3", 2},
+                       {"h0", "h2", 3},
+                       {"h1", "h0", 4},  // the first pair again, the other way
+                       {"h4", "h9", 6}};
+    w.rate = [](int s, int t) { return (s == 2 && t == 3) ? 0.2 : 1.0; };
+    w.run();
+    const MeshRunData& d = w.data();
+    ASSERT_EQ(d.status, "complete");
+    EXPECT_EQ(d.pattern, "pairs");
+    // h0-h1 and h2-h3 at once, then h0-h2: each rank in one pair a round.
+    ASSERT_EQ(d.rounds.size(), 2u);
+    EXPECT_EQ(d.rounds[0].size(), 2u);
+    EXPECT_EQ(d.rounds[1].size(), 1u);
+    EXPECT_EQ(measured(d), 6u);
+    const auto f = std::find_if(d.findings.begin(), d.findings.end(),
+                                [](const MeshFinding& x) { return x.kind == "pair-not-run"; });
+    ASSERT_NE(f, d.findings.end());
+    EXPECT_EQ(f->message, "again.txt:6: h4 h9 is not tested: no rank that can test runs on h9");
+    auto a = analyse_mesh(d, 0.6);
+    nlohmann::json doc = mesh_run_json(d, a);
+    for (const auto& e : testing::schema_errors(doc, "mesh-run.schema.json")) ADD_FAILURE() << e;
+    EXPECT_EQ(doc["pattern"], "pairs");
+
+    // No pair can run: every rank is told, and nothing is measured.
+    World none;
+    none.hosts = w.hosts;
+    none.options.pattern = "pairs";
+    none.options.pairs_from = "again.txt";
+    none.options.pairs = {{"h7", "h8", 1}};
+    none.run();
+    EXPECT_EQ(none.data().status, "aborted");
+    EXPECT_NE(none.outcomes[3].error.find("no pair of again.txt can run"), std::string::npos)
+        << none.outcomes[3].error;
+}
+
 TEST(MeshRun, CoverWithoutRoutersBetweenTheRanksTestsAllPairs) {
     World w;
     w.options.pattern = "cover";

@@ -62,6 +62,9 @@ TEST(MeshSwitchCounters, ARiseIsEvidenceAndAClearedOrSaturatedCounterIsSaidSo) {
     EXPECT_EQ(port_events_line(e[0]), "PortXmitWait +4294967195, SymbolErrorCounter +3");
     EXPECT_TRUE(e[1].changes.empty());
     EXPECT_EQ(port_events_line(e[1]), "");
+    EXPECT_EQ(switch_ports_phrase(e), "its switch ports counted " + e[0].name +
+                                          " (sending) PortXmitWait +4294967195, "
+                                          "SymbolErrorCounter +3");
     auto j = port_evidence_json(e);
     EXPECT_EQ(j[0]["side"], "sends");
     EXPECT_EQ(j[0]["saturated"][0], "PortXmitWait");
@@ -81,10 +84,18 @@ TEST(MeshSwitchCounters, APortThatDidNotAnswerIsUnreadAndNoReadingIsNoEvidence) 
     ASSERT_EQ(e.size(), 2u);
     EXPECT_EQ(e[1].unread, describe(t.f, t.receiver()) + " did not answer the PMA");
     EXPECT_EQ(port_evidence_json(e)[1]["unread"], e[1].unread);
+    EXPECT_EQ(switch_ports_phrase(e),
+              "its switch ports counted no errors or waits (" + e[1].unread + ")");
+    e[0].unread = "x[1] was not read";
+    EXPECT_EQ(switch_ports_phrase(e),
+              "its switch ports were not read (x[1] was not read; " + e[1].unread + ")");
 
     // A reading that failed as a whole, or was never made, gives nothing.
     c.after = SwitchCounterRead{{}, {}, "interrupted"};
     EXPECT_EQ(c.why_not(), "interrupted");
+    c.skipped = "not asked (--no-switch-counters)";
+    EXPECT_EQ(c.why_not(), "not asked (--no-switch-counters)");
+    c.skipped.clear();
     EXPECT_TRUE(lane_port_evidence(t.f, t.up, c).empty());
     c.after.reset();
     EXPECT_EQ(c.why_not(), "not read");

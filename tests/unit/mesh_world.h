@@ -29,8 +29,8 @@ using Rate = std::function<double(int src, int dst, uint32_t label)>;
 /// rate(LID, destination LID, label) GB/s-ish for one simulated second.
 class RateDevice final : public VerbsDevice {
   public:
-    RateDevice(int rank, uint16_t lid, Rate rate, bool lossy = false)
-        : rank_(rank), lid_(lid), rate_(std::move(rate)), lossy_(lossy) {}
+    RateDevice(int rank, uint16_t lid, Rate rate, bool lossy = false, uint64_t port_guid = 0)
+        : rank_(rank), lid_(lid), rate_(std::move(rate)), lossy_(lossy), port_guid_(port_guid) {}
     std::string name() const override { return "fake" + std::to_string(rank_); }
     int port() const override { return 1; }
     DeviceLimits limits() const override { return {}; }
@@ -43,20 +43,31 @@ class RateDevice final : public VerbsDevice {
     Result<std::unique_ptr<TestEndpoint>> create_endpoint(
         const EndpointConfig& cfg) const override {
         return std::unique_ptr<TestEndpoint>(
-            std::make_unique<Ep>(rank_, lid_, rate_, cfg.flow_label));
+            std::make_unique<Ep>(rank_, lid_, rate_, cfg.flow_label, port_guid_));
     }
 
   private:
     class Ep final : public TestEndpoint {
       public:
-        Ep(int rank, uint16_t lid, Rate rate, uint32_t label)
-            : rank_(rank), lid_(lid), rate_(std::move(rate)), label_(label) {}
+        Ep(int rank, uint16_t lid, Rate rate, uint32_t label, uint64_t port_guid)
+            : rank_(rank),
+              lid_(lid),
+              rate_(std::move(rate)),
+              label_(label),
+              port_guid_(port_guid) {}
         EndpointInfo info() const override {
             EndpointInfo i;
             i.lid = lid_;
             i.gid = {0, 0, 0,    0,    0,  0, 0, 0,
                      0, 0, 0xff, 0xff, 10, 0, 0, static_cast<uint8_t>(rank_ + 1)};
             i.flow_label = label_;
+            if (port_guid_ != 0) {
+                // InfiniBand: GID 0 is the subnet prefix and the port GUID.
+                i.roce = false;
+                i.gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0};
+                for (size_t b = 0; b < 8; ++b)
+                    i.gid[8 + b] = static_cast<uint8_t>(port_guid_ >> (56 - 8 * b));
+            }
             return i;
         }
         Status connect(const EndpointInfo& r) override {
@@ -85,11 +96,13 @@ class RateDevice final : public VerbsDevice {
         int remote_ = -1;
         Rate rate_;
         uint32_t label_;
+        uint64_t port_guid_;
     };
     int rank_;
     uint16_t lid_;
     Rate rate_;
     bool lossy_;
+    uint64_t port_guid_;
     mutable uint64_t reads_ = 0;
 };
 
@@ -104,6 +117,10 @@ struct World {
     /// Rank r's port LID (InfiniBand: its host's LID in a snapshot); when
     /// unset the rank, and rates are asked by rank.
     std::vector<uint16_t> lids;
+    /// Rank r's port GUID (InfiniBand: its GID 0 carries it); unset: RoCE.
+    std::vector<uint64_t> port_guids;
+    /// Rank r's host name; unset: every rank is this machine's.
+    std::vector<std::string> hosts;
     MeshRunOptions options;
     int stop_root_after_round = -1;
 
@@ -129,6 +146,7 @@ struct World {
                 fake::FakeComm comm(po, r, size, r % per_host);
                 if (die_after.count(r)) comm.die_after_broadcasts = die_after[r];
                 MeshRunOptions o = options;
+                if (!hosts.empty()) o.host = hosts.at(static_cast<size_t>(r));
                 if (r == 0 && stop_root_after_round >= 0) {
                     o.on_progress = [&](const MeshRunData& d) {
                         if (static_cast<int>(d.rounds_done) >= stop_root_after_round)
@@ -140,8 +158,9 @@ struct World {
                     if (no_device.count(r)) return make_error("no RDMA device found", 3);
                     Rate by = steered ? steered
                                       : Rate([this](int s, int t, uint32_t) { return rate(s, t); });
-                    return std::unique_ptr<VerbsDevice>(
-                        std::make_unique<RateDevice>(r, lid_of(r), by, lossy.count(r) > 0));
+                    return std::unique_ptr<VerbsDevice>(std::make_unique<RateDevice>(
+                        r, lid_of(r), by, lossy.count(r) > 0,
+                        port_guids.empty() ? 0 : port_guids.at(static_cast<size_t>(r))));
                 };
                 try {
                     outcomes[r] = run_mesh(comm, open, o, *stops[r]);

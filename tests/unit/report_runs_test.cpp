@@ -157,19 +157,32 @@ TEST(ReportMesh, WhatTheSwitchPortsCountedGoesIntoTheTicket) {
          {{"port", "l1[10.9.12.0]"}, {"side", "receives"}, {"changes", json::object()}}});
     auto m = load_report({write("switch-mesh.json", doc)}, {});
     ASSERT_TRUE(m) << m.error().message;
+    // The cable: one phrase per direction.
     const std::string said =
-        "s2[10.9.12.1] (receiving) SymbolErrorCounter +4000, PortRcvErrors +12";
+        "its switch ports counted s2[10.9.12.1] (receiving) SymbolErrorCounter +4000, "
+        "PortRcvErrors +12; its switch ports counted no errors or waits";
     ASSERT_TRUE(m->mesh->suspects.front().switch_counted);
     EXPECT_EQ(*m->mesh->suspects.front().switch_counted, said);
     const ReportFinding& f = m->findings.front();
-    EXPECT_NE(f.summary.find("its switch ports counted " + said), std::string::npos) << f.summary;
-    EXPECT_EQ(f.evidence["switch_ports_counted"], said);
+    EXPECT_NE(f.summary.find("; " + said), std::string::npos) << f.summary;
+    EXPECT_EQ(f.evidence["switch_ports"], said);
     EXPECT_NE(render_html_report(*m).find("<p>Its switch ports counted s2[10.9.12.1] (receiving) "
                                           "SymbolErrorCounter +4000"),
               std::string::npos);
     EXPECT_NE(render_markdown_report(*m).find("switch ports counted s2\\[10.9.12.1\\]"),
               std::string::npos)
         << render_markdown_report(*m);
+
+    // A port that did not answer is said, not taken for a clean one.
+    json half = doc;
+    half["link_suspects"][1]["switch_ports"][1]["unread"] = "l1[10.9.12.0] did not answer the PMA";
+    auto h = load_report({write("half-mesh.json", half)}, {});
+    ASSERT_TRUE(h) << h.error().message;
+    EXPECT_NE(h->mesh->suspects.front().switch_counted->find(
+                  "its switch ports counted no errors or waits (l1[10.9.12.0] did not answer "
+                  "the PMA)"),
+              std::string::npos)
+        << *h->mesh->suspects.front().switch_counted;
 
     // A RoCE run's suspects have none, and say nothing of switch ports.
     auto roce = load({"mesh-cable.json"});
