@@ -4,15 +4,19 @@
 # time and peak memory, beside all-pairs' rounds; and a sample of the planned
 # flows walked by ibtracert on the same lab (every hop's ports and node must
 # match). A mesh run with --load plans exactly this on the ranks that join.
+# Then build/bench/mesh_plan_bench localizes on the swept snapshots: k = 1..5
+# degraded lanes at random, +-10 % noise, 1 % flaky flows, TRIALS each.
 #
-#   bench/mesh-plan-labs.sh [SIZES] [SAMPLE]    e.g. bench/mesh-plan-labs.sh "648 2048" 100
+#   bench/mesh-plan-labs.sh [SIZES] [SAMPLE] [TRIALS]    e.g. bench/mesh-plan-labs.sh "648 2048" 100 10
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=${1:-648 2048}
 sample=${2:-100}
+trials=${3:-10}
 [ "$sample" -ge 0 ] 2>/dev/null || { echo "SAMPLE must be a whole number" >&2; exit 2; }
 FABSCOPE=$(readlink -f "${FABSCOPE:-build/cli/fabscope}")
-[ -x "$FABSCOPE" ] || { echo "build first (scripts/build)" >&2; exit 3; }
+BENCH=$(readlink -f "${MESH_PLAN_BENCH:-build/bench/mesh_plan_bench}")
+[ -x "$FABSCOPE" ] && [ -x "$BENCH" ] || { echo "build first (scripts/build)" >&2; exit 3; }
 . bench/lab-sizes.sh
 work=$(mktemp -d /tmp/fabscope-bench.XXXXXX)
 lab="$work/lab"
@@ -21,6 +25,7 @@ trap '[ -e "$lab" ] && "$FABSCOPE" lab down --dir "$lab" -q 2>/dev/null; rm -rf 
 trap 'exit 130' INT TERM
 cd "$work"
 X() { "$FABSCOPE" lab exec --direct --dir "$lab" -- "$@"; }
+loads=()
 for size in $sizes; do
     lab_shape "$size"
     "$FABSCOPE" lab up --dir "$lab" -q "${args[@]}"
@@ -65,4 +70,8 @@ print(f"  ibtracert agrees on {agree} of {checked} sampled cover flows, hop by h
 EOF
     cat plan.txt | sed 's/^/  /'
     "$FABSCOPE" lab down --dir "$lab" -q
+    mv snap.json "snap-$size.json"
+    loads+=(--load "$size-host lab (OpenSM)=$work/snap-$size.json")
 done
+echo
+"$BENCH" "$trials" "${loads[@]}"

@@ -7,7 +7,10 @@
 // used by cover alone, cover plus the adaptive pass, and (with --all-pairs,
 // one trial each: N-1 rounds of N flows) all-pairs.
 //
-//   build/bench/mesh_plan_bench [TRIALS] [--all-pairs]
+// With --load, the fabrics are snapshots instead (the labs swept: the
+// forwarding tables their OpenSM wrote; bench/mesh-plan-labs.sh passes them).
+//
+//   build/bench/mesh_plan_bench [TRIALS] [--all-pairs] [--load NAME=SNAPSHOT]...
 #include <fmt/format.h>
 #include <sys/resource.h>
 
@@ -19,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "model/snapshot.h"
 #include "perf/localize.h"
 #include "perf/schedule.h"
 #include "tests/unit/test_fabrics.h"
@@ -85,13 +89,48 @@ void score(Score& s, const MeshOutcome& out, const std::set<Lane>& bad, size_t p
 }  // namespace
 
 int main(int argc, char** argv) {
-    int trials = argc > 1 ? std::atoi(argv[1]) : 5;
-    const bool with_all_pairs = argc > 2 && std::string(argv[2]) == "--all-pairs";
-    const Size sizes[] = {
+    int trials = 5;
+    bool with_all_pairs = false;
+    std::vector<std::pair<std::string, std::string>> snapshots;  // name, file
+    for (int a = 1; a < argc; ++a) {
+        const std::string arg = argv[a];
+        if (arg == "--all-pairs") {
+            with_all_pairs = true;
+        } else if (arg == "--load" && a + 1 < argc) {
+            const std::string v = argv[++a];
+            const auto eq = v.find('=');
+            if (eq == std::string::npos || eq == 0) {
+                fmt::print(stderr, "--load NAME=SNAPSHOT, e.g. --load \"648 lab=snap.json\"\n");
+                return 2;
+            }
+            snapshots.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+        } else if (std::atoi(arg.c_str()) > 0) {
+            trials = std::atoi(arg.c_str());
+        } else {
+            fmt::print(stderr,
+                       "usage: mesh_plan_bench [TRIALS] [--all-pairs] "
+                       "[--load NAME=SNAPSHOT]...\n");
+            return 2;
+        }
+    }
+    std::vector<Size> sizes = {
         {"648 hosts (18x36x18)", {18, 36, 18, 1}},
         {"2,048 hosts (32x64x32)", {32, 64, 32, 1}},
         {"16,384 hosts (64x128x128)", {64, 128, 128, 1}},
     };
+    std::vector<std::string> names;  // kept: Size holds a pointer to its name
+    std::vector<Fabric> loaded;
+    if (!snapshots.empty()) sizes.clear();
+    for (const auto& [name, file] : snapshots) {
+        auto snap = load_snapshot(file);
+        if (!snap) {
+            fmt::print(stderr, "{}\n", snap.error().message);
+            return 2;
+        }
+        loaded.push_back(std::move(snap->fabric));
+        names.push_back(name);
+    }
+    for (const std::string& n : names) sizes.push_back({n.c_str(), {}});
     fmt::print("Plans: rounds and coverage of every switch-to-switch lane\n");
     fmt::print("{:<28} {:>10} {:>7} {:>9} {:>9} {:>9}\n", "fabric", "all-pairs", "cover",
                "coverage", "plan s", "RSS MB");
@@ -102,8 +141,9 @@ int main(int argc, char** argv) {
         Schedule plan;
     };
     std::vector<Planned> lab;
-    for (const Size& s : sizes) {
-        Fabric f = testing::routed_leaf_spine(s.shape);
+    for (size_t at = 0; at < sizes.size(); ++at) {
+        const Size& s = sizes[at];
+        Fabric f = loaded.empty() ? testing::routed_leaf_spine(s.shape) : std::move(loaded[at]);
         auto eps = endpoints_from_fabric(f);
         IbPathOracle oracle(f);
         auto lanes = fabric_lanes(f);
