@@ -11,21 +11,13 @@ namespace {
 /// Hosts have no GUID; these stand in for them, apart from the routers'.
 constexpr Guid kRankGuidBase = 0x4850000000000000ULL;  // "HP"
 
+/// RoCE: each direction steered by the flow label of its variant's port.
 std::vector<std::vector<MeshPair>> to_mesh(const MeshRunData& d, const TracedPlanView& v,
                                            const std::vector<Round>& rounds) {
-    std::vector<std::vector<MeshPair>> out;
-    for (const Round& r : rounds) {
-        auto& pairs = out.emplace_back();
-        for (const PairTest& t : r.tests) {
-            pairs.push_back({.a = v.ranks.at(t.a),
-                             .b = v.ranks.at(t.b),
-                             .both_ways = t.both_ways,
-                             .label_ab = label_of(d, t.variant_ab),
-                             .label_ba = t.both_ways ? label_of(d, t.variant_ba) : 0});
-        }
-        if (pairs.empty()) out.pop_back();
-    }
-    return out;
+    return mesh_rounds(v.ranks, rounds, [&d](const PairTest& t, MeshPair& p) {
+        p.label_ab = label_of(d, t.variant_ab);
+        p.label_ba = t.both_ways ? label_of(d, t.variant_ba) : 0;
+    });
 }
 
 TracedFabric fabric_of(const MeshRunData& d) {
@@ -75,6 +67,21 @@ std::vector<std::vector<MeshPair>> plan_traced_cover(const MeshRunData& d, size_
     Schedule s = cover(v.endpoints, v.oracle, fabric.lanes(), max_rounds);
     if (coverage) *coverage = coverage_of(s, v.endpoints, v.oracle, fabric.lanes());
     return to_mesh(d, v, s.rounds);
+}
+
+std::vector<std::vector<MeshPair>> mesh_rounds(
+    const std::vector<int>& ranks, const std::vector<Round>& rounds,
+    const std::function<void(const PairTest&, MeshPair&)>& steer) {
+    std::vector<std::vector<MeshPair>> out;
+    for (const Round& r : rounds) {
+        auto& pairs = out.emplace_back();
+        for (const PairTest& t : r.tests) {
+            MeshPair& p = pairs.emplace_back(MeshPair{ranks.at(t.a), ranks.at(t.b), t.both_ways});
+            steer(t, p);
+        }
+        if (pairs.empty()) out.pop_back();
+    }
+    return out;
 }
 
 size_t planned_pairs_at_once(const MeshRunData& d) {

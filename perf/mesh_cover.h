@@ -9,6 +9,7 @@
 // could not tell apart, again steered by label. Pure: the run's data in,
 // rounds out.
 
+#include <functional>
 #include <vector>
 
 #include "perf/mesh_report.h"
@@ -50,5 +51,12 @@ std::vector<std::vector<MeshPair>> plan_separating(const MeshRunData& d, const M
 /// of what 2 did) more flows at once would look slow for no fault of the
 /// fabric's.
 size_t planned_pairs_at_once(const MeshRunData& d);
+
+/// The scheduler's rounds as a run's: endpoint i is rank `ranks[i]`, and
+/// `steer` sets what chooses each direction's path (RoCE flow labels, IB LMC
+/// path bits) from the test's variants. Rounds left empty are dropped.
+std::vector<std::vector<MeshPair>> mesh_rounds(
+    const std::vector<int>& ranks, const std::vector<Round>& rounds,
+    const std::function<void(const PairTest&, MeshPair&)>& steer);
 
 }  // namespace fabscope::perf

@@ -56,20 +56,12 @@ std::vector<Lane> fabric_part(const Fabric& f, const std::vector<Lane>& lanes) {
     return out;
 }
 
+/// InfiniBand: each direction sent to the LID its variant's path bits give.
 std::vector<std::vector<MeshPair>> to_mesh(const IbPlanView& v, const std::vector<Round>& rounds) {
-    std::vector<std::vector<MeshPair>> out;
-    for (const Round& r : rounds) {
-        auto& pairs = out.emplace_back();
-        for (const PairTest& t : r.tests) {
-            pairs.push_back({.a = v.ranks.at(t.a),
-                             .b = v.ranks.at(t.b),
-                             .both_ways = t.both_ways,
-                             .path_bits_ab = static_cast<uint8_t>(t.variant_ab),
-                             .path_bits_ba = static_cast<uint8_t>(t.both_ways ? t.variant_ba : 0)});
-        }
-        if (pairs.empty()) out.pop_back();
-    }
-    return out;
+    return mesh_rounds(v.ranks, rounds, [](const PairTest& t, MeshPair& p) {
+        p.path_bits_ab = static_cast<uint8_t>(t.variant_ab);
+        p.path_bits_ba = static_cast<uint8_t>(t.both_ways ? t.variant_ba : 0);
+    });
 }
 
 }  // namespace

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 #include <utility>
 
+#include "perf/mesh_cover.h"
 #include "perf/schedule.h"
 
 namespace fabscope::perf {
@@ -48,15 +50,11 @@ std::vector<std::vector<MeshPair>> plan_named_pairs(const MeshRunData& d,
         }
         if (planes == 0) not_run("the two hosts share no plane (--devices)");
     }
-    std::vector<std::vector<MeshPair>> out;
-    for (const Round& r : explicit_pairs(d.ranks.size(), tests).rounds) {
-        auto& round = out.emplace_back();
-        for (const PairTest& t : r.tests) {
-            round.push_back(
-                {.a = static_cast<int>(t.a), .b = static_cast<int>(t.b), .both_ways = true});
-        }
-    }
-    return out;
+    // The tests name ranks: endpoint i is rank i.
+    std::vector<int> ranks(d.ranks.size());
+    std::iota(ranks.begin(), ranks.end(), 0);
+    return mesh_rounds(ranks, explicit_pairs(d.ranks.size(), tests).rounds,
+                       [](const PairTest&, MeshPair&) {});
 }
 
 }  // namespace fabscope::perf
