@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "model/snapshot.h"
-#include "perf/localize.h"
-#include "perf/schedule.h"
+#include "schedule/localize.h"
+#include "schedule/schedule.h"
 #include "tests/unit/test_fabrics.h"
 
 using namespace fabscope;

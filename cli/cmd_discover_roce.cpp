@@ -23,10 +23,11 @@
 #include "host/lldp_lldpctl.h"
 #endif
 #ifdef FABSCOPE_HAVE_MPI
-#include "perf/mesh_comm_mpi.h"
-#include "perf/rank_traces.h"
-#include "perf/roce_sport.h"
-#include "perf/traced_switches.h"
+#include "host/roce_gather.h"
+#include "ranks/comm_mpi.h"
+#include "trace/roce_sport.h"
+#include "trace/traced_switches.h"
+#include "util/host_name.h"
 #endif
 
 namespace fabscope::cli {
@@ -38,7 +39,7 @@ host::RoceHost this_host(const RoceDiscoverOptions& o) {
     host::RoceHost h;
     h.name = o.host_name;
     if (h.name.empty()) {
-        std::string full = host::host_name();
+        std::string full = host_name();
         h.name = full.substr(0, full.find('.'));
     }
     h.inventory = host::read_inventory(o.sysfs_root);

@@ -30,6 +30,7 @@
 #include "model/json_io.h"
 #include "model/plan.h"
 #include "util/exit_status.h"
+#include "util/host_name.h"
 #include "util/printable.h"
 #include "util/time_util.h"
 
@@ -182,8 +183,7 @@ int run_health(const HealthCommand& o, const Globals& g) {
     }
 
     host::HealthMeta meta;
-    meta.node =
-        host::slurm_node_name(o.node_name, std::getenv("SLURMD_NODENAME"), host::host_name());
+    meta.node = host::slurm_node_name(o.node_name, std::getenv("SLURMD_NODENAME"), host_name());
     meta.started = started;
     meta.state_file = state_path;
     int code = r.healthy() ? kExitClean : kExitFindings;

@@ -9,8 +9,8 @@
 
 #include "cli/cli.h"
 #include "model/snapshot.h"
-#include "perf/schedule.h"
-#include "perf/schedule_json.h"
+#include "schedule/schedule.h"
+#include "schedule/schedule_json.h"
 #include "util/exit_status.h"
 
 namespace fabscope::cli {

@@ -1,22 +1,22 @@
 // fabscope mesh run --pattern incast: latency under load. Every rank runs
-// this; rank 0 writes the report. The loop is perf/incast_run, the analysis
-// perf/incast_report; this file checks the options, starts MPI and prints.
+// this; rank 0 writes the report. The loop is mesh/incast_run, the analysis
+// mesh/incast_report; this file checks the options, starts MPI and prints.
 
 #include <fmt/format.h>
 
 #include <cstdio>
 
 #include "cli/mesh_incast.h"
+#include "mesh/incast_report.h"
+#include "mesh/incast_run.h"
 #include "model/duration.h"
 #include "model/json_io.h"
 #include "model/thresholds.h"
-#include "perf/incast_report.h"
-#include "perf/incast_run.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
 #ifdef FABSCOPE_HAVE_MPI
-#include "perf/ibv_device.h"
-#include "perf/mesh_comm_mpi.h"
+#include "ranks/comm_mpi.h"
+#include "rdma/ibv_device.h"
 #endif
 
 namespace fabscope::cli {

@@ -1,6 +1,6 @@
 // fabscope mesh run: a fabric-wide test with one rank per endpoint, launched
 // by mpirun or srun. Every rank runs this; rank 0 plans, collects, localizes
-// and writes the report. The loop itself is perf/mesh_run; this file parses
+// and writes the report. The loop itself is mesh/run; this file parses
 // options, starts MPI and prints.
 
 #include <fmt/format.h>
@@ -12,20 +12,20 @@
 #include "cli/cli.h"
 #include "cli/mesh_incast.h"
 #include "cli/sweep_options.h"
+#include "mesh/agent.h"
+#include "mesh/report.h"
+#include "mesh/run.h"
+#include "mesh/switch_pma.h"
+#include "mesh/tracing.h"
 #include "model/duration.h"
 #include "model/json_io.h"
-#include "perf/auth.h"
-#include "perf/mesh_agent.h"
-#include "perf/mesh_paths.h"
-#include "perf/mesh_report.h"
-#include "perf/mesh_run.h"
-#include "perf/mesh_switch_pma.h"
-#include "perf/mesh_tracing.h"
+#include "model/paths.h"
+#include "pairtest/auth.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
 #ifdef FABSCOPE_HAVE_MPI
-#include "perf/ibv_device.h"
-#include "perf/mesh_comm_mpi.h"
+#include "ranks/comm_mpi.h"
+#include "rdma/ibv_device.h"
 #endif
 
 namespace fabscope::cli {
@@ -60,7 +60,7 @@ struct MeshRunCommand {
     int trace_variants = 8;
     size_t max_rounds = 8;
     size_t adaptive_rounds = 4;
-    // Launched by agents (perf/mesh_agent.h) instead of MPI.
+    // Launched by agents (mesh/agent.h) instead of MPI.
     std::string hosts;
     uint16_t agent_port = perf::kDefaultPort;
     std::string secret_file;

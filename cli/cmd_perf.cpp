@@ -7,15 +7,16 @@
 #include <memory>
 
 #include "cli/cli.h"
+#include "mesh/agent.h"
 #include "model/json_io.h"
 #include "model/thresholds.h"
-#include "perf/auth.h"
-#include "perf/flow_path.h"
-#include "perf/ibv_device.h"
-#include "perf/run.h"
-#include "perf/run_table.h"
-#include "perf/server.h"
+#include "pairtest/auth.h"
+#include "pairtest/run.h"
+#include "pairtest/run_table.h"
+#include "pairtest/server.h"
+#include "rdma/ibv_device.h"
 #include "reports/severity_tag.h"
+#include "trace/flow_path.h"
 #include "util/exit_status.h"
 #include "util/input_file.h"
 #include "util/interrupt.h"
@@ -104,7 +105,8 @@ Result<ServeOptions> serve_options(const ServeCommand& o) {
 int run_serve(const ServeCommand& o, const Globals& g) {
     auto so = serve_options(o);
     if (!so) return report(so.error(), g);
-    so->limits.open_device = open_ibv_device;  // for mesh orders (mesh run --hosts)
+    // Mesh orders (mesh run --hosts): this server is an agent too.
+    so->limits.hello_handlers["mesh"] = mesh_order_handler(MeshAgentBounds{}, open_ibv_device);
     auto server = Server::open(*so);
     if (!server) return report(server.error(), g);
     auto dev = IbvDevice::open(o.dev.device, o.dev.port);
@@ -234,7 +236,7 @@ int run_run(const RunCommand& o, const Globals& g) {
     const HostNames names = std::move(loaded).value();
     auto dev = IbvDevice::open(o.dev.device, o.dev.port);
     if (!dev) return report(dev.error(), g);
-    // Only Soft-RoCE's port is known from the QPNs (perf/roce_sport.h).
+    // Only Soft-RoCE's port is known from the QPNs (trace/roce_sport.h).
     if (!o.no_trace && is_soft_roce(dev->name())) {
         TraceOptions t;
         t.timeout = Millis(300);

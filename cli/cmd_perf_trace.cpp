@@ -1,5 +1,5 @@
 // fabscope perf trace HOST: the paths RoCEv2 flows to HOST take through an
-// ECMP fabric, by TTL-limited UDP probes to port 4791 (perf/roce_trace.h).
+// ECMP fabric, by TTL-limited UDP probes to port 4791 (trace/roce_trace.h).
 
 #include <fmt/format.h>
 
@@ -8,9 +8,9 @@
 
 #include "cli/cli.h"
 #include "model/json_io.h"
-#include "perf/roce_sport.h"
-#include "perf/roce_trace.h"
-#include "perf/udp_probe.h"
+#include "trace/roce_sport.h"
+#include "trace/roce_trace.h"
+#include "trace/udp_probe.h"
 #include "util/exit_status.h"
 
 namespace fabscope::cli {

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
+#include "model/paths.h"
 #include "model/port_label.h"
 #include "model/route.h"
 #include "model/snapshot.h"
@@ -42,13 +43,6 @@ std::string render(const Fabric& f, const Node& src, const Node& dst, const Rout
     return out;
 }
 
-bool has_forwarding_tables(const Fabric& f) {
-    for (const Node& n : f.nodes()) {
-        if (n.type == NodeType::Switch && !n.lft.empty()) return true;
-    }
-    return false;
-}
-
 int run_route(const RouteCommand& o, const Globals& g) {
     Result<Snapshot> snap = make_error("");
     if (!o.load.empty()) {
@@ -64,7 +58,7 @@ int run_route(const RouteCommand& o, const Globals& g) {
     }
     if (!snap) return report(snap.error(), g);
     const Fabric& f = snap->fabric;
-    if (!has_forwarding_tables(f)) {
+    if (!has_routes(f)) {
         // Not a broken route: there is nothing to follow. An input problem
         // with a file (2), a fabric without an SM live (3).
         if (!o.load.empty()) {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli/cli.h"
-#include "perf/mesh_run.h"
+#include "mesh/run.h"
 
 namespace fabscope::cli {
 

@@ -23,8 +23,9 @@ if(FABSCOPE_PCH)
   # definitions of macros its headers read (-Winvalid-pch, an error under
   # FABSCOPE_WERROR): a library given definitions of its own (as ncurses gives
   # _DEFAULT_SOURCE) wants its own PCH, like the executables below.
-  set(reusing fabscope_discover fabscope_congestion fabscope_host fabscope_perf_core
-              fabscope_reports fabscope_lab fabscope_tui)
+  set(reusing fabscope_discover fabscope_congestion fabscope_host fabscope_rdma_spec fabscope_trace
+              fabscope_schedule fabscope_pairtest_results fabscope_pairtest fabscope_ranks
+              fabscope_mesh_results fabscope_mesh fabscope_reports fabscope_lab fabscope_tui)
   target_precompile_headers(fabscope_model PRIVATE ${FABSCOPE_PCH_HEADERS})
   foreach(target ${reusing})
     target_precompile_headers(${target} REUSE_FROM fabscope_model)

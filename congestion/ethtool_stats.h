@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "congestion/sysfs_counters.h"
+#include "model/counter_map.h"
 #include "util/clock.h"
 #include "util/result.h"
 

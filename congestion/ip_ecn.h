@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "congestion/roce_detectors.h"
-#include "congestion/sysfs_counters.h"
+#include "model/counter_map.h"
 #include "model/finding.h"
 #include "model/thresholds.h"
 

@@ -8,18 +8,13 @@
 
 #include "congestion/roce_report.h"
 #include "util/exit_status.h"
+#include "util/host_name.h"
 #include "util/time_util.h"
 
 namespace fabscope {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string hostname() {
-    char buf[256] = {};
-    if (::gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "localhost";
-    return buf;
-}
 
 /// The RDMA ports of this host, as a counter source that reads only RoCE ones.
 class RoceSysfsSource final : public CounterSource {
@@ -91,7 +86,8 @@ int run_roce_congestion(const RoceRunOptions& o, const StopToken& stop) {
     RoceSysfsSource rdma(o.sysfs_root, clock);
     IoctlEthtoolSource ethtool(clock);
     NetlinkDcbSource dcb;
-    const std::string host = hostname();
+    std::string host = host_name();
+    if (host.empty()) host = "localhost";
     auto read = [&] { return std::vector{read_roce_host(host, rdma, o.sysfs_root, ethtool, dcb)}; };
     std::vector<RoceHostReading> before = read();
     if (before[0].rdma.empty())

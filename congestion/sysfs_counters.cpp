@@ -3,8 +3,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "model/counters.h"
-
 namespace fabscope {
 
 namespace fs = std::filesystem;
@@ -22,24 +20,6 @@ CounterMap read_sysfs_counters(const std::string& device, int port, const std::s
                 out[entry.path().filename().string()] =
                     v;  // "lifespan" is not a counter but harmless
         }
-    }
-    return out;
-}
-
-CounterMap counter_deltas(const CounterMap& before, const CounterMap& after) {
-    CounterMap d;
-    for (const auto& [k, a] : after) {
-        auto it = before.find(k);
-        if (it == before.end()) continue;
-        d[k] = counter_rise(it->second, a).delta;
-    }
-    return d;
-}
-
-CounterMap nonzero(const CounterMap& m) {
-    CounterMap out;
-    for (const auto& [k, v] : m) {
-        if (v) out[k] = v;
     }
     return out;
 }

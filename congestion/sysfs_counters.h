@@ -6,24 +6,15 @@
 // (synthetic, named as the kernel's mlx5 documentation names them) stand
 // in for hardware this machine does not have.
 
-#include <cstdint>
-#include <map>
 #include <string>
 
-namespace fabscope {
+#include "model/counter_map.h"
 
-using CounterMap = std::map<std::string, uint64_t>;
+namespace fabscope {
 
 /// Every readable counter of DEV port P under `root` (default
 /// /sys/class/infiniband). Missing directories give an empty map.
 CounterMap read_sysfs_counters(const std::string& device, int port,
                                const std::string& root = "/sys/class/infiniband");
-
-/// after - before for every counter in both; a counter that went down was
-/// reset and counts from zero.
-CounterMap counter_deltas(const CounterMap& before, const CounterMap& after);
-
-/// Only the non-zero entries.
-CounterMap nonzero(const CounterMap& m);
 
 }  // namespace fabscope

@@ -53,10 +53,4 @@ Status drain_node(const std::string& scontrol, const std::string& node, const st
     return Ok{};
 }
 
-std::string host_name() {
-    char buf[HOST_NAME_MAX + 1] = {};
-    if (::gethostname(buf, sizeof buf - 1) != 0) return "";
-    return buf;
-}
-
 }  // namespace fabscope::host

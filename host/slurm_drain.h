@@ -27,7 +27,4 @@ std::vector<std::string> drain_command(const std::string& scontrol, const std::s
 /// overruns is code 3 with its exit status in the message.
 Status drain_node(const std::string& scontrol, const std::string& node, const std::string& reason);
 
-/// This host's name (gethostname), "" when unknown.
-std::string host_name();
-
 }  // namespace fabscope::host

@@ -57,7 +57,7 @@ struct RoceLimits {
 };
 
 /// How much a latency probe's p99 may rise while an incast runs toward its
-/// receiver (queueing delay) before it is a finding (perf/incast_report.h).
+/// receiver (queueing delay) before it is a finding (mesh/incast_report.h).
 struct LoadLatencyLimit {
     double p99_rise_warn_us = 100;
     double p99_rise_error_us = 1000;

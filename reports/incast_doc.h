@@ -3,7 +3,7 @@
 // run --pattern incast -o` writes) read back for `fabscope report`: latency
 // under load (the probe alone and during the incast, the rise), the senders'
 // bandwidth, the findings and the run's problems. Plain data; the analysis
-// that made it lives in perf/incast_report.
+// that made it lives in mesh/incast_report.
 
 #include <nlohmann/json.hpp>
 #include <optional>

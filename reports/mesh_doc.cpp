@@ -10,11 +10,11 @@
 #include <map>
 #include <set>
 
+#include "mesh/results/counter_evidence.h"
+#include "mesh/results/switch_evidence.h"
 #include "model/counters.h"
 #include "model/json_io.h"
-#include "perf/mesh_evidence.h"
-#include "perf/mesh_switch_counters.h"
-#include "perf/test_spec.h"
+#include "rdma/test_spec.h"
 #include "reports/run_json.h"
 
 namespace fabscope {

@@ -4,14 +4,14 @@
 // suspects in the order the run's summary names them (cables, then lanes the
 // flows cannot tell apart, then endpoints), each with its evidence, the
 // flows that make the pair matrix, and the findings. Plain data; the analysis
-// that made it lives in perf/mesh_report and is not needed to show it.
+// that made it lives in mesh/report and is not needed to show it.
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "congestion/sysfs_counters.h"
+#include "model/counter_map.h"
 #include "util/result.h"
 
 namespace fabscope {

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "model/validation.h"
-#include "perf/compare.h"
+#include "pairtest/results/compare.h"
 #include "reports/report_runs.h"
 
 namespace fabscope {

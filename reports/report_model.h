@@ -12,7 +12,7 @@
 
 #include "model/snapshot.h"
 #include "model/tiers.h"
-#include "perf/report.h"
+#include "pairtest/results/report.h"
 #include "reports/congestion_doc.h"
 #include "reports/incast_doc.h"
 #include "reports/mesh_doc.h"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "perf/mesh_evidence.h"
+#include "mesh/results/counter_evidence.h"
 
 namespace fabscope {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <cctype>
 
-#include "perf/mesh_evidence.h"
+#include "mesh/results/counter_evidence.h"
 #include "reports/escape.h"
 
 namespace fabscope {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "perf/report.h"
+#include "pairtest/results/report.h"
 #include "reports/mesh_doc.h"
 #include "util/result.h"
 

@@ -16,7 +16,7 @@
 #include "model/snapshot.h"
 #include "model/thresholds.h"
 #include "model/validation.h"
-#include "perf/compare.h"
+#include "pairtest/results/compare.h"
 #include "reports/congestion_doc.h"
 #include "tui/board.h"
 #include "tui/history.h"

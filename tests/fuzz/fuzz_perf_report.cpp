@@ -7,7 +7,7 @@
 #include <string>
 
 #include "model/json_io.h"
-#include "perf/report.h"
+#include "pairtest/results/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string text(reinterpret_cast<const char*>(data), size);

@@ -70,7 +70,7 @@ echo "h1_counters=$(host_counters h1 | grep -E 'rcvd_pkts|duplicate|seq' | xargs
     // The rise is the queue: at most three windows at the bottleneck's rate.
     const double queued_bytes = 3 * 4 * 16384 * 1.057;
     const double full_queue_us = queued_bytes * 8 / (rate_gbps * 1e9) * 1e6;
-    const double rxe_retransmit_us = 67109;  // 4.096 us x 2^14 (perf/endpoint.cpp)
+    const double rxe_retransmit_us = 67109;  // 4.096 us x 2^14 (rdma/endpoint.cpp)
     const json& lat = r["latency"];
     const double idle_med = lat["idle"]["median_us"].get<double>();
     const double idle_p99 = lat["idle"]["p99_us"].get<double>();

@@ -13,7 +13,7 @@
 #include <tuple>
 #include <vector>
 
-#include "perf/mesh_comm.h"
+#include "ranks/comm.h"
 
 namespace fabscope::perf::fake {
 

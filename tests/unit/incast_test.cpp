@@ -1,4 +1,4 @@
-// Latency under load (perf/incast_report): the rise of the probe's median
+// Latency under load (mesh/incast_report): the rise of the probe's median
 // and p99, the finding over latency_under_load's limits, the RoCE detectors
 // over every host's counter changes, the kernel's IP ECN counters
 // (congestion/ip_ecn) and the report against docs/mesh-incast.schema.json.
@@ -8,8 +8,8 @@
 
 #include "congestion/ip_ecn.h"
 #include "congestion/roce_change_json.h"
+#include "mesh/incast_report.h"
 #include "model/thresholds.h"
-#include "perf/incast_report.h"
 #include "schema_check.h"
 
 namespace fabscope::perf {

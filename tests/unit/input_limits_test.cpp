@@ -16,7 +16,7 @@
 #include "model/plan.h"
 #include "model/snapshot.h"
 #include "model/thresholds.h"
-#include "perf/report.h"
+#include "pairtest/results/report.h"
 #include "test_fabrics.h"
 #include "util/input_file.h"
 #include "util/printable.h"

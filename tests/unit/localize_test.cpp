@@ -1,4 +1,4 @@
-#include "perf/localize.h"
+#include "schedule/localize.h"
 
 #include <gtest/gtest.h>
 

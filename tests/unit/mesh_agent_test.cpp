@@ -1,9 +1,7 @@
-// Mesh runs launched by agents (perf/mesh_agent.h): the order and its
+// Mesh runs launched by agents (mesh/agent.h): the order and its
 // bounds, the relayed messages, the hosts file, all pure; then whole runs on
 // loopback: real `perf serve` servers as agents (fake devices), a real
-// coordinator, the rank logic of perf/mesh_run unchanged on both sides.
-
-#include "perf/mesh_agent.h"
+// coordinator, the rank logic of mesh/run unchanged on both sides.
 
 #include <gtest/gtest.h>
 
@@ -12,12 +10,13 @@
 #include <stdexcept>
 #include <thread>
 
-#include "fake_verbs.h"
-#include "perf/mesh_comm_relay.h"
-#include "perf/mesh_hosts.h"
-#include "perf/mesh_order.h"
-#include "perf/mesh_report.h"
-#include "perf/server.h"
+#include "mesh/agent.h"
+#include "mesh/hosts.h"
+#include "mesh/order.h"
+#include "mesh/report.h"
+#include "pairtest/server.h"
+#include "ranks/comm_relay.h"
+#include "rdma/fake_verbs.h"
 #include "schema_check.h"
 
 namespace fabscope::perf {
@@ -234,12 +233,13 @@ class Agent {
     void start() {
         opts_.port = 0;
         opts_.limits.step_timeout = 2s;
-        opts_.limits.open_device = [this](const std::string&,
-                                          int) -> Result<std::unique_ptr<VerbsDevice>> {
-            auto d = std::make_unique<testing::FakeDevice>();
-            d->on_run = on_run_;
-            return std::unique_ptr<VerbsDevice>(std::move(d));
-        };
+        opts_.limits.hello_handlers["mesh"] = mesh_order_handler(
+            MeshAgentBounds{},
+            [this](const std::string&, int) -> Result<std::unique_ptr<VerbsDevice>> {
+                auto d = std::make_unique<testing::FakeDevice>();
+                d->on_run = on_run_;
+                return std::unique_ptr<VerbsDevice>(std::move(d));
+            });
         auto s = Server::open(opts_);
         if (!s) throw std::runtime_error(s.error().message);
         server_ = std::move(*s);

@@ -1,7 +1,5 @@
-// A cover's adaptive rounds (perf/mesh_cover), over a mesh run's data as
+// A cover's adaptive rounds (mesh/cover), over a mesh run's data as
 // rank 0 holds it: traced paths of every pair, flows measured or not.
-
-#include "perf/mesh_cover.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -9,8 +7,9 @@
 #include <functional>
 #include <set>
 
-#include "perf/mesh_paths.h"
-#include "perf/mesh_report.h"
+#include "mesh/plan.h"
+#include "mesh/report.h"
+#include "model/paths.h"
 
 namespace fabscope::perf {
 namespace {

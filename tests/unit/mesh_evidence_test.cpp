@@ -1,12 +1,12 @@
-// The counters behind a suspect (perf/mesh_evidence): sums over flows, what
+// The counters behind a suspect (mesh/evidence): sums over flows, what
 // counts as an event, and counters from peers that are not counters.
-
-#include "perf/mesh_evidence.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <string>
+
+#include "mesh/evidence.h"
 
 namespace fabscope::perf {
 namespace {

@@ -1,4 +1,4 @@
-// `mesh run` on InfiniBand (perf/mesh_ib, perf/mesh_switch_counters), in the
+// `mesh run` on InfiniBand (mesh/ib, mesh/switch_counters), in the
 // threads of mesh_world.h: every rank's device has its host's LID in a
 // leaf-spine snapshot with D-mod-K forwarding tables, and a flow is slow when
 // its route there (from the sender's LID to the LID it sends to, the pair's
@@ -16,10 +16,11 @@
 #include <set>
 #include <utility>
 
+#include "mesh/paths_ib.h"
+#include "mesh/plan.h"
+#include "mesh/report.h"
 #include "mesh_world.h"
-#include "perf/mesh_ib.h"
-#include "perf/mesh_paths.h"
-#include "perf/mesh_report.h"
+#include "model/paths.h"
 #include "schema_check.h"
 #include "test_fabrics.h"
 

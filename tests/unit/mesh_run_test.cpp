@@ -1,9 +1,7 @@
-// The round logic of `mesh run` (perf/mesh_run) on RoCE, in the threads of
+// The round logic of `mesh run` (mesh/run) on RoCE, in the threads of
 // mesh_world.h: a slow host, traced paths, a rank that dies and an interrupt.
 // The real launcher and NICs are tested in the VM lab
 // (tests/lab/mesh_vm_test.cpp).
-
-#include "perf/mesh_run.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -16,10 +14,12 @@
 #include <tuple>
 
 #include "fake_mesh_comm.h"
+#include "mesh/plan.h"
+#include "mesh/report.h"
+#include "mesh/run.h"
 #include "mesh_world.h"
-#include "perf/mesh_launcher.h"
-#include "perf/mesh_paths.h"
-#include "perf/mesh_report.h"
+#include "model/paths.h"
+#include "ranks/launcher.h"
 #include "schema_check.h"
 
 namespace fabscope::perf {
@@ -410,7 +410,7 @@ TEST(MeshRun, PlanRoundsPairEachRankOncePerRound) {
     std::vector<MeshRank> ranks;
     ranks.reserve(7);
     for (int r = 0; r < 7; ++r) ranks.push_back({.rank = r, .host = fmt::format("h{}", r)});
-    auto rounds = plan_rounds(ranks);
+    auto rounds = plan_all_pairs(ranks);
     EXPECT_EQ(rounds.size(), 7u);  // odd: a bye per round
     std::set<std::pair<int, int>> pairs;
     for (const auto& round : rounds) {

@@ -1,11 +1,10 @@
 // What two readings of the switch ports say about one lane of a mesh run
-// (perf/mesh_switch_counters): which ports, which side, and the counters
+// (mesh/switch_counters): which ports, which side, and the counters
 // that were cleared, stuck at their top, or never read.
-
-#include "perf/mesh_switch_counters.h"
 
 #include <gtest/gtest.h>
 
+#include "mesh/switch_counters.h"
 #include "test_fabrics.h"
 
 namespace fabscope::perf {

@@ -1,15 +1,14 @@
 // A mesh run's switch evidence read through the MAD engine
-// (perf/mesh_switch_pma) from the fake fabric: only the switch-to-switch
+// (mesh/switch_pma) from the fake fabric: only the switch-to-switch
 // ports, also when the snapshot was swept without counters; a switch that
 // does not answer leaves its ports failed; what two readings make of a lane.
-
-#include "perf/mesh_switch_pma.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "fake_fabric.h"
+#include "mesh/switch_pma.h"
 #include "test_fabrics.h"
 
 namespace fabscope::perf {

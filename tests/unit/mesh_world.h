@@ -1,5 +1,5 @@
 #pragma once
-// The round logic of `mesh run` (perf/mesh_run) with one thread per rank: an
+// The round logic of `mesh run` (mesh/run) with one thread per rank: an
 // in-process MeshComm (messages in a shared post office, waits with the same
 // deadlines) and a device whose flows run at a rate chosen per pair, so a
 // slow host, a slow cable, a rank that dies and an interrupt can be staged.
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "fake_mesh_comm.h"
-#include "perf/mesh_run.h"
+#include "mesh/run.h"
 
 namespace fabscope::perf::mesh_test {
 

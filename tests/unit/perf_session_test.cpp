@@ -13,16 +13,16 @@
 #include <mutex>
 #include <thread>
 
-#include "fake_verbs.h"
-#include "perf/allow_list.h"
-#include "perf/auth.h"
-#include "perf/caps.h"
-#include "perf/channel.h"
-#include "perf/pacer.h"
-#include "perf/protocol.h"
-#include "perf/report.h"
-#include "perf/run.h"
-#include "perf/server.h"
+#include "pairtest/allow_list.h"
+#include "pairtest/auth.h"
+#include "pairtest/channel.h"
+#include "pairtest/protocol.h"
+#include "pairtest/results/report.h"
+#include "pairtest/run.h"
+#include "pairtest/server.h"
+#include "rdma/caps.h"
+#include "rdma/fake_verbs.h"
+#include "rdma/pacer.h"
 #include "util/exit_status.h"
 
 namespace fabscope::perf {

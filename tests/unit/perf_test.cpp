@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "congestion/flow_congestion.h"
 #include "congestion/sysfs_counters.h"
-#include "perf/compare.h"
-#include "perf/report.h"
-#include "perf/stats.h"
-#include "perf/test_congestion.h"
-#include "perf/test_spec.h"
-#include "perf/verbs.h"
+#include "pairtest/results/compare.h"
+#include "pairtest/results/report.h"
+#include "rdma/stats.h"
+#include "rdma/test_spec.h"
+#include "rdma/verbs.h"
 
 namespace fabscope::perf {
 namespace {

@@ -1,9 +1,7 @@
-// Traces between the ranks of a launcher-run job (perf/rank_traces), one
+// Traces between the ranks of a launcher-run job (host/roce_gather), one
 // thread per rank on the in-process MeshComm: every rank traces to every
 // other, rank 0 gets them all, and a rank that dies costs the others no more
 // than the deadline and is named.
-
-#include "perf/rank_traces.h"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +10,7 @@
 #include <thread>
 
 #include "fake_mesh_comm.h"
+#include "host/roce_gather.h"
 
 namespace fabscope::perf {
 namespace {

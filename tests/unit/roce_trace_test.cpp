@@ -1,8 +1,8 @@
-// ECMP-aware RoCE path tracing (perf/roce_trace.h, perf/roce_sport.h): the
+// ECMP-aware RoCE path tracing (trace/roce_trace.h, trace/roce_sport.h): the
 // tracer against a fake fabric whose routers answer per source port, the
 // Soft-RoCE port derivation, names files, and the documents' schemas.
 
-#include "perf/roce_trace.h"
+#include "trace/roce_trace.h"
 
 #include <gtest/gtest.h>
 
@@ -12,11 +12,11 @@
 #include <map>
 #include <set>
 
-#include "perf/flow_path.h"
-#include "perf/report.h"
-#include "perf/roce_sport.h"
-#include "perf/udp_probe.h"
+#include "pairtest/results/report.h"
 #include "schema_check.h"
+#include "trace/flow_path.h"
+#include "trace/roce_sport.h"
+#include "trace/udp_probe.h"
 
 namespace fabscope::perf {
 namespace {

@@ -13,15 +13,15 @@
 #include <map>
 #include <regex>
 
+#include "congestion/flow_congestion.h"
 #include "model/link_checks.h"
 #include "model/snapshot.h"
 #include "model/validation.h"
-#include "perf/compare.h"
-#include "perf/report.h"
-#include "perf/schedule_json.h"
-#include "perf/stats.h"
-#include "perf/test_congestion.h"
+#include "pairtest/results/compare.h"
+#include "pairtest/results/report.h"
+#include "rdma/stats.h"
 #include "reports/validation_report.h"
+#include "schedule/schedule_json.h"
 #include "schema_check.h"
 #include "test_fabrics.h"
 
@@ -101,7 +101,7 @@ TEST(Schema, DescribesThePerfResults) {
     slow.counters = {{"local", {{"completer_retry_err", 400}}},
                      {"remote", {{"duplicate_request", 380}}}};
     slow.congestion =
-        perf::test_congestion(slow.counters, {"h1", "rxe0/1", "h3", "rxe0/1"}, 4.0, RoceLimits{});
+        test_congestion(slow.counters, {"h1", "rxe0/1", "h3", "rxe0/1"}, 4.0, RoceLimits{});
     ASSERT_EQ(slow.congestion.size(), 2u);
     perf::TestResult lat;
     lat.spec.measure = perf::Measure::Latency;

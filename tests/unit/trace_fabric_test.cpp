@@ -1,17 +1,17 @@
-// The switch-level fabric built from RoCE traces (perf/trace_fabric) and the
-// cables a mesh run's slow flows point at (perf/mesh_links), on traces shaped
+// The switch-level fabric built from RoCE traces (trace/trace_fabric) and the
+// cables a mesh run's slow flows point at (mesh/links), on traces shaped
 // like the VM lab's routed leaf-spine (lab/rxe/guest.sh rxe_fabric): hop 1 is
 // the source's leaf answering from its host side, hop 2 the spine answering
 // from its end of the leaf's cable, hop 3 the far leaf from its end of the
 // spine's cable.
 
-#include "perf/trace_fabric.h"
+#include "trace/trace_fabric.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "perf/mesh_links.h"
-#include "perf/mesh_report.h"
+#include "mesh/links.h"
+#include "mesh/report.h"
 
 namespace fabscope::perf {
 namespace {

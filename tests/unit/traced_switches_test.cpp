@@ -3,7 +3,7 @@
 // cables between routers with fabscope's own port numbers and the addresses
 // their ends answered from, and what cannot be told apart.
 
-#include "perf/traced_switches.h"
+#include "trace/traced_switches.h"
 
 #include <gtest/gtest.h>
 

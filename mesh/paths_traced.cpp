@@ -1,0 +1,63 @@
+#include "mesh/paths_traced.h"
+
+#include <algorithm>
+
+namespace fabscope::perf {
+namespace {
+
+/// Hosts have no GUID; these stand in for them, apart from the routers'.
+constexpr Guid kRankGuidBase = 0x4850000000000000ULL;  // "HP"
+
+uint32_t label_for(const std::vector<uint16_t>& sports, int variant) {
+    if (variant < 0 || static_cast<size_t>(variant) >= sports.size()) return 0;
+    return flow_label_for_sport(sports[variant]).value_or(0);
+}
+
+}  // namespace
+
+TracedFabric traced_fabric(const MeshRunData& d) {
+    std::vector<std::vector<TraceHop>> paths;
+    for (const MeshTrace& t : d.traces) {
+        if (!t.hops.empty()) paths.push_back(t.hops);
+    }
+    return TracedFabric::from_paths(paths);
+}
+
+uint32_t label_of(const MeshRunData& d, int variant) {
+    return label_for(d.sports, variant);
+}
+
+PathSource traced_paths(const MeshRunData& d, const TracedFabric& fabric) {
+    PathSource v;
+    auto oracle = std::make_shared<TracedPathOracle>();
+    std::vector<int> index(d.ranks.size(), -1);
+    for (const MeshRank& r : d.ranks) {
+        if (!r.error.empty() || r.gone || r.address.empty()) continue;
+        index[r.rank] = static_cast<int>(v.ranks.size());
+        v.ranks.push_back(r.rank);
+        MeshEndpoint e;
+        e.node = kRankGuidBase + static_cast<Guid>(r.rank);
+        e.name = r.host.empty() ? r.address : r.host;
+        v.endpoints.push_back(e);
+    }
+    oracle->set_variants(static_cast<int>(std::max<size_t>(d.sports.size(), 1)));
+    for (const MeshTrace& t : d.traces) {
+        if (t.src < 0 || t.dst < 0 || static_cast<size_t>(t.src) >= index.size() ||
+            static_cast<size_t>(t.dst) >= index.size() || index[t.src] < 0 || index[t.dst] < 0)
+            continue;
+        MeshEndpoint& src = v.endpoints[index[t.src]];
+        if (src.leaf == 0) src.leaf = fabric.first_router(t.hops).value_or(0);
+        oracle->add(src.node, kRankGuidBase + static_cast<Guid>(t.dst), t.variant,
+                    fabric.lanes_of(t.hops));
+    }
+    v.oracle = std::move(oracle);
+    v.lanes = fabric.lanes();
+    v.fabric = &fabric.fabric();
+    v.steer = [sports = d.sports](const PairTest& t, MeshPair& p) {
+        p.label_ab = label_for(sports, t.variant_ab);
+        p.label_ba = t.both_ways ? label_for(sports, t.variant_ba) : 0;
+    };
+    return v;
+}
+
+}  // namespace fabscope::perf

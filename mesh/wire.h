@@ -1,0 +1,28 @@
+#pragma once
+// What a rank of a launcher-run test (`mesh run`, its incast pattern) does
+// with its device, the same in both: opening it, and one bandwidth
+// measurement reported as the ranks report it.
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "model/duration.h"
+#include "ranks/rank.h"
+#include "rdma/open_device.h"
+#include "rdma/test_spec.h"
+#include "rdma/verbs_device.h"
+#include "util/interrupt.h"
+
+namespace fabscope::perf {
+
+/// Opens this rank's device: `self` takes the device's name and port as
+/// opened, or the reason it could not be opened (then nullptr).
+std::unique_ptr<VerbsDevice> open_rank_device(const OpenDevice& open, MeshRank& self);
+
+/// One WRITE bandwidth test of `spec` on a connected endpoint, ended by
+/// `stop` or after its duration, warm-up and `step_timeout`; the result as
+/// the ranks report it (ok, error, avg/peak/min-window Gb/s, bytes, seconds).
+nlohmann::json measure_bandwidth(TestEndpoint& ep, const TestSpec& spec, Millis step_timeout,
+                                 const StopToken& stop);
+
+}  // namespace fabscope::perf

@@ -1,0 +1,76 @@
+#include "pairtest/auth.h"
+
+#include <fmt/format.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <sys/stat.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "util/exit_status.h"
+
+namespace fabscope::perf {
+namespace {
+
+std::string hex(const unsigned char* p, size_t n) {
+    std::string s;
+    s.reserve(n * 2);
+    for (size_t i = 0; i < n; ++i) s += fmt::format("{:02x}", p[i]);
+    return s;
+}
+
+}  // namespace
+
+std::string make_nonce() {
+    std::array<unsigned char, 32> b{};
+    if (RAND_bytes(b.data(), static_cast<int>(b.size())) != 1) {
+        // Without randomness there is no challenge worth the name: fail closed.
+        return "";
+    }
+    return hex(b.data(), b.size());
+}
+
+std::string auth_response(const std::string& secret, const std::string& nonce) {
+    std::string msg = "fabscope-perf-auth-v1:" + nonce;
+    std::array<unsigned char, EVP_MAX_MD_SIZE> mac{};
+    unsigned len = 0;
+    HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+         reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), mac.data(), &len);
+    return hex(mac.data(), len);
+}
+
+bool auth_matches(const std::string& secret, const std::string& nonce,
+                  const std::string& response) {
+    if (nonce.empty()) return false;
+    std::string want = auth_response(secret, nonce);
+    return response.size() == want.size() &&
+           CRYPTO_memcmp(response.data(), want.data(), want.size()) == 0;
+}
+
+Result<std::string> read_secret_file(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return make_error(fmt::format("--secret-file {}: {}", path, std::strerror(errno)),
+                          kExitUsage);
+    if ((st.st_mode & 077) != 0) {
+        return make_error(
+            fmt::format("--secret-file {}: readable by group or others (chmod 600 {})", path, path),
+            kExitUsage);
+    }
+    std::ifstream in(path);
+    std::string line;
+    if (!in || !std::getline(in, line))
+        return make_error(fmt::format("--secret-file {}: cannot read it, or it is empty", path),
+                          kExitUsage);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty())
+        return make_error(fmt::format("--secret-file {}: empty secret", path), kExitUsage);
+    return line;
+}
+
+}  // namespace fabscope::perf

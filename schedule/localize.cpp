@@ -1,0 +1,326 @@
+#include "schedule/localize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+namespace fabscope {
+
+Localization localize(const std::vector<FlowObservation>& flows, const LocalizeOptions& o) {
+    Localization out;
+    // Per lane: every flow through it, and its slow ones.
+    std::unordered_map<Lane, size_t> total;
+    std::unordered_map<Lane, std::vector<size_t>> slow_through;
+    for (size_t i = 0; i < flows.size(); ++i) {
+        for (Lane l : flows[i].lanes) {
+            ++total[l];
+            if (flows[i].slow) slow_through[l].push_back(i);
+        }
+    }
+    std::vector<char> explained(flows.size(), 0);
+    std::set<Lane> taken;
+    for (;;) {
+        // The lane explaining the most slow flows not yet explained, weighed
+        // by the share of its flows that were slow: the healthy flows through
+        // a lane speak for it. Without the weight a host's own lane, slow in
+        // 631 of its 647 flows because 630 of them crossed one bad cable (as
+        // all-pairs on a D-mod-K leaf-spine makes them), outbid the cable, 630
+        // of 630.
+        // Each slow flow counts by its strength: a cable that halves every
+        // flow through it also slows the flows of a healthy lane they share
+        // with it, and noise that puts a few more of that lane's flows just
+        // under the threshold must not make it outbid the cable.
+        Lane best = 0;
+        size_t best_count = 0;
+        double best_weight = 0;
+        double best_score = 0;
+        for (const auto& [lane, slow] : slow_through) {
+            if (taken.count(lane)) continue;
+            if (slow.size() < o.min_slow) continue;
+            const double share =
+                static_cast<double>(slow.size()) / static_cast<double>(total[lane]);
+            if (share < o.min_share) continue;
+            size_t fresh = 0;
+            double weight = 0;
+            for (size_t f : slow) {
+                if (explained[f]) continue;
+                ++fresh;
+                weight += std::clamp(flows[f].strength, 0.01, 1.0);
+            }
+            // It must explain slow flows of its own, as many as a suspect
+            // needs: a host's lane left with one flaky flow once the cable
+            // behind it took the rest is no suspect.
+            if (fresh < std::max<size_t>(o.min_slow, 1)) continue;
+            const double score = weight * share;
+            if (score > best_score || (score == best_score && lane < best)) {
+                best = lane;
+                best_count = fresh;
+                best_weight = weight;
+                best_score = score;
+            }
+        }
+        if (best_count == 0) break;
+        Suspect s;
+        const auto& mine = slow_through[best];
+        s.slow_flows = mine.size();
+        s.own_slow = best_count;
+        s.own_weight = best_weight;
+        s.total_flows = total[best];
+        s.evidence = mine;
+        // Lanes with exactly the same slow flows and the same flows in all
+        // are indistinguishable from this one.
+        for (const auto& [lane, slow] : slow_through) {
+            if (lane == best || taken.count(lane)) continue;
+            if (slow == mine && total[lane] == total[best]) s.lanes.push_back(lane);
+        }
+        s.lanes.push_back(best);
+        std::sort(s.lanes.begin(), s.lanes.end());
+        for (Lane l : s.lanes) taken.insert(l);
+        for (size_t f : mine) explained[f] = 1;
+        out.suspects.push_back(std::move(s));
+    }
+    for (size_t i = 0; i < flows.size(); ++i) {
+        if (flows[i].slow && !explained[i]) out.unexplained.push_back(i);
+    }
+    // Lanes of unexplained slow flows that too few flows crossed to judge.
+    std::set<Lane> under;
+    for (size_t i : out.unexplained) {
+        for (Lane l : flows[i].lanes) {
+            if (!taken.count(l) && slow_through[l].size() < o.min_slow) under.insert(l);
+        }
+    }
+    out.undersampled.assign(under.begin(), under.end());
+    // A suspect resting on few slow flows of its own may owe them to another
+    // lane on their paths: noise that slows one healthy flow can make a
+    // healthy lane the first suspect, and it then explains (and hides) the
+    // slow flow of the bad lane beside it. Its own lanes and the others its
+    // slow flows crossed want more flows before it stands.
+    std::set<Lane> thin;
+    for (const Suspect& s : out.suspects) {
+        if (s.own_slow >= 2 * std::max<size_t>(o.min_slow, 1)) continue;
+        for (size_t f : s.evidence) thin.insert(flows[f].lanes.begin(), flows[f].lanes.end());
+    }
+    out.contested.assign(thin.begin(), thin.end());
+    // The suspects stay in the order chosen (a lane's score only falls as
+    // others explain its flows, so each pick scored at most the one before):
+    // a lane whose slow flows were mostly a stronger suspect's stands behind
+    // it, however many it has.
+    return out;
+}
+
+double slow_strength(double ratio, double slow_ratio, bool lossy) {
+    if (lossy || !std::isfinite(ratio) || ratio <= 0 || slow_ratio <= 0) return 1.0;
+    return std::clamp((slow_ratio - ratio) / slow_ratio, 0.05, 1.0);
+}
+
+std::vector<CableVerdict> cables_of(const Localization& l) {
+    std::map<size_t, CableVerdict> by_link;
+    for (const Suspect& s : l.suspects) {
+        if (!s.localized()) continue;
+        Lane lane = s.lanes.front();
+        CableVerdict& v = by_link[link_of_lane(lane)];
+        v.link = link_of_lane(lane);
+        ((lane & 1U) == 0 ? v.a_to_b : v.b_to_a) = true;
+    }
+    std::vector<CableVerdict> out;
+    out.reserve(by_link.size());
+    for (auto& [_, v] : by_link) out.push_back(v);
+    return out;
+}
+
+namespace {
+
+/// Endpoints whose flows can start (or end) at node `at`: itself if it is
+/// an endpoint's node, the endpoints cabled to it if it is a leaf, else all.
+std::vector<size_t> endpoints_near(const std::vector<MeshEndpoint>& endpoints, Guid at) {
+    std::vector<size_t> own;
+    std::vector<size_t> under;
+    for (size_t i = 0; i < endpoints.size(); ++i) {
+        if (endpoints[i].node == at) own.push_back(i);
+        if (endpoints[i].leaf == at) under.push_back(i);
+    }
+    if (!own.empty()) return own;
+    if (!under.empty()) return under;
+    std::vector<size_t> all(endpoints.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return all;
+}
+
+struct Wanted {
+    Lane lane;
+    std::set<Lane> avoid;
+    /// A path through the lane and none it must avoid.
+    bool served_by(const std::vector<Lane>& path) const {
+        return std::find(path.begin(), path.end(), lane) != path.end() &&
+               std::none_of(path.begin(), path.end(), [&](Lane x) { return avoid.count(x) > 0; });
+    }
+};
+
+}  // namespace
+
+std::vector<Round> separating_rounds(const Localization& l, const std::vector<Lane>& uncrossed,
+                                     const std::vector<MeshEndpoint>& endpoints,
+                                     const PathOracle& oracle, const Fabric& f, size_t per_lane,
+                                     size_t max_rounds, size_t max_per_round) {
+    std::set<Lane> every_suspect;
+    for (const Suspect& s : l.suspects) every_suspect.insert(s.lanes.begin(), s.lanes.end());
+    std::vector<Wanted> wants;
+    for (const Suspect& s : l.suspects) {
+        if (s.localized()) continue;
+        for (Lane lane : s.lanes) {
+            Wanted w{lane, every_suspect};
+            w.avoid.erase(lane);
+            wants.push_back(std::move(w));
+        }
+    }
+    for (const std::vector<Lane>* more : {&l.undersampled, &uncrossed, &l.contested}) {
+        for (Lane lane : *more) {
+            if (std::any_of(wants.begin(), wants.end(),
+                            [&](const Wanted& w) { return w.lane == lane; }))
+                continue;
+            Wanted w{lane, every_suspect};
+            w.avoid.erase(lane);
+            wants.push_back(std::move(w));
+        }
+    }
+
+    // Candidate one-way tests for each wanted lane.
+    struct Candidate {
+        PairTest test;
+        std::vector<Lane> lanes;
+    };
+    std::vector<std::vector<Candidate>> options(wants.size());
+    constexpr size_t kSample = 4096;
+    for (size_t w = 0; w < wants.size(); ++w) {
+        const Link& link = f.links().at(link_of_lane(wants[w].lane));
+        bool forward = (wants[w].lane & 1U) == 0;
+        Guid from = forward ? link.a.node : link.b.node;
+        Guid to = forward ? link.b.node : link.a.node;
+        auto srcs = endpoints_near(endpoints, from);
+        auto dsts = endpoints_near(endpoints, to);
+        size_t tried = 0;
+        for (size_t si = 0; si < srcs.size() && tried < kSample; ++si) {
+            for (size_t di = 0; di < dsts.size() && tried < kSample; ++di) {
+                size_t a = srcs[si];
+                size_t b = dsts[(di + si) % dsts.size()];
+                if (a == b) continue;
+                ++tried;
+                for (int v = 0; v < oracle.variants(endpoints[b]); ++v) {
+                    FlowPath p = oracle.path(endpoints[a], endpoints[b], v);
+                    if (!p.ok()) continue;
+                    if (wants[w].served_by(p.lanes)) {
+                        PairTest t{a, b, v, 0, false};
+                        options[w].push_back(Candidate{t, std::move(p.lanes)});
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    // Pack: each round takes, for each wanted lane still short, the
+    // candidates that fit beside what the round already holds.
+    std::vector<Round> rounds;
+    std::vector<size_t> got(wants.size(), 0);
+    std::vector<std::vector<char>> spent(wants.size());
+    for (size_t w = 0; w < wants.size(); ++w) spent[w].assign(options[w].size(), 0);
+    // Each round serves first the wanted lanes with the fewest flows so far,
+    // so a lane late in the list is not starved by endpoints the others keep
+    // busy round after round.
+    std::vector<size_t> order(wants.size());
+    for (size_t r = 0; r < max_rounds; ++r) {
+        Round round;
+        round.adaptive = true;
+        std::set<size_t> busy_ep;
+        std::set<Lane> busy_lane;
+        std::iota(order.begin(), order.end(), size_t{0});
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t x, size_t y) { return got[x] < got[y]; });
+        for (size_t w : order) {
+            auto room = [&] { return max_per_round == 0 || round.tests.size() < max_per_round; };
+            for (size_t k = 0; room() && k < options[w].size() && got[w] < per_lane; ++k) {
+                if (spent[w][k]) continue;
+                const Candidate& c = options[w][k];
+                bool fits = !busy_ep.count(c.test.a) && !busy_ep.count(c.test.b) &&
+                            std::none_of(c.lanes.begin(), c.lanes.end(),
+                                         [&](Lane x) { return busy_lane.count(x) > 0; });
+                if (!fits) continue;
+                spent[w][k] = 1;
+                // It counts for every wanted lane it crosses cleanly, and is
+                // not run again for any of them.
+                for (size_t v = 0; v < wants.size(); ++v) {
+                    if (v != w && !wants[v].served_by(c.lanes)) continue;
+                    ++got[v];
+                    for (size_t j = 0; j < options[v].size(); ++j) {
+                        const PairTest& t = options[v][j].test;
+                        if (t.a == c.test.a && t.b == c.test.b && t.variant_ab == c.test.variant_ab)
+                            spent[v][j] = 1;
+                    }
+                }
+                busy_ep.insert(c.test.a);
+                busy_ep.insert(c.test.b);
+                busy_lane.insert(c.lanes.begin(), c.lanes.end());
+                round.tests.push_back(c.test);
+            }
+        }
+        if (round.tests.empty()) break;
+        rounds.push_back(std::move(round));
+    }
+    return rounds;
+}
+
+}  // namespace fabscope
+
+namespace fabscope {
+
+MeshOutcome run_and_localize(const Schedule& plan, const std::vector<MeshEndpoint>& endpoints,
+                             const PathOracle& oracle, const Fabric& f, const MeasureRound& measure,
+                             const AdaptiveOptions& o) {
+    MeshOutcome out;
+    size_t next_test = 0;
+    auto run = [&](const Round& r) {
+        std::vector<FlowObservation> flows;
+        for (const PairTest& t : r.tests) {
+            TestFlows paths = flows_of(t, endpoints, oracle);
+            FlowObservation ab{next_test, t.a, t.b, std::move(paths.ab.lanes)};
+            flows.push_back(std::move(ab));
+            if (t.both_ways)
+                flows.push_back(FlowObservation{next_test, t.b, t.a, std::move(paths.ba.lanes)});
+            ++next_test;
+        }
+        bool go_on = measure(r, flows);
+        out.rounds.push_back(r);
+        out.flows.insert(out.flows.end(), std::make_move_iterator(flows.begin()),
+                         std::make_move_iterator(flows.end()));
+        return go_on;
+    };
+    for (const Round& r : plan.rounds) {
+        if (!run(r)) {
+            out.complete = false;
+            out.localization = localize(out.flows, o.localize);
+            return out;
+        }
+    }
+    out.localization = localize(out.flows, o.localize);
+    size_t adaptive = 0;
+    while (adaptive < o.max_adaptive_rounds) {
+        auto extra = separating_rounds(out.localization, {}, endpoints, oracle, f, o.per_lane,
+                                       o.max_adaptive_rounds - adaptive);
+        if (extra.empty()) break;
+        for (const Round& r : extra) {
+            ++adaptive;
+            if (!run(r)) {
+                out.complete = false;
+                break;
+            }
+        }
+        out.localization = localize(out.flows, o.localize);
+        if (!out.complete) break;
+    }
+    return out;
+}
+
+}  // namespace fabscope
