@@ -10,6 +10,7 @@
 
 #include "model/node_name_map.h"
 #include "model/snapshot.h"
+#include "util/progress.h"
 #include "util/result.h"
 #include "util/term.h"
 
@@ -25,6 +26,8 @@ struct Globals {
     /// The map read from it before the command runs (nullptr without one).
     std::shared_ptr<const NodeNameMap> node_names;
     TextStyle err_style() const { return style_for(2, no_color); }
+    /// How long work shows it is under way on stderr (util/progress.h).
+    Progress progress() const { return progress_for(quiet, verbose); }
 };
 
 /// Filled by the parser: the selected subcommand's work.

@@ -11,13 +11,11 @@
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
 #include "congestion/congestion_report.h"
-#include "congestion/pma_counter_source.h"
+#include "congestion/ib_run.h"
 #include "congestion/roce_run.h"
 #include "model/duration.h"
-#include "model/json_io.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
-#include "util/time_util.h"
 
 namespace fabscope::cli {
 namespace {
@@ -37,13 +35,6 @@ struct CongestionCommand {
 bool wants_roce(const CongestionCommand& o) {
     return o.roce || !o.sysfs_root.empty() || !o.before.empty() || !o.after.empty() ||
            local_devices_are_roce("/sys/class/infiniband");
-}
-
-/// The next round's first reading: this round's second, and the first one
-/// still for the ports that did not answer (so they stay findings).
-CounterReadings carry_over(const CounterReadings& before, CounterReadings after) {
-    for (const auto& [ref, pc] : before) after.emplace(ref, pc);
-    return after;
 }
 
 int run_congestion(const CongestionCommand& o, const Globals& g) {
@@ -75,6 +66,7 @@ int run_congestion(const CongestionCommand& o, const Globals& g) {
         r.after_dir = o.after;
         r.json = g.json;
         r.quiet = g.quiet;
+        r.progress = g.progress();
         r.style = g.err_style();
         install_interrupt_handlers();
         return run_roce_congestion(r, interrupt_token());
@@ -84,72 +76,17 @@ int run_congestion(const CongestionCommand& o, const Globals& g) {
     live.no_counters = false;
     auto session = open_live_session(live, g);
     if (!session) return report(session.error(), g);
+    IbRunOptions r;
+    r.interval = *interval;
+    r.watch = o.watch;
+    r.thresholds = std::move(thresholds);
+    r.json = g.json;
+    r.quiet = g.quiet;
+    r.progress = g.progress();
+    r.style = g.err_style();
     install_interrupt_handlers();
-    const StopToken& stop = interrupt_token();
-    auto swept = session->sweep(&stop);
-    if (!swept) return report(swept.error(), g);
-    if (swept->interrupted) {
-        if (!g.quiet)
-            std::fputs("fabscope: interrupted during the sweep: nothing measured\n", stderr);
-        return kExitInterrupted;
-    }
-    const Fabric& fabric = swept->snapshot.fabric;
-    CongestionMeta meta;
-    meta.fabric_from =
-        fmt::format("{} port {}", swept->snapshot.source.ca, swept->snapshot.source.ca_port);
-    meta.limits = thresholds.xmit_wait;
-    PmaSourceOptions po;
-    po.engine = session->engine_options(&stop);
-    po.per_vl = true;
-    PmaCounterSource source(session->transport(), session->clock(), fabric, po);
-    // The first reading again, with the per-VL counters the sweep does not
-    // read; a port that answered the sweep but not this keeps the sweep's.
-    PmaRead first = source.read_ports();
-    if (first.interrupted) return kExitInterrupted;
-    CounterReadings before = readings_of(fabric);
-    for (const auto& [ref, pc] : first.readings) before[ref] = pc;
-    VlWaitReadings vl;
-    vl.before = std::move(first.vl_xmit_wait);
-    vl.not_supported = std::move(first.per_vl_unsupported);
-    bool failed = false;
-    for (;;) {
-        meta.started = iso8601_now();
-        if (!g.quiet && is_terminal(2))
-            std::fprintf(stderr, "Reading the counters again in %s (Ctrl-C stops)\n",
-                         format_duration(*interval).c_str());
-        if (!stop.sleep_for(*interval)) return kExitInterrupted;
-        PmaRead second = source.read_ports();
-        meta.interrupted = second.interrupted;
-        vl.after = std::move(second.vl_xmit_wait);
-        vl.not_supported.insert(vl.not_supported.end(), second.per_vl_unsupported.begin(),
-                                second.per_vl_unsupported.end());
-        CongestionResult r = analyse_congestion(fabric, before, second.readings,
-                                                !second.interrupted, thresholds, &vl);
-        if (meta.round == 1) {
-            // What the sweep could not read is part of the answer too.
-            r.findings.insert(r.findings.end(), swept->problems.begin(), swept->problems.end());
-        }
-        failed = failed || r.failed();
-        if (!g.quiet)
-            std::fputs(render_congestion_summary(fabric, r, meta, g.err_style()).c_str(), stderr);
-        if (g.json) {
-            nlohmann::json doc = congestion_to_json(fabric, r, meta);
-            if (o.watch) {
-                std::fputs((doc.dump() + "\n").c_str(), stdout);
-                std::fflush(stdout);
-            } else if (auto w = json_io::write_json_file(doc, "-"); !w) {
-                return report(w.error(), g);
-            }
-        }
-        if (meta.interrupted) return kExitInterrupted;
-        if (!o.watch) break;
-        before = carry_over(before, std::move(second.readings));
-        for (auto& [ref, w] : vl.after) vl.before[ref] = w;
-        vl.after.clear();
-        vl.not_supported = std::move(second.per_vl_unsupported);
-        ++meta.round;
-    }
-    return failed ? kExitFindings : kExitClean;
+    auto run = run_ib_congestion(*session, r, interrupt_token());
+    return run ? *run : report(run.error(), g);
 }
 
 }  // namespace

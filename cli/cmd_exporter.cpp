@@ -35,7 +35,7 @@ int run_exporter_command(const ExporterCommand& o, const Globals& g) {
     }
     LiveSweepOptions live = o.live;
     live.no_routes = true;  // the metrics need ports and counters, not forwarding tables
-    auto session = open_live_session(live, g);
+    auto session = open_live_session(live, g, false);
     if (!session) return report(session.error(), g);
     install_interrupt_handlers();
 

@@ -167,6 +167,131 @@ int run_status(const LabWhich& w, const Globals& g) {
                : kExitCannotRun;
 }
 
+/// The generated topology: switches, hosts, links, planes, and the links' rate.
+void add_topology_options(CLI::App* up, UpOptions& o) {
+    up->add_option("--spines", o.spec.spines, "Spine switches (default 2)");
+    up->add_option("--leaves", o.spec.leaves, "Leaf switches (default 4)");
+    up->add_option("--hosts-per-leaf", o.spec.hosts_per_leaf, "Hosts on each leaf (default 4)");
+    up->add_option("--links-per-pair", o.spec.links_per_pair,
+                   "Parallel links per leaf-spine pair (default 1)");
+    up->add_option("--planes", o.spec.planes,
+                   "Planes (separate subnets), each host with one HCA on each and each plane "
+                   "with its own switches and OpenSM (default 1, at most 4)");
+    up->add_option("--width", o.width, "Link width: 1x, 2x, 4x, 8x, 12x (default 4x)");
+    up->add_option("--speed", o.speed, "Link speed: sdr ddr qdr fdr edr hdr (default hdr)");
+}
+
+/// --net: a net file of one's own, instead of any of the generated topology's options.
+void add_net_option(CLI::App* up, UpOptions& o) {
+    auto* net =
+        up->add_option("--net", o.net_file, "Use this ibsim net file instead of generating one")
+            ->check(CLI::ExistingFile);
+    for (const char* n : {"--spines", "--leaves", "--hosts-per-leaf", "--links-per-pair", "--width",
+                          "--speed", "--planes"}) {
+        up->get_option(n)->excludes(net);
+    }
+}
+
+/// `lab up`: a generated leaf-spine fabric or a net file, and how long to wait for it.
+void add_lab_up(CLI::App* lab, Context& ctx) {
+    auto o = std::make_shared<UpOptions>();
+    CLI::App* up = lab->add_subcommand("up", "Start a simulated fabric and its subnet manager");
+    add_which(up, o->which);
+    add_topology_options(up, *o);
+    add_net_option(up, *o);
+    up->add_option("--timeout", o->timeout_s, "Seconds to wait for SUBNET UP (default 300)");
+    up->footer(R"(Examples:
+  fabscope lab up                                     # 2 spines, 4 leaves, 16 hosts, 4X HDR
+  fabscope lab up --spines 18 --leaves 36 --hosts-per-leaf 18    # 648 hosts
+  fabscope lab up --name b --net my-fabric.net        # a second lab beside the first
+  fabscope lab up --planes 2 --leaves 2 --hosts-per-leaf 2       # a rail-optimised fabric)");
+    up->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_up(*o, ctx.globals); }; });
+}
+
+/// `lab down`: stop the lab, and remove its directory unless --keep.
+void add_lab_down(CLI::App* lab, Context& ctx) {
+    auto w = std::make_shared<LabWhich>();
+    auto keep = std::make_shared<bool>(false);
+    CLI::App* down =
+        lab->add_subcommand("down", "Stop the lab's own processes and remove its directory");
+    add_which(down, *w);
+    down->add_flag("--keep", *keep, "Keep the lab directory (logs, net file)");
+    down->callback([&ctx, w, keep] {
+        ctx.action = [&ctx, w, keep] { return run_down(*w, *keep, ctx.globals); };
+    });
+}
+
+/// `lab status`: the lab's processes, and whether they all run.
+void add_lab_status(CLI::App* lab, Context& ctx) {
+    auto w = std::make_shared<LabWhich>();
+    CLI::App* status = lab->add_subcommand("status", "Show the lab's processes");
+    add_which(status, *w);
+    status->callback([&ctx, w] { ctx.action = [&ctx, w] { return run_status(*w, ctx.globals); }; });
+}
+
+/// `lab exec`: a program run against the lab's simulator.
+void add_lab_exec(CLI::App* lab, Context& ctx) {
+    auto o = std::make_shared<ExecOptions>();
+    CLI::App* exec = lab->add_subcommand(
+        "exec", "Run a libibumad program (fabscope, ibnetdiscover, ...) on the lab");
+    add_which(exec, o->which);
+    exec->add_option("--plane", o->plane,
+                     "Attach to this plane of a multi-plane lab (the simulator gives a "
+                     "process one HCA: plane N's first host HCA; default plane 1)");
+    exec->add_flag("--direct", o->direct,
+                   "Talk to the simulator directly, not through the lab's relay (faster; "
+                   "silent nodes do not apply)");
+    exec->add_option("--timeout", o->timeout_s,
+                     "Stop the command after this many seconds (default: none)");
+    // main() cuts the command off the argument list before parsing (see
+    // split_exec_command), so its flags never meet ours.
+    exec->add_option("command", o->argv, "The command and its arguments, after --");
+    exec->footer(R"(The command's exit code is passed through.
+
+Examples:
+  fabscope lab exec -- ibnetdiscover
+  fabscope lab exec --timeout 60 -- perfquery -x 2 5
+  fabscope lab exec -- fabscope discover -o fabric.json)");
+    exec->callback([&ctx, o] {
+        if (o->argv.empty()) o->argv = ctx.trailing_command;
+        ctx.action = [&ctx, o] { return run_exec(*o, ctx.globals); };
+    });
+}
+
+/// `lab fault`: a fault injected into the running lab.
+void add_lab_fault(CLI::App* lab, Context& ctx) {
+    auto o = std::make_shared<FaultOptions>();
+    CLI::App* fault = lab->add_subcommand(
+        "fault", "Inject a fault: link down/up, degraded width/speed, counters, MAD drops");
+    add_which(fault, o->which);
+    fault->add_option("fault", o->words, "FAULT words (see below)")->required();
+    fault->footer(fault_usage());
+    fault->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_fault(*o, ctx.globals); }; });
+}
+
+/// Hidden: the lab's own helpers, started by `lab up` and `lab fault`.
+void add_hidden_helpers(CLI::App* lab, Context& ctx) {
+    auto args = std::make_shared<std::vector<std::string>>();
+    CLI::App* sup = lab->add_subcommand("_supervise", "")->group("");
+    sup->add_option("args", *args, "DIR SOCKNAME")->required()->expected(2);
+    sup->callback(
+        [&ctx, args] { ctx.action = [args] { return run_supervisor((*args)[0], (*args)[1]); }; });
+
+    auto node = std::make_shared<std::string>();
+    CLI::App* locate = lab->add_subcommand("_locate", "")->group("");
+    locate->add_option("node", *node)->required();
+    locate->callback([&ctx, node] {
+        ctx.action = [&ctx, node] { return run_locate(*node, ctx.globals.verbose > 0); };
+    });
+
+    auto words = std::make_shared<std::vector<std::string>>();
+    CLI::App* set = lab->add_subcommand("_set-port", "")->group("");
+    set->add_option("words", *words)->required();
+    set->callback([&ctx, words] {
+        ctx.action = [&ctx, words] { return run_set_port(*words, ctx.globals.verbose > 0); };
+    });
+}
+
 }  // namespace
 
 void add_lab(CLI::App& app, Context& ctx) {
@@ -181,114 +306,12 @@ void add_lab(CLI::App& app, Context& ctx) {
   fabscope lab fault width leaf02[5] 1x
   fabscope lab down)");
 
-    {
-        auto o = std::make_shared<UpOptions>();
-        CLI::App* up = lab->add_subcommand("up", "Start a simulated fabric and its subnet manager");
-        add_which(up, o->which);
-        up->add_option("--spines", o->spec.spines, "Spine switches (default 2)");
-        up->add_option("--leaves", o->spec.leaves, "Leaf switches (default 4)");
-        up->add_option("--hosts-per-leaf", o->spec.hosts_per_leaf,
-                       "Hosts on each leaf (default 4)");
-        up->add_option("--links-per-pair", o->spec.links_per_pair,
-                       "Parallel links per leaf-spine pair (default 1)");
-        up->add_option("--planes", o->spec.planes,
-                       "Planes (separate subnets), each host with one HCA on each and each plane "
-                       "with its own switches and OpenSM (default 1, at most 4)");
-        up->add_option("--width", o->width, "Link width: 1x, 2x, 4x, 8x, 12x (default 4x)");
-        up->add_option("--speed", o->speed, "Link speed: sdr ddr qdr fdr edr hdr (default hdr)");
-        auto* net = up->add_option("--net", o->net_file,
-                                   "Use this ibsim net file instead of generating one")
-                        ->check(CLI::ExistingFile);
-        for (const char* n : {"--spines", "--leaves", "--hosts-per-leaf", "--links-per-pair",
-                              "--width", "--speed", "--planes"}) {
-            up->get_option(n)->excludes(net);
-        }
-        up->add_option("--timeout", o->timeout_s, "Seconds to wait for SUBNET UP (default 300)");
-        up->footer(R"(Examples:
-  fabscope lab up                                     # 2 spines, 4 leaves, 16 hosts, 4X HDR
-  fabscope lab up --spines 18 --leaves 36 --hosts-per-leaf 18    # 648 hosts
-  fabscope lab up --name b --net my-fabric.net        # a second lab beside the first
-  fabscope lab up --planes 2 --leaves 2 --hosts-per-leaf 2       # a rail-optimised fabric)");
-        up->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_up(*o, ctx.globals); }; });
-    }
-    {
-        auto w = std::make_shared<LabWhich>();
-        auto keep = std::make_shared<bool>(false);
-        CLI::App* down =
-            lab->add_subcommand("down", "Stop the lab's own processes and remove its directory");
-        add_which(down, *w);
-        down->add_flag("--keep", *keep, "Keep the lab directory (logs, net file)");
-        down->callback([&ctx, w, keep] {
-            ctx.action = [&ctx, w, keep] { return run_down(*w, *keep, ctx.globals); };
-        });
-    }
-    {
-        auto w = std::make_shared<LabWhich>();
-        CLI::App* status = lab->add_subcommand("status", "Show the lab's processes");
-        add_which(status, *w);
-        status->callback(
-            [&ctx, w] { ctx.action = [&ctx, w] { return run_status(*w, ctx.globals); }; });
-    }
-    {
-        auto o = std::make_shared<ExecOptions>();
-        CLI::App* exec = lab->add_subcommand(
-            "exec", "Run a libibumad program (fabscope, ibnetdiscover, ...) on the lab");
-        add_which(exec, o->which);
-        exec->add_option("--plane", o->plane,
-                         "Attach to this plane of a multi-plane lab (the simulator gives a "
-                         "process one HCA: plane N's first host HCA; default plane 1)");
-        exec->add_flag("--direct", o->direct,
-                       "Talk to the simulator directly, not through the lab's relay (faster; "
-                       "silent nodes do not apply)");
-        exec->add_option("--timeout", o->timeout_s,
-                         "Stop the command after this many seconds (default: none)");
-        // main() cuts the command off the argument list before parsing (see
-        // split_exec_command), so its flags never meet ours.
-        exec->add_option("command", o->argv, "The command and its arguments, after --");
-        exec->footer(R"(The command's exit code is passed through.
-
-Examples:
-  fabscope lab exec -- ibnetdiscover
-  fabscope lab exec --timeout 60 -- perfquery -x 2 5
-  fabscope lab exec -- fabscope discover -o fabric.json)");
-        exec->callback([&ctx, o] {
-            if (o->argv.empty()) o->argv = ctx.trailing_command;
-            ctx.action = [&ctx, o] { return run_exec(*o, ctx.globals); };
-        });
-    }
-    {
-        auto o = std::make_shared<FaultOptions>();
-        CLI::App* fault = lab->add_subcommand(
-            "fault", "Inject a fault: link down/up, degraded width/speed, counters, MAD drops");
-        add_which(fault, o->which);
-        fault->add_option("fault", o->words, "FAULT words (see below)")->required();
-        fault->footer(fault_usage());
-        fault->callback(
-            [&ctx, o] { ctx.action = [&ctx, o] { return run_fault(*o, ctx.globals); }; });
-    }
-    {
-        // Hidden: the lab's own helpers, started by `lab up` and `lab fault`.
-        auto args = std::make_shared<std::vector<std::string>>();
-        CLI::App* sup = lab->add_subcommand("_supervise", "")->group("");
-        sup->add_option("args", *args, "DIR SOCKNAME")->required()->expected(2);
-        sup->callback([&ctx, args] {
-            ctx.action = [args] { return run_supervisor((*args)[0], (*args)[1]); };
-        });
-
-        auto node = std::make_shared<std::string>();
-        CLI::App* locate = lab->add_subcommand("_locate", "")->group("");
-        locate->add_option("node", *node)->required();
-        locate->callback([&ctx, node] {
-            ctx.action = [&ctx, node] { return run_locate(*node, ctx.globals.verbose > 0); };
-        });
-
-        auto words = std::make_shared<std::vector<std::string>>();
-        CLI::App* set = lab->add_subcommand("_set-port", "")->group("");
-        set->add_option("words", *words)->required();
-        set->callback([&ctx, words] {
-            ctx.action = [&ctx, words] { return run_set_port(*words, ctx.globals.verbose > 0); };
-        });
-    }
+    add_lab_up(lab, ctx);
+    add_lab_down(lab, ctx);
+    add_lab_status(lab, ctx);
+    add_lab_exec(lab, ctx);
+    add_lab_fault(lab, ctx);
+    add_hidden_helpers(lab, ctx);
 }
 
 }  // namespace fabscope::cli

@@ -113,6 +113,8 @@ int run_mesh_plan(const MeshPlanCommand& o, const Globals& g) {
                          .c_str());
         std::fprintf(stderr, "  switch-to-switch lanes crossed: %zu of %zu (%.1f%%)\n",
                      s->coverage->crossed, s->coverage->lanes, 100.0 * s->coverage->fraction());
+        std::fprintf(stderr, "  host links crossed: %zu of %zu endpoints sending, %zu receiving\n",
+                     s->coverage->senders, s->coverage->endpoints, s->coverage->receivers);
         for (size_t i = 0; i < s->unrouted.size() && i < 5; ++i)
             std::fprintf(stderr, "  %s %s\n", st.yellow("no path:").c_str(),
                          s->unrouted[i].c_str());

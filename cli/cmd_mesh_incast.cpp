@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/mesh_incast.h"
+#include "cli/rank_exit.h"
 #include "mesh/incast_report.h"
 #include "mesh/incast_run.h"
 #include "model/duration.h"
@@ -104,12 +105,6 @@ int run_mesh_incast(const MeshIncastArgs& a, const Globals& g) {
                          d.wall_seconds);
         }
     };
-    auto open = [](const std::string& name,
-                   int port) -> Result<std::unique_ptr<perf::VerbsDevice>> {
-        auto d = perf::IbvDevice::open(name, port);
-        if (!d) return d.error();
-        return std::unique_ptr<perf::VerbsDevice>(std::make_unique<perf::IbvDevice>(std::move(*d)));
-    };
     if (root && !g.quiet) {
         std::fprintf(stderr,
                      "mesh run: %d ranks (%s), incast toward rank %d, probe from rank %d "
@@ -119,15 +114,9 @@ int run_mesh_incast(const MeshIncastArgs& a, const Globals& g) {
                      perf::format_size(o.spec.size).c_str(),
                      format_duration(o.spec.duration).c_str());
     }
-    perf::IncastOutcome out = perf::run_incast(**comm, open, o, interrupt_token());
+    perf::IncastOutcome out = perf::run_incast(**comm, perf::open_ibv_device, o, interrupt_token());
     if (out.peers_gone) (*comm)->finalize_with_peers_gone();
-    if (!root) {
-        if (out.error.empty() || out.error == "interrupted") return kExitClean;
-        std::fprintf(stderr, "fabscope: mesh run (rank %d): %s\n", (*comm)->rank(),
-                     out.error.c_str());
-        return out.data.ranks.empty() && out.error.rfind("rank 0", 0) == 0 ? kExitCannotRun
-                                                                           : kExitClean;
-    }
+    if (!root) return non_root_exit(out, (*comm)->rank());
     perf::IncastData& d = out.data;
     d.launcher = perf::MpiComm::launcher();
     auto an = perf::analyse_incast(d, th);

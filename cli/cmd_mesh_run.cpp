@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/mesh_incast.h"
+#include "cli/rank_exit.h"
 #include "cli/sweep_options.h"
 #include "mesh/agent.h"
 #include "mesh/report.h"
@@ -340,14 +341,7 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
     }
     perf::MeshRunOutcome out = perf::run_mesh(**comm, open, *opts, interrupt_token());
     if (out.peers_gone) (*comm)->finalize_with_peers_gone();
-    if (!root) {
-        // Not taking part (no device) is rank 0's to report; losing rank 0 is this rank's.
-        if (out.error.empty() || out.error == "interrupted") return kExitClean;
-        std::fprintf(stderr, "fabscope: mesh run (rank %d): %s\n", (*comm)->rank(),
-                     out.error.c_str());
-        return out.data.ranks.empty() && out.error.rfind("rank 0", 0) == 0 ? kExitCannotRun
-                                                                           : kExitClean;
-    }
+    if (!root) return non_root_exit(out, (*comm)->rank());
     if (!routes) return report(routes.error(), g);
     out.data.launcher = perf::MpiComm::launcher();
     return finish_mesh_run(out, o, g);
@@ -376,102 +370,9 @@ int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
     return o.hosts.empty() ? run_mesh_mpi(o, g) : run_mesh_agents(o, g);
 }
 
-}  // namespace
-
-void add_mesh_run(CLI::App* mesh, Context& ctx, const std::string& name) {
-    auto o = std::make_shared<MeshRunCommand>();
-    CLI::App* cmd = mesh->add_subcommand(
-        name,
-        "Every endpoint with every other: one MPI rank per endpoint (mpirun, srun), or "
-        "`perf serve` agents (--hosts)");
-    cmd->add_option("-d,--ib-dev", o->device, "Every rank's RDMA device (default: the first)");
-    cmd->add_option("--devices", o->devices,
-                    "Hosts with several HCAs: local rank i takes the i-th of this comma-separated "
-                    "list, and is in plane i; pairs stay within a plane");
-    cmd->add_option("-i,--ib-port", o->port, "Device port (default: the first active)");
-    cmd->add_option("-x,--gid-index", o->gid_index,
-                    "GID index (default: a RoCE v2 IPv4 GID on RoCE, 0 on IB)");
-    cmd->add_option("--tclass", o->traffic_class, "RoCE traffic class; 2 marks packets ECT(0)")
-        ->check(CLI::Range(0, 255));
-    cmd->add_option("-m,--mtu", o->mtu, "Path MTU at most: 256 .. 4096 (default: the port's)")
-        ->check(CLI::IsMember({256, 512, 1024, 2048, 4096}));
-    cmd->add_option("--pattern", o->pattern,
-                    "all-pairs: N-1 rounds of disjoint pairs, both ways; cover: rounds planned to "
-                    "cross every leaf-spine lane each way, from traced paths with flows steered "
-                    "by their flow label (RoCE) or from --load's forwarding tables (InfiniBand), "
-                    "then adaptive rounds; leaf (--load): all pairs under each leaf, leaves at "
-                    "once; pairs: the pairs of --pairs FILE; incast: latency under load (every "
-                    "rank but --receiver and --prober WRITEs toward the receiver)")
-        ->capture_default_str();
-    cmd->add_option("--trace-ports", o->trace_variants,
-                    "cover: UDP source ports traced per pair (the paths a flow can be steered to)")
-        ->check(CLI::Range(1, 64))
-        ->capture_default_str();
-    cmd->add_option("--max-rounds", o->max_rounds, "cover: planned rounds at most")
-        ->check(CLI::Range(size_t{1}, size_t{64}))
-        ->capture_default_str();
-    cmd->add_option("--adaptive-rounds", o->adaptive_rounds,
-                    "cover: rounds added to separate suspects the flows cannot tell apart")
-        ->check(CLI::Range(size_t{0}, size_t{16}))
-        ->capture_default_str();
-    cmd->add_option("--receiver", o->receiver, "incast: the rank the others send toward")
-        ->capture_default_str();
-    cmd->add_option("--prober", o->prober, "incast: the rank that probes the receiver's latency")
-        ->capture_default_str();
-    cmd->add_option("--probe-size", o->probe_size, "incast: the probe's READ size")
-        ->capture_default_str();
-    cmd->add_option("--probe-time", o->probe_time, "incast: how long the probe runs alone")
-        ->capture_default_str();
-    cmd->add_option("--thresholds", o->thresholds,
-                    "incast: thresholds file (latency_under_load, roce; defaults in the user "
-                    "guide)");
-    cmd->add_option("-s,--size", o->size, "WRITE message size")->capture_default_str();
-    cmd->add_option("-D,--duration", o->duration, "Each direction of each pair measures this long")
-        ->capture_default_str();
-    cmd->add_option("--warmup", o->warmup, "Run this long before measuring")->capture_default_str();
-    cmd->add_option("-t,--tx-depth", o->tx_depth, "Work requests in flight")
-        ->check(CLI::Range(1U, 16384U))
-        ->capture_default_str();
-    cmd->add_option("--step-timeout", o->step_timeout,
-                    "A partner or rank silent this long is gone; the run goes on without it")
-        ->capture_default_str();
-    cmd->add_option("--degraded-at", o->degraded_at,
-                    "A flow below this share of its plane's median bandwidth is slow")
-        ->capture_default_str();
-    cmd->add_option("--names", o->names,
-                    "Hosts file (/etc/hosts format) naming the routers the flows' traces meet");
-    cmd->add_flag("--no-trace", o->no_trace, "Do not trace the flows' paths (Soft-RoCE only)");
-    cmd->add_option("--trace-timeout", o->trace_timeout, "Each trace probe waits this long")
-        ->capture_default_str();
-    cmd->add_option("--hosts", o->hosts,
-                    "Launch by agents, not MPI: `fabscope perf serve` runs on every host of FILE "
-                    "(one a line: host[:port] [device]) and this process coordinates them");
-    cmd->add_option("--agent-port", o->agent_port,
-                    "--hosts: the agents' port where a line names none (default 18515)");
-    cmd->add_option("--secret-file", o->secret_file,
-                    "--hosts: the agents' shared secret (their perf serve --secret-file)");
-    cmd->add_option("--connect-timeout", o->connect_timeout,
-                    "--hosts: an agent that does not accept the connection this soon takes no "
-                    "part")
-        ->capture_default_str();
-    cmd->add_option("--load", o->load,
-                    "InfiniBand: a snapshot with forwarding tables (fabscope sweep -o FILE). Rank "
-                    "0 takes every flow's path from its routes (cover is planned from them, no "
-                    "traces), names cables by port, and reads the switch ports' counters before "
-                    "and after the rounds");
-    cmd->add_option("--pairs", o->pairs,
-                    "--pattern pairs: a file of \"SRC DST\" lines by host name ('#' comments); "
-                    "each pair is tested both ways, in every plane both hosts have");
-    cmd->add_flag("--no-switch-counters", o->no_switch_counters,
-                  "--load: do not read the switch ports' PMA counters (rank 0 needs umad access "
-                  "for them)");
-    cmd->add_option("-C,--Ca", o->umad.ca,
-                    "--load: the CA rank 0 reads the switch counters through (default: the first "
-                    "with an active port)");
-    cmd->add_option("-P,--Port", o->umad.ca_port, "--load: its port")->check(CLI::Range(0, 254));
-    cmd->add_option("-o,--output", o->output,
-                    "Rank 0 writes the report (JSON) to FILE, after every round and at the end");
-    cmd->footer(R"(Every rank opens its device and rank 0 plans the rounds (all-pairs: N-1 rounds
+/// `mesh run --help`'s footer.
+constexpr const char kMeshRunFooter[] =
+    R"(Every rank opens its device and rank 0 plans the rounds (all-pairs: N-1 rounds
 for N ranks, a bye per round when N is odd). In each round the paired ranks connect
 an RC QP, exchanging endpoint info over MPI, and measure WRITE bandwidth one way,
 then the other. After each step every rank reports to rank 0, which tells the
@@ -533,7 +434,141 @@ Examples:
   # agents: `fabscope perf serve --allow 10.0.0.1` on every host of agents.txt, then
   fabscope mesh run --hosts agents.txt --pattern cover --names /etc/fabric.hosts -o mesh.json
   # Open MPI: let the run outlive a rank that dies
-  mpirun --enable-recovery --mca orte_abort_on_non_zero_status 0 -np 8 ... fabscope mesh run)");
+  mpirun --enable-recovery --mca orte_abort_on_non_zero_status 0 -np 8 ... fabscope mesh run)";
+
+/// The device and connection options: which device and port, GID, traffic
+/// class and MTU.
+void add_device_options(CLI::App* cmd, MeshRunCommand& o) {
+    cmd->add_option("-d,--ib-dev", o.device, "Every rank's RDMA device (default: the first)");
+    cmd->add_option("--devices", o.devices,
+                    "Hosts with several HCAs: local rank i takes the i-th of this comma-separated "
+                    "list, and is in plane i; pairs stay within a plane");
+    cmd->add_option("-i,--ib-port", o.port, "Device port (default: the first active)");
+    cmd->add_option("-x,--gid-index", o.gid_index,
+                    "GID index (default: a RoCE v2 IPv4 GID on RoCE, 0 on IB)");
+    cmd->add_option("--tclass", o.traffic_class, "RoCE traffic class; 2 marks packets ECT(0)")
+        ->check(CLI::Range(0, 255));
+    cmd->add_option("-m,--mtu", o.mtu, "Path MTU at most: 256 .. 4096 (default: the port's)")
+        ->check(CLI::IsMember({256, 512, 1024, 2048, 4096}));
+}
+
+/// --pattern and how cover plans its rounds.
+void add_pattern_options(CLI::App* cmd, MeshRunCommand& o) {
+    cmd->add_option("--pattern", o.pattern,
+                    "all-pairs: N-1 rounds of disjoint pairs, both ways; cover: rounds planned to "
+                    "cross every leaf-spine lane each way, from traced paths with flows steered "
+                    "by their flow label (RoCE) or from --load's forwarding tables (InfiniBand), "
+                    "then adaptive rounds; leaf (--load): all pairs under each leaf, leaves at "
+                    "once; pairs: the pairs of --pairs FILE; incast: latency under load (every "
+                    "rank but --receiver and --prober WRITEs toward the receiver)")
+        ->capture_default_str();
+    cmd->add_option("--trace-ports", o.trace_variants,
+                    "cover: UDP source ports traced per pair (the paths a flow can be steered to)")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    cmd->add_option("--max-rounds", o.max_rounds, "cover: planned rounds at most")
+        ->check(CLI::Range(size_t{1}, size_t{64}))
+        ->capture_default_str();
+    cmd->add_option("--adaptive-rounds", o.adaptive_rounds,
+                    "cover: rounds added to separate suspects the flows cannot tell apart")
+        ->check(CLI::Range(size_t{0}, size_t{16}))
+        ->capture_default_str();
+}
+
+/// --pattern incast's options (cli/cmd_mesh_incast.cpp).
+void add_incast_options(CLI::App* cmd, MeshRunCommand& o) {
+    cmd->add_option("--receiver", o.receiver, "incast: the rank the others send toward")
+        ->capture_default_str();
+    cmd->add_option("--prober", o.prober, "incast: the rank that probes the receiver's latency")
+        ->capture_default_str();
+    cmd->add_option("--probe-size", o.probe_size, "incast: the probe's READ size")
+        ->capture_default_str();
+    cmd->add_option("--probe-time", o.probe_time, "incast: how long the probe runs alone")
+        ->capture_default_str();
+    cmd->add_option("--thresholds", o.thresholds,
+                    "incast: thresholds file (latency_under_load, roce; defaults in the user "
+                    "guide)");
+}
+
+/// The test each flow runs, and when a flow is slow or a rank gone.
+void add_test_options(CLI::App* cmd, MeshRunCommand& o) {
+    cmd->add_option("-s,--size", o.size, "WRITE message size")->capture_default_str();
+    cmd->add_option("-D,--duration", o.duration, "Each direction of each pair measures this long")
+        ->capture_default_str();
+    cmd->add_option("--warmup", o.warmup, "Run this long before measuring")->capture_default_str();
+    cmd->add_option("-t,--tx-depth", o.tx_depth, "Work requests in flight")
+        ->check(CLI::Range(1U, 16384U))
+        ->capture_default_str();
+    cmd->add_option("--step-timeout", o.step_timeout,
+                    "A partner or rank silent this long is gone; the run goes on without it")
+        ->capture_default_str();
+    cmd->add_option("--degraded-at", o.degraded_at,
+                    "A flow below this share of its plane's median bandwidth is slow")
+        ->capture_default_str();
+}
+
+/// How the flows' paths are traced (RoCE).
+void add_trace_options(CLI::App* cmd, MeshRunCommand& o) {
+    cmd->add_option("--names", o.names,
+                    "Hosts file (/etc/hosts format) naming the routers the flows' traces meet");
+    cmd->add_flag("--no-trace", o.no_trace, "Do not trace the flows' paths (Soft-RoCE only)");
+    cmd->add_option("--trace-timeout", o.trace_timeout, "Each trace probe waits this long")
+        ->capture_default_str();
+}
+
+/// Launched by agents (--hosts) instead of MPI.
+void add_agent_options(CLI::App* cmd, MeshRunCommand& o) {
+    cmd->add_option("--hosts", o.hosts,
+                    "Launch by agents, not MPI: `fabscope perf serve` runs on every host of FILE "
+                    "(one a line: host[:port] [device]) and this process coordinates them");
+    cmd->add_option("--agent-port", o.agent_port,
+                    "--hosts: the agents' port where a line names none (default 18515)");
+    cmd->add_option("--secret-file", o.secret_file,
+                    "--hosts: the agents' shared secret (their perf serve --secret-file)");
+    cmd->add_option("--connect-timeout", o.connect_timeout,
+                    "--hosts: an agent that does not accept the connection this soon takes no "
+                    "part")
+        ->capture_default_str();
+}
+
+/// What rank 0 reads before the run (load_routes): --load's snapshot, its
+/// switch counters (InfiniBand), and --pairs' file.
+void add_routes_options(CLI::App* cmd, MeshRunCommand& o) {
+    cmd->add_option("--load", o.load,
+                    "InfiniBand: a snapshot with forwarding tables (fabscope sweep -o FILE). Rank "
+                    "0 takes every flow's path from its routes (cover is planned from them, no "
+                    "traces), names cables by port, and reads the switch ports' counters before "
+                    "and after the rounds");
+    cmd->add_option("--pairs", o.pairs,
+                    "--pattern pairs: a file of \"SRC DST\" lines by host name ('#' comments); "
+                    "each pair is tested both ways, in every plane both hosts have");
+    cmd->add_flag("--no-switch-counters", o.no_switch_counters,
+                  "--load: do not read the switch ports' PMA counters (rank 0 needs umad access "
+                  "for them)");
+    cmd->add_option("-C,--Ca", o.umad.ca,
+                    "--load: the CA rank 0 reads the switch counters through (default: the first "
+                    "with an active port)");
+    cmd->add_option("-P,--Port", o.umad.ca_port, "--load: its port")->check(CLI::Range(0, 254));
+}
+
+}  // namespace
+
+void add_mesh_run(CLI::App* mesh, Context& ctx, const std::string& name) {
+    auto o = std::make_shared<MeshRunCommand>();
+    CLI::App* cmd = mesh->add_subcommand(
+        name,
+        "Every endpoint with every other: one MPI rank per endpoint (mpirun, srun), or "
+        "`perf serve` agents (--hosts)");
+    add_device_options(cmd, *o);
+    add_pattern_options(cmd, *o);
+    add_incast_options(cmd, *o);
+    add_test_options(cmd, *o);
+    add_trace_options(cmd, *o);
+    add_agent_options(cmd, *o);
+    add_routes_options(cmd, *o);
+    cmd->add_option("-o,--output", o->output,
+                    "Rank 0 writes the report (JSON) to FILE, after every round and at the end");
+    cmd->footer(kMeshRunFooter);
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_mesh_run(*o, ctx.globals); }; });
 }
 

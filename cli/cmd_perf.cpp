@@ -9,14 +9,12 @@
 #include "cli/cli.h"
 #include "mesh/agent.h"
 #include "model/json_io.h"
-#include "model/thresholds.h"
 #include "pairtest/auth.h"
+#include "pairtest/matrix.h"
 #include "pairtest/run.h"
-#include "pairtest/run_table.h"
 #include "pairtest/server.h"
 #include "rdma/ibv_device.h"
 #include "reports/severity_tag.h"
-#include "trace/flow_path.h"
 #include "util/exit_status.h"
 #include "util/input_file.h"
 #include "util/interrupt.h"
@@ -120,193 +118,76 @@ int run_serve(const ServeCommand& o, const Globals& g) {
 
 struct RunCommand {
     DeviceOptions dev;
-    std::vector<std::string> peers;
-    std::vector<std::string> tests{"write"};
-    bool latency = false;
-    bool bandwidth = false;
-    bool all = false;
-    bool bidir = false;
-    std::string size;
-    bool sweep = false;
-    std::string max_size = "64K";
-    std::string duration = "5s";
-    uint64_t iterations = 0;
-    uint32_t tx_depth = 128;
-    uint32_t cq_mod = 100;
-    uint32_t inline_max = 0;
-    std::string window = "100ms";
-    std::string warmup = "1s";
-    double degraded_at = 0.7;
+    PerfRunRequest run;
     std::string output;
-    std::string secret_file;
-    bool no_trace = false;
-    std::string names;
-    std::string thresholds;
 };
 
-Result<std::vector<TestSpec>> specs_of(const RunCommand& o) {
-    auto duration = parse_duration(o.duration);
-    if (!duration || duration->count() <= 0)
-        return make_error(fmt::format("--duration {}: use e.g. 5s", o.duration));
-    auto warmup = parse_duration(o.warmup);
-    if (!warmup) return make_error(fmt::format("--warmup {}: use e.g. 1s", o.warmup));
-    auto window = parse_duration(o.window);
-    if (!window || window->count() <= 0)
-        return make_error(fmt::format("--window {}: use e.g. 100ms", o.window));
-    std::vector<uint32_t> sizes;
-    if (o.sweep) {
-        auto max = parse_size(o.max_size);
-        if (!max) return make_error(fmt::format("--max-size {}: use e.g. 64K", o.max_size));
-        for (uint32_t s = 2; s <= *max; s *= 2) sizes.push_back(s);
-    }
-    std::vector<Op> ops;
-    std::vector<Measure> measures;
-    if (o.all) {
-        ops = {Op::Write, Op::Read, Op::Send};
-        measures = {Measure::Bandwidth, Measure::Latency};
-    } else {
-        for (const std::string& t : o.tests) {
-            auto op = parse_op(t);
-            if (!op) return make_error(fmt::format("--test {}: use write, read or send", t));
-            ops.push_back(*op);
-        }
-        if (o.latency) measures.push_back(Measure::Latency);
-        if (o.bandwidth || !o.latency) measures.push_back(Measure::Bandwidth);
-    }
-    std::vector<TestSpec> out;
-    for (Measure m : measures) {
-        std::vector<uint32_t> sz = sizes;
-        if (sz.empty()) {
-            if (!o.size.empty()) {
-                auto s = parse_size(o.size);
-                if (!s)
-                    return make_error(fmt::format("--size {}: use bytes, or e.g. 4K, 1M", o.size));
-                sz.push_back(*s);
-            } else {
-                sz.push_back(m == Measure::Bandwidth ? 65536 : 2);  // perftest's defaults
-            }
-        }
-        for (Op op : ops) {
-            for (uint32_t size : sz) {
-                TestSpec s;
-                s.op = op;
-                s.measure = m;
-                s.bidirectional = o.bidir && m == Measure::Bandwidth;
-                s.size = size;
-                s.iterations = o.iterations;
-                s.duration = *duration;
-                s.tx_depth = o.tx_depth;
-                s.cq_moderation = o.cq_mod;
-                s.inline_max = o.inline_max;
-                s.window = *window;
-                s.warmup_time = *warmup;
-                out.push_back(s);
-            }
-        }
-    }
-    return out;
-}
-
 int run_run(const RunCommand& o, const Globals& g) {
-    for (const std::string& p : o.peers) {
-        if (auto c = check_peer_name(p); !c) return report(c.error(), g);
-    }
-    auto specs = specs_of(o);
-    if (!specs) return report(specs.error(), g);
-    if (!(o.degraded_at > 0 && o.degraded_at <= 1)) {
-        return report(make_error("--degraded-at: a share between 0 and 1, e.g. 0.7"), g);
-    }
-    RunPlan plan;
-    plan.peers = o.peers;
-    plan.specs = *specs;
-    plan.peer = peer_options(o.dev);
-    plan.degraded_at = o.degraded_at;
-    if (!o.thresholds.empty()) {
-        auto t = load_thresholds(o.thresholds);
-        if (!t) return report(t.error(), g);
-        plan.peer.congestion = t->roce;
-    }
-    if (!o.secret_file.empty()) {
-        auto secret = read_secret_file(o.secret_file);
-        if (!secret) return report(secret.error(), g);
-        plan.peer.secret = *secret;
-    }
-    auto loaded = load_host_names(o.names);
-    if (!loaded) return report(loaded.error(), g);
-    const HostNames names = std::move(loaded).value();
-    auto dev = IbvDevice::open(o.dev.device, o.dev.port);
-    if (!dev) return report(dev.error(), g);
-    // Only Soft-RoCE's port is known from the QPNs (trace/roce_sport.h).
-    if (!o.no_trace && is_soft_roce(dev->name())) {
-        TraceOptions t;
-        t.timeout = Millis(300);
-        plan.peer.trace_flow = [names, t](const EndpointInfo& local, const EndpointInfo& remote) {
-            return trace_rxe_flow(local, remote, t, names);
-        };
-    }
-    install_interrupt_handlers();
-    RunTable table;
-    bool progress = !g.quiet;
-    RunOutcome out =
-        run_tests(*dev, plan, interrupt_token(), [&](const TestResult& r, bool reachable) {
-            if (progress && reachable) std::fputs(table.lines(r).c_str(), stderr);
-        });
-    if (!g.quiet && !out.nothing_ran) {
-        for (const PerfFinding& f : out.findings) {
+    PerfRunRequest request = o.run;
+    request.device = o.dev.device;
+    request.port = o.dev.port;
+    request.peer = peer_options(o.dev);
+    request.progress = !g.quiet;
+    auto out = run_perf_matrix(request, open_ibv_device, []() -> const StopToken& {
+        install_interrupt_handlers();
+        return interrupt_token();
+    });
+    if (!out) return report(out.error(), g);
+    if (!g.quiet && !out->nothing_ran) {
+        for (const PerfFinding& f : out->findings) {
             TextStyle st = g.err_style();
             std::fprintf(stderr, "%s %s\n", severity_tag(st, f.severity).c_str(),
                          f.summary.c_str());
         }
-        if (!out.meta.complete) {
+        if (!out->meta.complete) {
             std::fprintf(stderr,
                          "perf run: interrupted; %zu results kept, report marked incomplete\n",
-                         out.results.size());
+                         out->results.size());
         }
     }
-    nlohmann::json doc = perf_report_to_json(out.meta, out.results, out.findings);
+    nlohmann::json doc = perf_report_to_json(out->meta, out->results, out->findings);
     if (!o.output.empty()) {
         if (auto w = json_io::write_json_file(doc, o.output); !w) return report(w.error(), g);
     }
     if (g.json) {
         if (auto w = json_io::write_json_file(doc, "-"); !w) return report(w.error(), g);
     }
-    if (out.nothing_ran) {
+    if (out->nothing_ran) {
         // Nothing ran: say why once, as the one line that matters.
-        return report(make_error(out.results.front().error, kExitCannotRun), g);
+        return report(make_error(out->results.front().error, kExitCannotRun), g);
     }
-    return exit_code(out);
+    return exit_code(*out);
 }
 
-}  // namespace
+/// What a server answers: where it listens, whom, how much, and how long it stays.
+void add_serve_options(CLI::App* cmd, ServeCommand& o) {
+    cmd->add_option("--listen", o.listen, "Address to listen on (default: all)");
+    cmd->add_option("--allow", o.allow,
+                    "Answer clients from ADDR or ADDR/CIDR only (repeatable; default: "
+                    "loopback only, so say which networks to serve)");
+    cmd->add_option("--secret-file", o.secret_file,
+                    "Answer only clients that prove they know the secret in FILE (mode 600)");
+    cmd->add_option("--max-size", o.max_size, "Largest message a client may ask for (default 8M)");
+    cmd->add_option("--max-duration", o.max_duration,
+                    "Longest test (and warm-up) a client may ask for (default 1m)");
+    cmd->add_option("--max-queue", o.max_queue,
+                    "Clients that may wait while one is served; more are refused (default 4)");
+    cmd->add_option("-p,--port", o.port,
+                    "TCP port for the rendezvous (default 18515, as perftest)");
+    cmd->add_flag("--once", o.once, "Exit after one test");
+    cmd->add_option("--idle-timeout", o.idle,
+                    "Exit when no client comes for this long (default: never)");
+}
 
-void add_perf(CLI::App& app, Context& ctx) {
-    CLI::App* perf = app.add_subcommand(
-        "perf", "Pairwise RDMA bandwidth and latency tests (RC QPs over libibverbs)");
-    perf->require_subcommand(1);
-    {
-        auto o = std::make_shared<ServeCommand>();
-        CLI::App* cmd =
-            perf->add_subcommand("serve", "Answer tests from `fabscope perf run` on other hosts");
-        add_device_options(cmd, o->dev);
-        cmd->add_option("--listen", o->listen, "Address to listen on (default: all)");
-        cmd->add_option("--allow", o->allow,
-                        "Answer clients from ADDR or ADDR/CIDR only (repeatable; default: "
-                        "loopback only, so say which networks to serve)");
-        cmd->add_option("--secret-file", o->secret_file,
-                        "Answer only clients that prove they know the secret in FILE (mode 600)");
-        cmd->add_option("--max-size", o->max_size,
-                        "Largest message a client may ask for (default 8M)");
-        cmd->add_option("--max-duration", o->max_duration,
-                        "Longest test (and warm-up) a client may ask for (default 1m)");
-        cmd->add_option("--max-queue", o->max_queue,
-                        "Clients that may wait while one is served; more are refused (default 4)");
-        cmd->add_option("-p,--port", o->port,
-                        "TCP port for the rendezvous (default 18515, as perftest)");
-        cmd->add_flag("--once", o->once, "Exit after one test");
-        cmd->add_option("--idle-timeout", o->idle,
-                        "Exit when no client comes for this long (default: never)");
-        cmd->footer(
-            R"(A server answers loopback only until told which networks to serve with --allow.
+/// `perf serve`: this host answers tests (and mesh runs) from others.
+void add_perf_serve(CLI::App* perf, Context& ctx) {
+    auto o = std::make_shared<ServeCommand>();
+    CLI::App* cmd =
+        perf->add_subcommand("serve", "Answer tests from `fabscope perf run` on other hosts");
+    add_device_options(cmd, o->dev);
+    add_serve_options(cmd, *o);
+    cmd->footer(
+        R"(A server answers loopback only until told which networks to serve with --allow.
 A client it answers can make it allocate and pin up to twice --max-size, run a
 test for up to --max-duration, and read its RDMA device's counters.
 It is also an agent of `fabscope mesh run --hosts FILE` (fabric-wide tests without
@@ -319,57 +200,72 @@ Examples:
   fabscope perf serve --allow 10.0.0.0/24        # on the far host
   fabscope perf serve --allow 10.1.0.0/16 --secret-file /etc/fabscope/perf.secret
   fabscope perf serve -d mlx5_0 -x 3 --port 18600 --allow 10.0.0.5)");
-        cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_serve(*o, ctx.globals); }; });
-    }
-    {
-        auto o = std::make_shared<RunCommand>();
-        CLI::App* cmd = perf->add_subcommand(
-            "run", "Run tests against one or more `fabscope perf serve` hosts");
-        cmd->add_option("peers", o->peers, "Servers: HOST or HOST:PORT; several are compared")
-            ->required();
-        add_device_options(cmd, o->dev);
-        cmd->add_option("--test", o->tests, "write, read or send (repeatable; default write)");
-        cmd->add_flag("--latency", o->latency,
-                      "Latency (ping-pong; READ: round trip) instead of bandwidth");
-        cmd->add_flag("--bandwidth", o->bandwidth, "Bandwidth too, with --latency");
-        cmd->add_flag("--all", o->all, "Every test: WRITE, READ and SEND, bandwidth and latency");
-        cmd->add_flag("-b,--bidirectional", o->bidir, "Bandwidth in both directions at once");
-        cmd->add_option("-s,--size", o->size,
-                        "Message size (default 64K for bandwidth, 2 for latency)");
-        cmd->add_flag("-a,--sweep", o->sweep, "Every size from 2 bytes to --max-size, doubling");
-        cmd->add_option("--max-size", o->max_size, "Largest size of a sweep (default 64K)");
-        cmd->add_option("-D,--duration", o->duration,
-                        "Bandwidth: measure for this long (default 5s)");
-        cmd->add_option("-n,--iters", o->iterations,
-                        "Messages to measure instead (latency default 1000)");
-        cmd->add_option("-t,--tx-depth", o->tx_depth,
-                        "Bandwidth: work requests in flight (default 128; lowered to what the "
-                        "device and the server allow, and said so)")
-            ->check(CLI::PositiveNumber);
-        cmd->add_option("--cq-mod", o->cq_mod,
-                        "Bandwidth: one signalled completion per N (default 100, as perftest)")
-            ->check(CLI::Range(1U, 8192U));
-        cmd->add_option("-I,--inline-size", o->inline_max,
-                        "Send inline up to this size (default: the device's limit)");
-        cmd->add_option("--warmup", o->warmup,
-                        "Bandwidth for a duration: run this long before measuring (default 1s)");
-        cmd->add_option("--window", o->window,
-                        "Bandwidth: the short window for peak and minimum (default 100ms)");
-        cmd->add_option(
-            "--degraded-at", o->degraded_at,
-            "A peer below this share of the best peer's result is degraded (default 0.7)");
-        cmd->add_option("-o,--output", o->output, "Write the results (JSON) to FILE");
-        cmd->add_option("--secret-file", o->secret_file,
-                        "The shared secret of servers started with --secret-file");
-        cmd->add_flag("--no-trace", o->no_trace,
-                      "Do not trace each routed test's flow (Soft-RoCE: its path is recorded)");
-        cmd->add_option("--names", o->names,
-                        "Name traced hops from an /etc/hosts-style file (ADDRESS NAME per line)");
-        cmd->add_option("--thresholds", o->thresholds,
-                        "The congestion detectors' limits (the file's roce: section; YAML or JSON)")
-            ->type_name("FILE");
-        cmd->footer(
-            R"(Results: average, peak and minimum-window bandwidth (a flapping link hides in an
+    cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_serve(*o, ctx.globals); }; });
+}
+
+/// Which tests run: the operations, latency or bandwidth, one way or both.
+void add_test_choice_options(CLI::App* cmd, TestMatrixRequest& o) {
+    cmd->add_option("--test", o.tests, "write, read or send (repeatable; default write)");
+    cmd->add_flag("--latency", o.latency,
+                  "Latency (ping-pong; READ: round trip) instead of bandwidth");
+    cmd->add_flag("--bandwidth", o.bandwidth, "Bandwidth too, with --latency");
+    cmd->add_flag("--all", o.all, "Every test: WRITE, READ and SEND, bandwidth and latency");
+    cmd->add_flag("-b,--bidirectional", o.bidir, "Bandwidth in both directions at once");
+}
+
+/// The messages a test sends: their size or sweep of sizes, how many or how long,
+/// and how they are posted.
+void add_message_options(CLI::App* cmd, TestMatrixRequest& o) {
+    cmd->add_option("-s,--size", o.size, "Message size (default 64K for bandwidth, 2 for latency)");
+    cmd->add_flag("-a,--sweep", o.sweep, "Every size from 2 bytes to --max-size, doubling");
+    cmd->add_option("--max-size", o.max_size, "Largest size of a sweep (default 64K)");
+    cmd->add_option("-D,--duration", o.duration, "Bandwidth: measure for this long (default 5s)");
+    cmd->add_option("-n,--iters", o.iterations,
+                    "Messages to measure instead (latency default 1000)");
+    cmd->add_option("-t,--tx-depth", o.tx_depth,
+                    "Bandwidth: work requests in flight (default 128; lowered to what the "
+                    "device and the server allow, and said so)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--cq-mod", o.cq_mod,
+                    "Bandwidth: one signalled completion per N (default 100, as perftest)")
+        ->check(CLI::Range(1U, 8192U));
+    cmd->add_option("-I,--inline-size", o.inline_max,
+                    "Send inline up to this size (default: the device's limit)");
+    cmd->add_option("--warmup", o.warmup,
+                    "Bandwidth for a duration: run this long before measuring (default 1s)");
+    cmd->add_option("--window", o.window,
+                    "Bandwidth: the short window for peak and minimum (default 100ms)");
+}
+
+/// Tracing each test's flow (Soft-RoCE) and the congestion detectors' limits.
+void add_trace_and_congestion_options(CLI::App* cmd, PerfRunRequest& o) {
+    cmd->add_flag("--no-trace", o.no_trace,
+                  "Do not trace each routed test's flow (Soft-RoCE: its path is recorded)");
+    cmd->add_option("--names", o.names,
+                    "Name traced hops from an /etc/hosts-style file (ADDRESS NAME per line)");
+    cmd->add_option("--thresholds", o.thresholds,
+                    "The congestion detectors' limits (the file's roce: section; YAML or JSON)")
+        ->type_name("FILE");
+}
+
+/// `perf run`: tests against `perf serve` hosts, compared across them.
+void add_perf_run(CLI::App* perf, Context& ctx) {
+    auto o = std::make_shared<RunCommand>();
+    CLI::App* cmd =
+        perf->add_subcommand("run", "Run tests against one or more `fabscope perf serve` hosts");
+    cmd->add_option("peers", o->run.peers, "Servers: HOST or HOST:PORT; several are compared")
+        ->required();
+    add_device_options(cmd, o->dev);
+    add_test_choice_options(cmd, o->run.tests);
+    add_message_options(cmd, o->run.tests);
+    cmd->add_option("--degraded-at", o->run.degraded_at,
+                    "A peer below this share of the best peer's result is degraded (default 0.7)");
+    cmd->add_option("-o,--output", o->output, "Write the results (JSON) to FILE");
+    cmd->add_option("--secret-file", o->run.secret_file,
+                    "The shared secret of servers started with --secret-file");
+    add_trace_and_congestion_options(cmd, o->run);
+    cmd->footer(
+        R"(Results: average, peak and minimum-window bandwidth (a flapping link hides in an
 average), message rate; latency min, median, p99, p99.9, max. With several peers,
 each test is compared across them and peers below --degraded-at of the best are
 reported, with the hardware counters that moved during their tests.
@@ -396,8 +292,17 @@ Examples:
   fabscope perf run host2 --all -D 2s --json > results.json
   fabscope perf run host2 --test write --sweep --max-size 1M -t 256
   fabscope perf run host2 host3 host4 --latency --bandwidth   # compare three paths)");
-        cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_run(*o, ctx.globals); }; });
-    }
+    cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_run(*o, ctx.globals); }; });
+}
+
+}  // namespace
+
+void add_perf(CLI::App& app, Context& ctx) {
+    CLI::App* perf = app.add_subcommand(
+        "perf", "Pairwise RDMA bandwidth and latency tests (RC QPs over libibverbs)");
+    perf->require_subcommand(1);
+    add_perf_serve(perf, ctx);
+    add_perf_run(perf, ctx);
     add_perf_trace(perf, ctx);
     add_mesh_run(perf, ctx, "mesh");  // the issue's name for `mesh run`
 }

@@ -110,6 +110,7 @@ int run_tui(const TuiCommand& o, const Globals& g) {
         // Every file, or --readings live readings --refresh apart.
         dump.readings = o.load.empty() ? std::max(1U, o.readings) : o.load.size();
         dump.refresh = *refresh;
+        dump.progress = g.progress();
     }
     BuilderConfig cfg;
     cfg.interval_s = static_cast<double>(refresh->count()) / 1000.0;
@@ -155,7 +156,7 @@ int run_tui(const TuiCommand& o, const Globals& g) {
     } else {
         LiveSweepOptions live = o.live;
         live.no_routes = true;  // cabling and counters: what the views show
-        auto session = open_live_session(live, g);
+        auto session = open_live_session(live, g, false);
         if (!session) return report(session.error(), g);
         auto fabric = std::make_unique<SessionFabric>(std::move(session).value());
         cfg.live = true;

@@ -9,10 +9,9 @@
 #include <cstdio>
 #include <memory>
 
+#include "check/validate_run.h"
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
-#include "congestion/pma_counter_source.h"
-#include "congestion/xmit_wait_tree.h"
 #include "model/duration.h"
 #include "model/json_io.h"
 #include "model/plan.h"
@@ -39,28 +38,22 @@ struct ValidateCommand {
     std::string prom;
 };
 
-/// Waits `d`, showing a countdown on a terminal; false if stopped.
-bool wait_interval(Millis d, const StopToken& stop, const Globals& g) {
-    const bool progress = !g.quiet && is_terminal(2);
-    const auto end = std::chrono::steady_clock::now() + d;
-    bool whole = true;
-    for (;;) {
-        auto left =
-            std::chrono::ceil<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
-        if (left.count() <= 0) break;
-        if (progress) {
-            std::fprintf(
-                stderr,
-                "\rReading the counters again in %3lld s (Ctrl-C stops; what was read is kept) ",
-                static_cast<long long>((left.count() + 999) / 1000));
-        }
-        if (!stop.sleep_for(std::min(left, std::chrono::milliseconds(1000)))) {
-            whole = false;
-            break;
-        }
+/// The live fabric (a sweep, the counters again after the interval), or the
+/// snapshot of --load, checked.
+Result<ValidateOutcome> check(const ValidateCommand& o, const ValidateInputs& in,
+                              const Globals& g) {
+    if (!o.load.empty()) {
+        auto s = load_named_snapshot(o.load, g);
+        if (!s) return s.error();
+        return validate_snapshot(std::move(s).value(), o.load, in);
     }
-    if (progress) std::fprintf(stderr, "\r%80s\r", "");
-    return whole;
+    LiveSweepOptions live = o.live;
+    live.no_routes = true;  // cabling and counters, not routes
+    auto session = open_live_session(live, g);
+    if (!session) return session.error();
+    // From here on a Ctrl-C keeps the report: whatever was read is checked and written.
+    install_interrupt_handlers();
+    return validate_live(*session, in, g.progress(), interrupt_token());
 }
 
 int run_validate(const ValidateCommand& o, const Globals& g) {
@@ -79,23 +72,23 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
                       g);
     }
     auto interval = parse_duration(o.interval);
-    std::optional<Plan> plan;
-    std::optional<Plan> baseline;
-    Thresholds thresholds = default_thresholds();
+    ValidateInputs in;
+    in.interval = *interval;
+    in.thresholds = default_thresholds();
     if (!o.plan.empty()) {
         auto p = load_plan(o.plan);
         if (!p) return report(p.error(), g);
-        plan = std::move(p).value();
+        in.plan = std::move(p).value();
     }
     if (!o.baseline.empty()) {
         auto b = load_named_snapshot(o.baseline, g);
         if (!b) return report(b.error(), g);
-        baseline = plan_from_fabric(b->fabric, classify_tiers(b->fabric));
+        in.baseline = plan_from_fabric(b->fabric, classify_tiers(b->fabric));
     }
     if (!o.thresholds.empty()) {
         auto t = load_thresholds(o.thresholds);
         if (!t) return report(t.error(), g);
-        thresholds = std::move(t).value();
+        in.thresholds = std::move(t).value();
     }
 
     ValidationMeta meta;
@@ -105,71 +98,14 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
     meta.baseline = o.baseline;
     meta.thresholds = o.thresholds;
     Stopwatch sw;
-
-    Snapshot snap;
-    std::vector<Finding> problems;
-    std::optional<CounterReadings> after;
-    bool after_complete = false;
-    if (!o.load.empty()) {
-        auto s = load_named_snapshot(o.load, g);
-        if (!s) return report(s.error(), g);
-        snap = std::move(s).value();
-        meta.fabric_from = o.load;
-    } else {
-        LiveSweepOptions live = o.live;
-        live.no_routes = true;  // cabling and counters, not routes
-        auto session = open_live_session(live, g);
-        if (!session) return report(session.error(), g);
-        // From here on a Ctrl-C keeps the report: whatever was read is checked and written.
-        install_interrupt_handlers();
-        const StopToken& stop = interrupt_token();
-        auto swept = session->sweep(&stop);
-        if (!swept) return report(swept.error(), g);
-        snap = std::move(swept->snapshot);
-        problems = std::move(swept->problems);
-        meta.interrupted = swept->interrupted;
-        meta.fabric_from = fmt::format("{} port {}", snap.source.ca, snap.source.ca_port);
-        if (interval->count() > 0 && !meta.interrupted) {
-            if (wait_interval(*interval, stop, g)) {
-                PmaSourceOptions po;
-                po.engine = session->engine_options(&stop);
-                PmaRead second =
-                    PmaCounterSource(session->transport(), session->clock(), snap.fabric, po)
-                        .read_ports();
-                after = std::move(second.readings);
-                meta.interrupted = second.interrupted;
-                after_complete = !second.interrupted;
-            } else {
-                meta.interrupted = true;
-            }
-        }
-    }
-    Tiers tiers = classify_tiers(snap.fabric);
-    CounterReadings before = readings_of(snap.fabric);
-    ValidationInput in{snap.fabric,
-                       tiers,
-                       problems,
-                       before.empty() ? nullptr : &before,
-                       after ? &*after : nullptr,
-                       plan ? &*plan : nullptr,
-                       baseline ? &*baseline : nullptr,
-                       thresholds};
-    in.after_complete = after_complete;
-    Validation v = validate(in);
-    if (after) {
-        // PortXmitWait as congestion trees (roots and victims), as `fabscope
-        // congestion` reports it, in place of one xmit_wait finding per port.
-        auto trees = congestion_trees(
-            snap.fabric,
-            xmit_wait_shares(snap.fabric, before, *after, thresholds.xmit_wait.tick_multiplier),
-            thresholds.xmit_wait.warn);
-        std::erase_if(v.findings, [](const Finding& x) { return x.kind == "xmit_wait"; });
-        auto tree_findings = congestion_findings(snap.fabric, trees, thresholds.xmit_wait);
-        v.findings.insert(v.findings.end(), tree_findings.begin(), tree_findings.end());
-        sort_by_severity(v.findings);
-    }
-    meta.counter_readings = after ? 2 : before.empty() ? 0 : 1;
-    if (after) meta.interval_s = mean_interval_s(before, *after);
+    auto checked = check(o, in, g);
+    if (!checked) return report(checked.error(), g);
+    const Snapshot& snap = checked->snapshot;
+    const Validation& v = checked->validation;
+    meta.fabric_from = checked->fabric_from;
+    meta.interrupted = checked->interrupted;
+    meta.counter_readings = checked->counter_readings;
+    meta.interval_s = checked->interval_s;
     meta.duration_s = sw.seconds();
 
     nlohmann::json doc = validation_to_json(snap.fabric, v, meta);
@@ -180,7 +116,7 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
         PromInput pin;
         pin.fabric = &snap.fabric;
         pin.findings = &v.findings;
-        pin.counters = after ? &*after : nullptr;
+        pin.counters = checked->after ? &*checked->after : nullptr;
         pin.complete = !meta.interrupted;
         pin.sweep_duration_s = meta.duration_s;
         pin.sweep_finished_unix_s = prom_unix_now();

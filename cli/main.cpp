@@ -80,7 +80,9 @@ Manual: man fabscope (docs/fabscope.1).)");
     app.add_flag("--json", ctx.globals.json, "Machine-readable JSON on stdout");
     app.add_flag("--no-color", ctx.globals.no_color, "No colour (also: NO_COLOR=1)");
     app.add_flag("-q,--quiet", ctx.globals.quiet, "No human summary on stderr");
-    app.add_flag("-v,--verbose", ctx.globals.verbose, "More detail on stderr (repeatable)");
+    app.add_flag(
+        "-v,--verbose", ctx.globals.verbose,
+        "More detail on stderr (repeatable); progress a line a step when stderr is not a terminal");
     app.add_option("--node-name-map", ctx.globals.node_name_map,
                    "Names for nodes by GUID, in ibnetdiscover's format (0xGUID \"name\" per line)");
 

@@ -40,7 +40,29 @@ void add_live_sweep_options(CLI::App* cmd, LiveSweepOptions& o, bool with_conten
     }
 }
 
-LiveOptions live_options(const LiveSweepOptions& o, const Globals& g) {
+namespace {
+
+/// The sweep's passes on stderr: redrawn in place on a terminal, a line
+/// each with -v when stderr is not one.
+std::function<void(std::string_view, size_t)> sweep_progress(Progress p) {
+    if (p == Progress::Off) return nullptr;
+    return [p](std::string_view pass, size_t nodes) {
+        if (p == Progress::Lines) {
+            std::fprintf(stderr, "Sweeping: %.*s (%zu nodes)\n", static_cast<int>(pass.size()),
+                         pass.data(), nodes);
+        } else if (pass == "done") {
+            std::fprintf(stderr, "\r%80s\r", "");
+        } else {
+            std::fprintf(stderr, "\rSweeping: %.*s (%zu nodes so far) ",
+                         static_cast<int>(pass.size()), pass.data(), nodes);
+        }
+        std::fflush(stderr);
+    };
+}
+
+}  // namespace
+
+LiveOptions live_options(const LiveSweepOptions& o, const Globals& g, bool progress) {
     LiveOptions l;
     l.ca = o.ca;
     l.ca_port = o.ca_port;
@@ -53,11 +75,13 @@ LiveOptions live_options(const LiveSweepOptions& o, const Globals& g) {
     l.sweep.max_hops = o.max_hops;
     l.sweep.routes = !o.no_routes;
     l.sweep.counters = !o.no_counters;
+    // Not under the TUI or in a long-running service: the screen or the log is theirs.
+    if (progress) l.sweep.on_pass = sweep_progress(g.progress());
     return l;
 }
 
-Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& g) {
-    return LiveSession::open(live_options(o, g));
+Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& g, bool progress) {
+    return LiveSession::open(live_options(o, g, progress));
 }
 
 Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, bool all_ports, const Globals& g) {

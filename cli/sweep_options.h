@@ -28,10 +28,12 @@ struct LiveSweepOptions {
 /// --no-routes/--no-counters.
 void add_live_sweep_options(CLI::App* cmd, LiveSweepOptions& o, bool with_content = true);
 
-/// The session's options from the flags.
-LiveOptions live_options(const LiveSweepOptions& o, const Globals& g);
+/// The session's options from the flags; with `progress` its sweeps show their
+/// passes on stderr (Globals::progress), which the TUI and the exporter do not want.
+LiveOptions live_options(const LiveSweepOptions& o, const Globals& g, bool progress = true);
 /// LiveSession::open with the options from the flags.
-Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& g);
+Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& g,
+                                      bool progress = true);
 
 /// `discover` / `sweep`: one sweep from the local port of -C/-P, or with
 /// `all_ports` every plane behind every local port with a link (-C/-P then

@@ -80,24 +80,25 @@ std::vector<Finding> detect_ce_without_cnp(const RoceChange& c, const CounterMap
         ports[key] = it == m.end() ? nlohmann::json(nullptr) : nlohmann::json(it->second.delta);
     }
     if (cnps > 0) return {};
-    Finding f;
-    f.kind = "ecn_without_cnp";
-    f.severity = Severity::Warning;
-    f.summary = fmt::format(
-        "{}: {} CE-marked packets arrived (kernel IpExt InCEPkts +{} over {:.1f} s) and no CNP "
-        "was sent ({}): a queue on the way to this receiver marked, and no sender was told to "
-        "slow down",
-        c.host, ce, ce, c.interval_s,
-        counted ? "np_cnp_sent +0" : "its RDMA device counts no CNPs: no DCQCN, as on Soft-RoCE");
-    f.evidence = {{"host", c.host},
-                  {"interval_s", c.interval_s},
-                  {"source", "/proc/net/netstat IpExt"},
-                  {"ip_ecn",
-                   {{"InCEPkts", ce},
-                    {"InECT0Pkts", value(ip, "InECT0Pkts")},
-                    {"InECT1Pkts", value(ip, "InECT1Pkts")},
-                    {"InNoECTPkts", value(ip, "InNoECTPkts")}}},
-                  {"np_cnp_sent", ports}};
+    Finding f = make_finding(
+        "ecn_without_cnp", Severity::Warning,
+        fmt::format(
+            "{}: {} CE-marked packets arrived (kernel IpExt InCEPkts +{} over {:.1f} s) and no CNP "
+            "was sent ({}): a queue on the way to this receiver marked, and no sender was told to "
+            "slow down",
+            c.host, ce, ce, c.interval_s,
+            counted ? "np_cnp_sent +0"
+                    : "its RDMA device counts no CNPs: no DCQCN, as on Soft-RoCE"),
+        {},
+        {{"host", c.host},
+         {"interval_s", c.interval_s},
+         {"source", "/proc/net/netstat IpExt"},
+         {"ip_ecn",
+          {{"InCEPkts", ce},
+           {"InECT0Pkts", value(ip, "InECT0Pkts")},
+           {"InECT1Pkts", value(ip, "InECT1Pkts")},
+           {"InNoECTPkts", value(ip, "InNoECTPkts")}}},
+         {"np_cnp_sent", ports}});
     return {f};
 }
 

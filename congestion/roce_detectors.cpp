@@ -40,12 +40,7 @@ std::string rises(const Changes& m, const std::vector<std::string>& names) {
 }
 
 Finding make(std::string kind, Severity s, std::string summary, nlohmann::json evidence) {
-    Finding f;
-    f.kind = std::move(kind);
-    f.severity = s;
-    f.summary = std::move(summary);
-    f.evidence = std::move(evidence);
-    return f;
+    return make_finding(std::move(kind), s, std::move(summary), {}, std::move(evidence));
 }
 
 /// Bytes a second through a device port: its PMA data counters (4-byte

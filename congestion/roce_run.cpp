@@ -99,10 +99,8 @@ int run_roce_congestion(const RoceRunOptions& o, const StopToken& stop) {
     bool failed = false;
     for (;;) {
         m.started = iso8601_now();
-        if (!o.quiet && is_terminal(2))
-            std::fprintf(stderr, "Reading the counters again in %s (Ctrl-C stops)\n",
-                         format_duration(o.interval).c_str());
-        if (!stop.sleep_for(o.interval)) return kExitInterrupted;
+        if (!wait_with_countdown(o.interval, stop, o.progress, "Reading the counters again"))
+            return kExitInterrupted;
         std::vector<RoceHostReading> after = read();
         RoceCongestionResult r = analyse_roce(before, after, earlier, o.thresholds.roce);
         failed = print(r, m, o) == kExitFindings || failed;

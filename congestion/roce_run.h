@@ -11,6 +11,7 @@
 #include "model/duration.h"
 #include "model/thresholds.h"
 #include "util/interrupt.h"
+#include "util/progress.h"
 #include "util/term.h"
 
 namespace fabscope {
@@ -24,6 +25,7 @@ struct RoceRunOptions {
     std::string before_dir, after_dir;
     bool json = false;
     bool quiet = false;
+    Progress progress = Progress::Off;
     TextStyle style;
 };
 

@@ -16,21 +16,22 @@ std::string where(const LocalPort& p) {
 }
 
 Finding unmanaged(const Plane& p, size_t index) {
-    Finding f;
-    f.kind = "unmanaged_plane";
-    f.severity = Severity::Warning;
-    f.summary = fmt::format(
-        "plane {} ({} port {}, subnet {}) has no subnet manager{}: swept by directed route, its "
-        "LIDs and routes are what the last SM left",
-        index, p.ca, p.ca_port,
-        p.subnet_prefix ? format_subnet_prefix(p.subnet_prefix) : std::string("unknown"),
-        p.sm_lid ? fmt::format(" (SM LID {} names a port without IsSM)", p.sm_lid)
-                 : std::string(" (SM LID 0)"));
-    f.evidence = {{"plane", index},
-                  {"ca", p.ca},
-                  {"ca_port", p.ca_port},
-                  {"sm_lid", p.sm_lid},
-                  {"subnet_prefix", format_subnet_prefix(p.subnet_prefix)}};
+    Finding f = make_finding(
+        "unmanaged_plane", Severity::Warning,
+        fmt::format(
+            "plane {} ({} port {}, subnet {}) has no subnet manager{}: swept by directed route, "
+            "its "
+            "LIDs and routes are what the last SM left",
+            index, p.ca, p.ca_port,
+            p.subnet_prefix ? format_subnet_prefix(p.subnet_prefix) : std::string("unknown"),
+            p.sm_lid ? fmt::format(" (SM LID {} names a port without IsSM)", p.sm_lid)
+                     : std::string(" (SM LID 0)")),
+        {},
+        {{"plane", index},
+         {"ca", p.ca},
+         {"ca_port", p.ca_port},
+         {"sm_lid", p.sm_lid},
+         {"subnet_prefix", format_subnet_prefix(p.subnet_prefix)}});
     return f;
 }
 
@@ -58,12 +59,10 @@ Result<SweepOutput> sweep_planes(const std::vector<LocalPort>& ports, const Plan
                 if (!first_error) first_error = out.error();
                 break;
             }
-            Finding f;
-            f.kind = "plane_unswept";
-            f.severity = Severity::Error;
-            f.summary = fmt::format("the plane behind {} could not be swept: {}", where(port),
-                                    out.error().message);
-            f.evidence = {{"ca", port.ca}, {"ca_port", port.port}};
+            Finding f = make_finding("plane_unswept", Severity::Error,
+                                     fmt::format("the plane behind {} could not be swept: {}",
+                                                 where(port), out.error().message),
+                                     {}, {{"ca", port.ca}, {"ca_port", port.port}});
             unswept.push_back(std::move(f));
             if (!first_error) first_error = out.error();
             continue;

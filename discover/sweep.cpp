@@ -23,9 +23,14 @@ Result<SweepOutput> sweep_fabric(MadTransport& transport, const Clock& clock,
     src.tool_version = version();
     src.started = iso8601_now();
     Stopwatch sw;
+    auto told = [&](std::string_view pass) {
+        if (options.on_pass) options.on_pass(pass, ctx.order.size());
+    };
 
+    told("topology");
     topology_pass(ctx);
     if (ctx.order.empty()) {
+        told("done");
         if (ctx.stopped()) {
             return make_error(fmt::format("interrupted before the local node ({} port {}) answered",
                                           local.ca, local.port),
@@ -37,9 +42,16 @@ Result<SweepOutput> sweep_fabric(MadTransport& transport, const Clock& clock,
             kExitCannotRun);
     }
     // Each pass starts only if no stop came: what was read is kept either way.
-    if (options.routes && !ctx.stopped()) routes_pass(ctx);
-    if (options.counters && !ctx.stopped()) counters_pass(ctx);
+    if (options.routes && !ctx.stopped()) {
+        told("routes");
+        routes_pass(ctx);
+    }
+    if (options.counters && !ctx.stopped()) {
+        told("counters");
+        counters_pass(ctx);
+    }
     const bool interrupted = ctx.stopped();
+    told("done");
 
     src.duration_s = sw.seconds();
     src.mads_sent = ctx.engine.stats().sent;

@@ -9,6 +9,8 @@
 //
 // What it cannot reach becomes a finding; everything else is complete.
 
+#include <functional>
+#include <string_view>
 #include <vector>
 
 #include "discover/local_port.h"
@@ -23,6 +25,9 @@ struct SweepOptions {
     bool routes = true;    ///< read the linear forwarding tables
     bool counters = true;  ///< read PortCounters (+Extended) of every active port
     size_t max_hops = 63;  ///< the longest directed route followed
+    /// Told as each pass starts ("topology", "routes", "counters") and when
+    /// the sweep is "done", with the nodes found so far (progress).
+    std::function<void(std::string_view pass, size_t nodes)> on_pass;
 };
 
 struct SweepOutput {

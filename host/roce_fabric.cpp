@@ -68,12 +68,7 @@ struct Leaf {
 
 Finding problem(std::string kind, Severity s, std::string summary, PortRef where,
                 nlohmann::json evidence) {
-    Finding f;
-    f.kind = std::move(kind);
-    f.severity = s;
-    f.summary = std::move(summary);
-    f.where = {where};
-    f.evidence = std::move(evidence);
+    Finding f = make_finding(std::move(kind), s, std::move(summary), {where}, std::move(evidence));
     return f;
 }
 
@@ -151,20 +146,67 @@ Guid chassis_guid(std::string_view subtype, std::string_view id) {
     return fnv1a64(fmt::format("{}:{}", subtype, id));
 }
 
-Result<RoceAssembly> assemble_roce_fabric(const std::vector<RoceHost>& hosts) {
+namespace {
+
+/// What the hosts' reports make of the fabric, as it is assembled.
+struct Assembly {
     RoceAssembly out;
     std::vector<Node> nodes;
     std::vector<Cable> cables;
     std::map<std::string, Leaf> leaves;  // chassis key -> leaf
     std::map<std::string, std::map<std::string, std::optional<int>>> leaf_port_names;
+};
+
+/// One host port: its LLDP neighbour is its leaf, and the cable between.
+void add_host_port(Assembly& a, const RoceHost& h, Node& n, const HostPort& p) {
+    RoceAssembly& out = a.out;
+    auto& leaves = a.leaves;
+    n.ports.push_back(host_port(p));
+    n.num_ports = std::max(n.num_ports, static_cast<uint8_t>(p.port));
+    PortRef self{n.guid, static_cast<uint8_t>(p.port)};
+    std::string netdev = p.netdev ? p.netdev->name : "";
+    std::vector<const LldpNeighbour*> seen;
+    for (const LldpNeighbour& nb : h.neighbours)
+        if (!netdev.empty() && nb.netdev == netdev) seen.push_back(&nb);
+    if (seen.empty()) {
+        out.problems.push_back(
+            problem("lldp_no_neighbour", p.active() ? Severity::Warning : Severity::Info,
+                    fmt::format("{}[{}] ({}): no LLDP neighbour, so no leaf port for it",
+                                n.description, p.port, netdev.empty() ? "no netdev" : netdev),
+                    self, {{"host", h.name}, {"netdev", netdev}}));
+        return;
+    }
+    if (seen.size() > 1) {
+        nlohmann::json names = nlohmann::json::array();
+        for (const auto* s : seen)
+            names.push_back(fmt::format("{} {}", s->system_name, s->port_name));
+        out.problems.push_back(
+            problem("lldp_several_neighbours", Severity::Warning,
+                    fmt::format("{}[{}] ({}): {} LLDP neighbours; the first is its leaf",
+                                n.description, p.port, netdev, seen.size()),
+                    self, {{"host", h.name}, {"netdev", netdev}, {"neighbours", names}}));
+    }
+    const LldpNeighbour& nb = *seen.front();
+    std::string key = nb.chassis_id_subtype + " " + nb.chassis_id;
+    if (!leaves.count(key)) {
+        Leaf& leaf = leaves[key];
+        leaf.node.type = NodeType::Switch;
+        leaf.node.guid = chassis_guid(nb.chassis_id_subtype, nb.chassis_id);
+        leaf.node.system_guid = leaf.node.guid;
+        leaf.node.description = nb.system_name.empty() ? nb.chassis_id : nb.system_name;
+    }
+    a.leaf_port_names[key][nb.port_name] = nb.port_number;
+    a.cables.push_back(Cable{self, key, nb.port_name, nb.port_number});
+}
+
+/// Every host's RoCE ports as nodes, with their leaves and cables.
+void add_hosts(Assembly& a, const std::vector<RoceHost>& hosts) {
     for (const RoceHost& h : hosts) {
         if (!h.lldp_error.empty()) {
-            Finding f;
-            f.kind = "lldp_unavailable";
-            f.severity = Severity::Warning;
-            f.summary = fmt::format("{}: no LLDP neighbours read: {}", h.name, h.lldp_error);
-            f.evidence = {{"host", h.name}, {"error", h.lldp_error}};
-            out.problems.push_back(std::move(f));
+            a.out.problems.push_back(
+                make_finding("lldp_unavailable", Severity::Warning,
+                             fmt::format("{}: no LLDP neighbours read: {}", h.name, h.lldp_error),
+                             {}, {{"host", h.name}, {"error", h.lldp_error}}));
         }
         for (const RdmaDevice& d : h.inventory.devices) {
             Node n;
@@ -174,51 +216,22 @@ Result<RoceAssembly> assemble_roce_fabric(const std::vector<RoceHost>& hosts) {
             n.system_guid = n.guid;
             for (const HostPort& p : d.ports) {
                 if (!p.roce() || p.port < 1 || p.port > 254) continue;
-                n.ports.push_back(host_port(p));
-                n.num_ports = std::max(n.num_ports, static_cast<uint8_t>(p.port));
-                PortRef self{n.guid, static_cast<uint8_t>(p.port)};
-                std::string netdev = p.netdev ? p.netdev->name : "";
-                std::vector<const LldpNeighbour*> seen;
-                for (const LldpNeighbour& nb : h.neighbours)
-                    if (!netdev.empty() && nb.netdev == netdev) seen.push_back(&nb);
-                if (seen.empty()) {
-                    out.problems.push_back(problem(
-                        "lldp_no_neighbour", p.active() ? Severity::Warning : Severity::Info,
-                        fmt::format("{}[{}] ({}): no LLDP neighbour, so no leaf port for it",
-                                    n.description, p.port, netdev.empty() ? "no netdev" : netdev),
-                        self, {{"host", h.name}, {"netdev", netdev}}));
-                    continue;
-                }
-                if (seen.size() > 1) {
-                    nlohmann::json names = nlohmann::json::array();
-                    for (const auto* s : seen)
-                        names.push_back(fmt::format("{} {}", s->system_name, s->port_name));
-                    out.problems.push_back(problem(
-                        "lldp_several_neighbours", Severity::Warning,
-                        fmt::format("{}[{}] ({}): {} LLDP neighbours; the first is its leaf",
-                                    n.description, p.port, netdev, seen.size()),
-                        self, {{"host", h.name}, {"netdev", netdev}, {"neighbours", names}}));
-                }
-                const LldpNeighbour& nb = *seen.front();
-                std::string key = nb.chassis_id_subtype + " " + nb.chassis_id;
-                if (!leaves.count(key)) {
-                    Leaf& leaf = leaves[key];
-                    leaf.node.type = NodeType::Switch;
-                    leaf.node.guid = chassis_guid(nb.chassis_id_subtype, nb.chassis_id);
-                    leaf.node.system_guid = leaf.node.guid;
-                    leaf.node.description = nb.system_name.empty() ? nb.chassis_id : nb.system_name;
-                }
-                leaf_port_names[key][nb.port_name] = nb.port_number;
-                cables.push_back(Cable{self, key, nb.port_name, nb.port_number});
+                add_host_port(a, h, n, p);
             }
             std::sort(n.ports.begin(), n.ports.end(),
-                      [](const Port& a, const Port& b) { return a.num < b.num; });
-            if (!n.ports.empty()) nodes.push_back(std::move(n));
+                      [](const Port& x, const Port& y) { return x.num < y.num; });
+            if (!n.ports.empty()) a.nodes.push_back(std::move(n));
         }
     }
-    for (auto& [key, leaf] : leaves) {
+}
+
+/// The leaves' ports numbered from their names.
+void number_leaf_ports(Assembly& a) {
+    RoceAssembly& out = a.out;
+    const auto& cables = a.cables;
+    for (auto& [key, leaf] : a.leaves) {
         std::vector<std::string> unnumbered;
-        number_ports(leaf, leaf_port_names[key], unnumbered);
+        number_ports(leaf, a.leaf_port_names[key], unnumbered);
         for (const std::string& name : unnumbered) {
             for (const Cable& c : cables) {
                 if (c.leaf != key || c.port_name != name) continue;
@@ -231,10 +244,16 @@ Result<RoceAssembly> assemble_roce_fabric(const std::vector<RoceHost>& hosts) {
             }
         }
     }
-    // The cables: a leaf port takes the first host port that names it.
+}
+
+/// The cables: a leaf port takes the first host port that names it.
+void cable_leaves(Assembly& a) {
+    RoceAssembly& out = a.out;
+    auto& nodes = a.nodes;
+    auto& leaves = a.leaves;
     std::map<Guid, size_t> index;
     for (size_t i = 0; i < nodes.size(); ++i) index[nodes[i].guid] = i;
-    for (const Cable& c : cables) {
+    for (const Cable& c : a.cables) {
         Leaf& leaf = leaves[c.leaf];
         auto num = leaf.port_of_name.find(c.port_name);
         if (num == leaf.port_of_name.end()) continue;  // past port 254
@@ -266,13 +285,22 @@ Result<RoceAssembly> assemble_roce_fabric(const std::vector<RoceHost>& hosts) {
         leaf.node.ports.push_back(lp);
         leaf.node.num_ports = std::max(leaf.node.num_ports, lp.num);
         std::sort(leaf.node.ports.begin(), leaf.node.ports.end(),
-                  [](const Port& a, const Port& b) { return a.num < b.num; });
+                  [](const Port& x, const Port& y) { return x.num < y.num; });
     }
-    for (auto& [key, leaf] : leaves) nodes.push_back(std::move(leaf.node));
-    auto f = Fabric::build(std::move(nodes));
+}
+
+}  // namespace
+
+Result<RoceAssembly> assemble_roce_fabric(const std::vector<RoceHost>& hosts) {
+    Assembly a;
+    add_hosts(a, hosts);
+    number_leaf_ports(a);
+    cable_leaves(a);
+    for (auto& [key, leaf] : a.leaves) a.nodes.push_back(std::move(leaf.node));
+    auto f = Fabric::build(std::move(a.nodes));
     if (!f) return f.error();
-    out.fabric = std::move(*f);
-    return out;
+    a.out.fabric = std::move(*f);
+    return std::move(a.out);
 }
 
 }  // namespace fabscope::host

@@ -213,27 +213,9 @@ class SignalForwarder {
     std::array<struct sigaction, 3> old_{};
 };
 
-}  // namespace
-
-std::string which_flags(const std::string& name, const std::string& dir) {
-    auto quote = [](const std::string& v) {
-        bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) ||
-                   std::string_view("/._-+:,=@").find(c) != std::string_view::npos;
-        });
-        if (plain) return v;
-        std::string q = "'";
-        for (char c : v) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        return q + "'";
-    };
-    if (!dir.empty()) return " --dir " + quote(dir);
-    if (!name.empty() && name != "default") return " --name " + quote(name);
-    return "";
-}
-
-Result<LabState> lab_up(const LabUpOptions& opts) {
-    LabState s;
-    s.dir = opts.dir;
+/// Makes `s.dir` the lab's: created, or a stopped lab's files removed; refused
+/// while a lab runs there or without the simulator's preload library.
+Status claim_lab_dir(LabState& s) {
     auto use = check_lab_dir_for_up(s.dir);
     if (!use) return use.error();
     if (*use == LabDirUse::ReuseLab) {
@@ -266,47 +248,53 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
         // A stopped lab's files are replaced; nothing else in the directory is touched.
         if (auto r = remove_lab_files(s.dir, false); !r) return r.error();
     }
+    return Ok{};
+}
 
-    std::string net;
+/// The net file's text: generated from the spec (which sets the planes) or read.
+Result<std::string> lab_net_text(const LabUpOptions& opts, LabState& s) {
     if (opts.spec) {
         if (auto v = validate(*opts.spec); !v) return v.error();
-        net = generate_leaf_spine(*opts.spec);
+        std::string net = generate_leaf_spine(*opts.spec);
         s.planes = opts.spec->planes;
-    } else {
-        std::ifstream in(opts.net_file);
-        if (!in)
-            return make_error(
-                fmt::format("{}: cannot open net file: {}", opts.net_file, std::strerror(errno)));
-        net = read_file(opts.net_file);
+        return net;
     }
-    s.stats = count_net_file(net);
+    std::ifstream in(opts.net_file);
+    if (!in)
+        return make_error(
+            fmt::format("{}: cannot open net file: {}", opts.net_file, std::strerror(errno)));
+    return read_file(opts.net_file);
+}
+
+/// Writes the net file into the lab, counting what it declares (none: not a net file).
+Status write_lab_net(const LabUpOptions& opts, LabState& s) {
+    auto net = lab_net_text(opts, s);
+    if (!net) return net.error();
+    s.stats = count_net_file(*net);
     if (s.stats.nodes() == 0) {
         return make_error(fmt::format("{}: no Switch/Hca declarations: not an ibsim net file",
                                       opts.spec ? "generated topology" : opts.net_file));
     }
     s.net_file = s.dir + "/net";
-    {
-        std::ofstream out(s.net_file);
-        out << net;
-        if (!out)
-            return make_error(fmt::format("{}: cannot write: {}", s.net_file, std::strerror(errno)),
-                              kExitCannotRun);
-    }
-    s.sockname = sockname_for(s.dir);
-    s.created = iso8601_now();
-    // The state is written before anything starts, so a lab that fails half
-    // way is still this lab's to clean up with `lab down`.
-    if (auto w = save_lab_state(s); !w) return w.error();
-    fs::create_directories(s.dir + "/osm", ec);
+    std::ofstream out(s.net_file);
+    out << *net;
+    if (!out)
+        return make_error(fmt::format("{}: cannot write: {}", s.net_file, std::strerror(errno)),
+                          kExitCannotRun);
+    return Ok{};
+}
 
-    SimConsole console(s.dir);
+/// Creates the fifo the simulator reads its console commands from.
+Status make_console_fifo(const SimConsole& console) {
     if (::mkfifo(console.fifo_path().c_str(), 0600) != 0) {
         return make_error(fmt::format("{}: mkfifo: {}", console.fifo_path(), std::strerror(errno)),
                           kExitCannotRun);
     }
+    return Ok{};
+}
 
-    // 1. The supervisor holds the console fifo open for writing, so the
-    //    simulator never reads end-of-file on its console.
+/// Starts the supervisor and waits until it is ready; on failure, stops what the lab started.
+Status start_supervisor(LabState& s) {
     auto sup = spawn({.argv = {self_exe(), "lab", "_supervise", s.dir, s.sockname},
                       .stdout_path = s.dir + "/supervisor.log",
                       .stderr_path = s.dir + "/supervisor.log",
@@ -322,8 +310,11 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
         stop_all(s);
         return w.error();
     }
+    return Ok{};
+}
 
-    // 2. The simulator.
+/// Starts the simulator on the console fifo; on failure, stops what the lab started.
+Status spawn_simulator(LabState& s, const SimConsole& console) {
     int console_in = ::open(console.fifo_path().c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (console_in < 0) {
         stop_all(s);
@@ -350,7 +341,11 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
     }
     s.ibsim = *sim;
     (void)save_lab_state(s);
-    Stopwatch sw;
+    return Ok{};
+}
+
+/// Waits until the simulator says it is ready; on failure, stops the lab.
+Status wait_simulator_ready(const LabState& s, const SimConsole& console) {
     if (auto w = wait_for(
             [&] { return file_contains(console.output_path(), "Network simulator ready"); },
             [&] { return is_running(s.ibsim); }, std::chrono::seconds(120),
@@ -360,8 +355,12 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
         stop_all(s);
         return w.error();
     }
+    return Ok{};
+}
 
-    // 3. One OpenSM per plane, each waited for until SUBNET UP.
+/// Starts one OpenSM per plane, each waited for until SUBNET UP; on failure,
+/// stops the lab.
+Status start_sms(LabState& s, std::chrono::seconds subnet_up_timeout) {
     for (int plane = 1; plane <= s.planes; ++plane) {
         auto sm = start_sm(s, plane);
         if (!sm) {
@@ -377,17 +376,62 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
         const std::string log = sm_log(s, plane);
         const ProcessId pid = *sm;
         if (auto w = wait_for([&] { return file_contains(log, "SUBNET UP"); },
-                              [&] { return is_running(pid); }, opts.subnet_up_timeout,
+                              [&] { return is_running(pid); }, subnet_up_timeout,
                               fmt::format("OpenSM{} exited before SUBNET UP: {}",
                                           s.planes > 1 ? fmt::format(" of plane {}", plane) : "",
                                           tail(read_file(sm_out(s, plane)), 3)),
                               fmt::format("no SUBNET UP from OpenSM within {} s (see {})",
-                                          opts.subnet_up_timeout.count(), log));
+                                          subnet_up_timeout.count(), log));
             !w) {
             stop_all(s);
             return w.error();
         }
     }
+    return Ok{};
+}
+
+}  // namespace
+
+std::string which_flags(const std::string& name, const std::string& dir) {
+    auto quote = [](const std::string& v) {
+        bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) ||
+                   std::string_view("/._-+:,=@").find(c) != std::string_view::npos;
+        });
+        if (plain) return v;
+        std::string q = "'";
+        for (char c : v) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        return q + "'";
+    };
+    if (!dir.empty()) return " --dir " + quote(dir);
+    if (!name.empty() && name != "default") return " --name " + quote(name);
+    return "";
+}
+
+Result<LabState> lab_up(const LabUpOptions& opts) {
+    LabState s;
+    s.dir = opts.dir;
+    if (auto r = claim_lab_dir(s); !r) return r.error();
+    if (auto r = write_lab_net(opts, s); !r) return r.error();
+    s.sockname = sockname_for(s.dir);
+    s.created = iso8601_now();
+    // The state is written before anything starts, so a lab that fails half
+    // way is still this lab's to clean up with `lab down`.
+    if (auto w = save_lab_state(s); !w) return w.error();
+    std::error_code ec;
+    fs::create_directories(s.dir + "/osm", ec);
+
+    SimConsole console(s.dir);
+    if (auto r = make_console_fifo(console); !r) return r.error();
+    // 1. The supervisor holds the console fifo open for writing, so the
+    //    simulator never reads end-of-file on its console.
+    if (auto r = start_supervisor(s); !r) return r.error();
+    // 2. The simulator.
+    if (auto r = spawn_simulator(s, console); !r) return r.error();
+    Stopwatch sw;
+    if (auto r = wait_simulator_ready(s, console); !r) return r.error();
+    // 3. One OpenSM per plane, each waited for until SUBNET UP.
+    if (auto r = start_sms(s, opts.subnet_up_timeout); !r) return r.error();
     s.subnet_up_s = sw.seconds();
     if (auto w = save_lab_state(s); !w) {
         stop_all(s);

@@ -40,18 +40,12 @@ std::string agent_steps(const MeshAgentBounds& bounds, const OpenDevice& open_de
     if (auto notes = apply_caps(capped, &lim.caps, dev.limits()); !notes.empty())
         return refuse(fmt::format("mesh order: {}", fmt::join(notes, "; ")));
     MeshRunOptions m;
-    m.spec = od.spec;
+    m.test() = od.test();
     m.device = od.device.empty() ? dev.name() : od.device;
     m.port = od.port != 0 ? od.port : (od.device.empty() ? dev.port() : 0);
     m.peer.gid_index = od.gid_index ? od.gid_index : peer.gid_index;
     m.peer.traffic_class = od.traffic_class;
     m.peer.mtu_cap = od.mtu_cap;
-    m.step_timeout = od.step_timeout;
-    m.plan_extra = od.plan_extra;
-    m.pattern = od.pattern;
-    m.trace_variants = od.trace_variants;
-    m.max_cover_rounds = od.max_cover_rounds;
-    m.adaptive_rounds = od.adaptive_rounds;
     OpenDevice open = open_device;
     if (od.trace) {
         TraceOptions t;
@@ -153,16 +147,10 @@ MeshRunOutcome coordinate_mesh(const std::vector<MeshAgent>& agents, const Coord
                 order.size = size;
                 order.device = agents[i].device.empty() ? o.run.device : agents[i].device;
                 order.port = o.run.port;
-                order.spec = o.run.spec;
+                order.test() = o.run.test();
                 order.gid_index = o.run.peer.gid_index;
                 order.traffic_class = o.run.peer.traffic_class;
                 order.mtu_cap = o.run.peer.mtu_cap;
-                order.pattern = o.run.pattern;
-                order.step_timeout = o.run.step_timeout;
-                order.plan_extra = o.run.plan_extra;
-                order.max_cover_rounds = o.run.max_cover_rounds;
-                order.adaptive_rounds = o.run.adaptive_rounds;
-                order.trace_variants = o.run.trace_variants;
                 order.trace = o.trace;
                 order.trace_timeout = o.trace_timeout;
                 order.names = o.names;

@@ -105,13 +105,9 @@ IncastAnalysis analyse_incast(const IncastData& d, const Thresholds& t) {
 json incast_json(const IncastData& d, const IncastAnalysis& a, const Thresholds& t) {
     json ranks = json::array();
     for (const MeshRank& r : d.ranks) {
-        ranks.push_back({{"rank", r.rank},
-                         {"host", r.host},
-                         {"device", r.device},
-                         {"port", r.port},
-                         {"role", role(d, r.rank)},
-                         {"error", r.error},
-                         {"gone", r.gone}});
+        json k = rank_report_json(r);
+        k["role"] = role(d, r.rank);
+        ranks.push_back(std::move(k));
     }
     json flows = json::array();
     for (const IncastFlow& f : d.flows) {

@@ -26,6 +26,7 @@
 #include "mesh/run.h"
 #include "pairtest/session.h"
 #include "ranks/comm.h"
+#include "ranks/protocol.h"
 #include "util/interrupt.h"
 
 namespace fabscope::perf {
@@ -54,10 +55,8 @@ struct IncastOptions {
     std::function<void(const IncastData&)> on_progress;
 };
 
-struct IncastOutcome {
-    IncastData data;    ///< rank 0 only
-    std::string error;  ///< this rank could not take part or lost rank 0
-    bool peers_gone = false;
+struct IncastOutcome : RankOutcome {
+    IncastData data;  ///< rank 0 only
 };
 
 /// Runs this rank's part. Never throws.

@@ -1,21 +1,43 @@
 #include "mesh/links.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "mesh/paths_ib.h"
+#include "mesh/paths_traced.h"
+#include "trace/flow_path.h"
 
 namespace fabscope::perf {
+namespace {
 
-std::vector<TraceHop> path_hops(const nlohmann::json& path) {
-    if (!path.is_object()) return {};
-    try {
-        return flow_trace_from_json(path).hops;
-    } catch (const std::exception&) {
-        return {};
+/// The host end of a host's own cable (none for a cable between switches).
+std::optional<PortRef> host_end(const TracedFabric& f, const Link& l) {
+    for (PortRef p : {l.a, l.b}) {
+        const Node* n = f.fabric().node(p.node);
+        if (n && n->type != NodeType::Switch) return p;
     }
+    return std::nullopt;
 }
+
+/// A lane by its ends; a host's cable one way by the host side it is:
+/// "a2 (receiving) or its cable from l1[10.9.11.1]".
+std::string lane_label(const TracedFabric& f, Lane lane) {
+    const Link& l = f.fabric().links().at(link_of_lane(lane));
+    auto host = host_end(f, l);
+    if (!host) return f.lane_name(lane);
+    const PortRef from = (lane & 1U) == 0 ? l.a : l.b;
+    const PortRef other = *host == l.a ? l.b : l.a;
+    const bool sending = from == *host;
+    return fmt::format("{} ({}) or its cable {} {}", f.end_name(*host),
+                       sending ? "sending" : "receiving", sending ? "to" : "from",
+                       f.end_name(other));
+}
+
+}  // namespace
 
 MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
                         const std::vector<char>& slow, const std::vector<double>& strength,
@@ -32,20 +54,29 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
         if (!h.empty()) known.push_back(h);
     }
     m.routed = d.routes != nullptr;
-    m.fabric = m.routed ? TracedFabric::from_snapshot(d.routes) : TracedFabric::from_paths(known);
+    // The hosts' own cables are lanes too: a slow NIC or host cable then
+    // explains its flows, and no leaf-spine cable is blamed for them.
+    const std::vector<TracedHost> hosts = m.routed ? std::vector<TracedHost>{} : traced_hosts(d);
+    m.fabric =
+        m.routed ? TracedFabric::from_snapshot(d.routes) : TracedFabric::from_paths(known, hosts);
+    std::map<int, std::string> leaf_of;
+    for (const TracedHost& h : hosts) leaf_of[h.rank] = h.first_hop;
     m.flow_lanes.resize(d.flows.size());
     std::vector<FlowPath> routes = ib_flow_lanes(d);
     std::vector<FlowObservation> obs;
     std::set<Lane> crossed;
     for (size_t i = 0; i < d.flows.size(); ++i) {
+        const MeshFlow& f = d.flows[i];
+        const bool same_leaf =
+            leaf_of.count(f.src) && leaf_of.count(f.dst) && leaf_of[f.src] == leaf_of[f.dst];
         if (m.routed && routes[i].ok()) {
             ++m.traced;
             m.flow_lanes[i] = std::move(routes[i].lanes);
-        } else if (!m.routed && !hops[i].empty()) {
+        } else if (!m.routed && (!hops[i].empty() || same_leaf)) {
+            // No hops between two hosts of one leaf: no router on the way.
             ++m.traced;
-            m.flow_lanes[i] = m.fabric.lanes_of(hops[i]);
+            m.flow_lanes[i] = with_host_lanes(m.fabric, f.src, f.dst, m.fabric.lanes_of(hops[i]));
         }
-        const MeshFlow& f = d.flows[i];
         if (!flow_is_evidence(d, f)) continue;
         crossed.insert(m.flow_lanes[i].begin(), m.flow_lanes[i].end());
         obs.push_back({.test = i,
@@ -57,6 +88,18 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
                        .strength = strength[i]});
         m.measured.push_back(i);
     }
+    // A host's cable is tested when the host sent, and when it received.
+    std::set<int> sent, received;
+    for (size_t i : m.measured) {
+        sent.insert(d.flows[i].src);
+        received.insert(d.flows[i].dst);
+    }
+    m.coverage.endpoints =
+        static_cast<size_t>(std::count_if(d.ranks.begin(), d.ranks.end(), [](const MeshRank& r) {
+            return r.error.empty() && !r.coordinator;
+        }));
+    m.coverage.senders = sent.size();
+    m.coverage.receivers = received.size();
     std::vector<Lane> all = m.fabric.lanes();
     m.coverage.lanes = all.size();
     for (Lane l : all) {
@@ -70,7 +113,7 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
         ls.lanes = s.lanes;
         for (Lane l : s.lanes) {
             if (!ls.name.empty()) ls.name += " or ";
-            ls.name += m.fabric.lane_name(l);
+            ls.name += lane_label(m.fabric, l);
         }
         ls.slow_flows = s.slow_flows;
         ls.own_slow = s.own_slow;
@@ -102,6 +145,8 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
         CableSuspect& c = by_link[link];
         c.link = link;
         c.name = m.fabric.cable_name(link);
+        const Link& cable = m.fabric.fabric().links().at(link);
+        if (auto host = host_end(m.fabric, cable)) c.host = m.fabric.end_name(*host);
         c.directions.push_back(i);
         c.slow_flows += s.slow_flows;
         c.own_slow += s.own_slow;

@@ -39,7 +39,10 @@ struct LinkSuspect {
 /// A cable some localized lane suspect is on, with the directions that are bad.
 struct CableSuspect {
     size_t link = 0;
-    std::string name;                ///< "l1[10.9.12.0] <-> s2[10.9.12.1]"
+    std::string name;  ///< "l1[10.9.12.0] <-> s2[10.9.12.1]"
+    /// A host's own cable: the host ("a2"); its NIC is as much a suspect as
+    /// the cable. "" for a cable between switches.
+    std::string host;
     std::vector<size_t> directions;  ///< indices into MeshLinks::suspects
     size_t slow_flows = 0;           ///< over its bad directions
     size_t own_slow = 0;             ///< of them, those no suspect chosen before explained
@@ -65,9 +68,6 @@ struct MeshLinks {
     Localization localization;  ///< over the measured flows (observation i = measured[i])
     std::vector<size_t> measured;
 };
-
-/// The hops of a flow's "path" object (null or malformed: none).
-std::vector<TraceHop> path_hops(const nlohmann::json& path);
 
 /// `slow`, `ratio` and `strength` per flow, as analyse_mesh found them.
 MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,

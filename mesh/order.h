@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh/run.h"
 #include "model/duration.h"
 #include "rdma/caps.h"
 #include "rdma/test_spec.h"
@@ -48,26 +49,18 @@ struct MeshAgentBounds {
     Millis max_session{4 * 3600 * 1000};
 };
 
-struct MeshOrder {
+/// An agent's order: the test every rank runs, and this agent's part.
+struct MeshOrder : MeshTest {
     int version = kMeshOrderVersion;
     int rank = 1;        ///< this agent's rank; the coordinator is rank 0
     int size = 2;        ///< the coordinator and every agent
     std::string device;  ///< "" = the agent's own (perf serve -d)
     int port = 0;
-    TestSpec spec;
     std::optional<int> gid_index;
     uint8_t traffic_class = 0;
     int mtu_cap = 0;
-    std::string pattern = "all-pairs";  ///< or "cover", "leaf", "pairs" (rank 0 plans them)
-    Millis step_timeout{10000};
-    size_t max_cover_rounds = 8;
-    size_t adaptive_rounds = 4;
-    int trace_variants = 8;
     bool trace = true;  ///< trace the flows' paths (Soft-RoCE)
     Millis trace_timeout{300};
-    /// Rank 0 reads the switch counters (or loads a snapshot) before it
-    /// plans: the agent waits for the plan this much longer (at most 5 min).
-    Millis plan_extra{0};
     HostNames names;  ///< address -> name, for the hops of the traces
 };
 

@@ -39,18 +39,6 @@ const MeshEndpoint* match_rank(const Fabric& f, const std::unordered_map<Lid, Me
     return &it->second;
 }
 
-/// Only the switch-to-switch lanes of a route.
-std::vector<Lane> fabric_part(const Fabric& f, const std::vector<Lane>& lanes) {
-    std::vector<Lane> out;
-    for (Lane l : lanes) {
-        const Link& link = f.links()[link_of_lane(l)];
-        const Node* a = f.node(link.a.node);
-        const Node* b = f.node(link.b.node);
-        if (a && b && a->type == NodeType::Switch && b->type == NodeType::Switch) out.push_back(l);
-    }
-    return out;
-}
-
 }  // namespace
 
 PathSource ib_paths(const MeshRunData& d) {
@@ -119,7 +107,6 @@ std::vector<FlowPath> ib_flow_lanes(const MeshRunData& d) {
             continue;
         }
         out[i] = oracle.path(*src, *dst, f.path_bits);
-        out[i].lanes = fabric_part(*d.routes, out[i].lanes);
     }
     return out;
 }

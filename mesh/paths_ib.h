@@ -23,9 +23,9 @@ PathSource ib_paths(const MeshRunData& d);
 /// does not have (its flows run, and no path is known for them).
 std::vector<MeshFinding> ranks_not_in_routes(const MeshRunData& d);
 
-/// Every flow of the run along its route: the switch-to-switch lanes (the
-/// cables a host is plugged in by are its endpoint's, not the fabric's), or
-/// why its route is not known.
+/// Every flow of the run along its route, the cables of its two hosts
+/// included (a slow NIC or host cable then explains its flows, not a
+/// leaf-spine cable), or why its route is not known.
 std::vector<FlowPath> ib_flow_lanes(const MeshRunData& d);
 
 }  // namespace fabscope::perf

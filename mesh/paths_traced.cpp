@@ -1,12 +1,12 @@
 #include "mesh/paths_traced.h"
 
 #include <algorithm>
+#include <map>
+
+#include "trace/flow_path.h"
 
 namespace fabscope::perf {
 namespace {
-
-/// Hosts have no GUID; these stand in for them, apart from the routers'.
-constexpr Guid kRankGuidBase = 0x4850000000000000ULL;  // "HP"
 
 uint32_t label_for(const std::vector<uint16_t>& sports, int variant) {
     if (variant < 0 || static_cast<size_t>(variant) >= sports.size()) return 0;
@@ -15,12 +15,44 @@ uint32_t label_for(const std::vector<uint16_t>& sports, int variant) {
 
 }  // namespace
 
+std::vector<TracedHost> traced_hosts(const MeshRunData& d) {
+    std::map<int, TracedHost> by_rank;
+    auto saw = [&](int rank, const std::vector<TraceHop>& hops) {
+        if (hops.empty() || rank < 0 || static_cast<size_t>(rank) >= d.ranks.size()) return;
+        TracedHost& h = by_rank[rank];
+        if (!h.first_hop.empty()) return;
+        const MeshRank& r = d.ranks[static_cast<size_t>(rank)];
+        h.rank = rank;
+        h.name = r.host.empty() ? r.address : r.host;
+        h.first_hop = router_key(hops.front());
+        h.leaf_address = hops.front().address;
+    };
+    for (const MeshTrace& t : d.traces) saw(t.src, t.hops);
+    for (const MeshFlow& f : d.flows) saw(f.src, path_hops(f.path));
+    std::vector<TracedHost> out;
+    out.reserve(by_rank.size());
+    for (auto& [_, h] : by_rank) out.push_back(std::move(h));
+    return out;
+}
+
+std::vector<Lane> with_host_lanes(const TracedFabric& fabric, int src, int dst,
+                                  const std::vector<Lane>& between) {
+    auto up = fabric.host_lane(src, true);
+    auto down = fabric.host_lane(dst, false);
+    std::vector<Lane> out;
+    out.reserve(between.size() + 2);
+    if (up) out.push_back(*up);
+    out.insert(out.end(), between.begin(), between.end());
+    if (down) out.push_back(*down);
+    return out;
+}
+
 TracedFabric traced_fabric(const MeshRunData& d) {
     std::vector<std::vector<TraceHop>> paths;
     for (const MeshTrace& t : d.traces) {
         if (!t.hops.empty()) paths.push_back(t.hops);
     }
-    return TracedFabric::from_paths(paths);
+    return TracedFabric::from_paths(paths, traced_hosts(d));
 }
 
 uint32_t label_of(const MeshRunData& d, int variant) {

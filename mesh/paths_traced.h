@@ -7,6 +7,7 @@
 // run's data in, endpoints and lanes out.
 
 #include <cstdint>
+#include <vector>
 
 #include "mesh/path_source.h"
 #include "mesh/run_data.h"
@@ -14,7 +15,16 @@
 
 namespace fabscope::perf {
 
-/// The switch-level fabric of the traces taken before the rounds.
+/// The ranks as hosts of the traced fabric, each cabled to the first hop of
+/// its own traces (those taken before the rounds, and its flows' own).
+std::vector<TracedHost> traced_hosts(const MeshRunData& d);
+
+/// A flow's lanes: its source's cable toward its leaf, `between`, and its
+/// destination's cable from its leaf (those the fabric knows).
+std::vector<Lane> with_host_lanes(const TracedFabric& fabric, int src, int dst,
+                                  const std::vector<Lane>& between);
+
+/// The fabric of the traces taken before the rounds, the ranks cabled to it.
 TracedFabric traced_fabric(const MeshRunData& d);
 
 /// The ranks with an address, one endpoint each, over the traced paths;

@@ -71,7 +71,9 @@ std::vector<std::vector<MeshPair>> plan_cover(const MeshRunData& d, size_t max_r
                                               Coverage* coverage) {
     const TracedFabric traced = d.routes ? TracedFabric{} : traced_fabric(d);
     const PathSource s = path_source(d, traced);
-    if (!s.oracle) return {};
+    // No switch-to-switch lane (no router answered, or every rank under one
+    // leaf): nothing to cover, and all-pairs tells its hosts apart best.
+    if (!s.oracle || s.lanes.empty()) return {};
     Schedule plan = cover(s.endpoints, *s.oracle, s.lanes, max_rounds);
     if (coverage) *coverage = coverage_of(plan, s.endpoints, *s.oracle, s.lanes);
     return mesh_rounds(s.ranks, plan.rounds, s.steer);

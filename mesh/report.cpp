@@ -70,7 +70,10 @@ json links_json(const MeshLinks& m, const std::vector<char>& slow) {
             {"coverage",
              {{"lanes", m.coverage.lanes},
               {"crossed", m.coverage.crossed},
-              {"fraction", m.coverage.fraction()}}}};
+              {"fraction", m.coverage.fraction()},
+              {"endpoints", m.coverage.endpoints},
+              {"senders", m.coverage.senders},
+              {"receivers", m.coverage.receivers}}}};
 }
 
 /// InfiniBand: where the paths came from and whether the switch ports'
@@ -91,6 +94,203 @@ json routes_json(const MeshRunData& d) {
               {"why_not", why.empty() ? json(nullptr) : json(why)},
               {"ports", c.before ? c.before->ports.size() : 0},
               {"failed", failed}}}};
+}
+
+/// One rank: what rank_report_json says, its plane, whether it took part to the
+/// end, and its coordinator role and InfiniBand address when it has them.
+json reported_rank_json(const MeshRank& r) {
+    json k = rank_report_json(r);
+    k["plane"] = r.plane;
+    k["ok"] = r.error.empty() && !r.gone;
+    k["gone_round"] = r.gone ? nullable_round(r.gone_round) : json(nullptr);
+    if (r.coordinator) k["coordinator"] = true;
+    if (r.lid != 0) k["lid"] = r.lid;
+    if (r.port_guid != 0) k["port_guid"] = format_guid(r.port_guid);
+    return k;
+}
+
+/// Every rank of the run.
+json reported_ranks_json(const MeshRunData& d) {
+    json ranks = json::array();
+    for (const MeshRank& r : d.ranks) ranks.push_back(reported_rank_json(r));
+    return ranks;
+}
+
+/// One pair of a round, with the flow labels (RoCE) or path bits (InfiniBand)
+/// that steered it when any did.
+json pair_json(const MeshPair& p) {
+    json pair = {{"a", p.a}, {"b", p.b}, {"both_ways", p.both_ways}};
+    if (p.label_ab != 0 || p.label_ba != 0) {
+        pair["flow_label_ab"] = p.label_ab;
+        pair["flow_label_ba"] = p.label_ba;
+    }
+    if (p.path_bits_ab != 0 || p.path_bits_ba != 0) {
+        pair["path_bits_ab"] = p.path_bits_ab;
+        pair["path_bits_ba"] = p.path_bits_ba;
+    }
+    return pair;
+}
+
+/// The rounds, numbered from 1, those after the planned ones adaptive.
+json reported_rounds_json(const MeshRunData& d) {
+    json rounds = json::array();
+    for (size_t i = 0; i < d.rounds.size(); ++i) {
+        json pairs = json::array();
+        for (const MeshPair& p : d.rounds[i]) pairs.push_back(pair_json(p));
+        rounds.push_back({{"round", i + 1}, {"pairs", pairs}, {"adaptive", i >= d.planned_rounds}});
+    }
+    return rounds;
+}
+
+/// Flow `i`: what it measured and what the analysis made of it.
+json flow_json(const MeshRunData& d, const MeshAnalysis& a, size_t i) {
+    const MeshFlow& f = d.flows[i];
+    json x = {{"round", f.round + 1},
+              {"src", f.src},
+              {"dst", f.dst},
+              {"src_host", host_of(d, f.src)},
+              {"dst_host", host_of(d, f.dst)},
+              {"measured", f.measured},
+              {"ok", f.ok},
+              {"error", f.error},
+              {"avg_gbps", f.avg_gbps},
+              {"peak_gbps", f.peak_gbps},
+              {"min_window_gbps", f.min_window_gbps},
+              {"bytes", f.bytes},
+              {"seconds", f.seconds},
+              {"ratio", a.ratio[i] < 0 ? json(nullptr) : json(a.ratio[i])},
+              {"slow", a.slow[i] != 0},
+              {"lossy", a.lossy[i] != 0},
+              {"path", f.path.is_object() ? f.path : json(nullptr)},
+              {"counters", f.counters},
+              {"congestion", test_congestion_to_json(f.congestion)},
+              {"lanes", a.links.flow_lanes.at(i)}};
+    if (f.path_bits != 0) x["path_bits"] = f.path_bits;
+    return x;
+}
+
+/// Every flow of the run, measured or not.
+json flows_json(const MeshRunData& d, const MeshAnalysis& a) {
+    json flows = json::array();
+    for (size_t i = 0; i < d.flows.size(); ++i) flows.push_back(flow_json(d, a, i));
+    return flows;
+}
+
+/// Each plane's median rate, what its flows are measured against.
+json planes_json(const MeshAnalysis& a) {
+    json planes = json::array();
+    for (const auto& [plane, m] : a.plane_median_gbps)
+        planes.push_back({{"plane", plane}, {"median_gbps", m}});
+    return planes;
+}
+
+/// One endpoint suspect: its sides, the flows behind it and their counters.
+json endpoint_suspect_json(const MeshRunData& d, const EndpointSuspect& s) {
+    json sides = json::array();
+    for (const EndpointSide& side : s.sides) {
+        sides.push_back({{"rank", side.rank},
+                         {"host", host_of(d, side.rank)},
+                         {"device", d.ranks.at(side.rank).device},
+                         {"direction", side.sending ? "send" : "receive"}});
+    }
+    return {{"name", describe(d, s)},
+            {"endpoints", sides},
+            {"localized", s.sides.size() == 1},
+            {"slow_flows", s.slow_flows},
+            {"total_flows", s.total_flows},
+            {"evidence", s.evidence},
+            {"counters",
+             {{"slow", flow_counters_json(s.slow_counters)},
+              {"healthy", flow_counters_json(s.healthy_counters)}}}};
+}
+
+/// The endpoints the slow flows point at (analyse_mesh).
+json endpoint_suspects_json(const MeshRunData& d, const MeshAnalysis& a) {
+    json suspects = json::array();
+    for (const EndpointSuspect& s : a.suspects) suspects.push_back(endpoint_suspect_json(d, s));
+    return suspects;
+}
+
+/// The run's findings, rank and round null where they have none.
+json findings_json(const MeshRunData& d) {
+    json findings = json::array();
+    for (const MeshFinding& f : d.findings) {
+        findings.push_back({{"kind", f.kind},
+                            {"rank", f.rank < 0 ? json(nullptr) : json(f.rank)},
+                            {"host", f.rank < 0 ? json(nullptr) : json(host_of(d, f.rank))},
+                            {"round", nullable_round(f.round)},
+                            {"message", f.message}});
+    }
+    return findings;
+}
+
+/// One link suspect: its lanes, the flows behind it, their counters and what
+/// the switch ports at its ends counted.
+json link_suspect_json(const MeshLinks& links, const LinkSuspect& s) {
+    json lanes = json::array();
+    for (Lane l : s.lanes) {
+        lanes.push_back({{"lane", l},
+                         {"name", links.fabric.lane_name(l)},
+                         {"cable", links.fabric.cable_name(link_of_lane(l))}});
+    }
+    return {{"name", s.name},
+            {"lanes", lanes},
+            {"localized", s.lanes.size() == 1},
+            {"slow_flows", s.slow_flows},
+            {"own_slow_flows", s.own_slow},
+            {"total_flows", s.total_flows},
+            {"mean_ratio", s.mean_ratio},
+            {"evidence", s.evidence},
+            {"healthy", s.healthy},
+            {"counters",
+             {{"slow", flow_counters_json(s.slow_counters)},
+              {"healthy", flow_counters_json(s.healthy_counters)}}},
+            {"switch_ports", port_evidence_json(s.switch_ports)}};
+}
+
+/// The lanes the slow flows' paths point at (analyse_links).
+json link_suspects_json(const MeshLinks& links) {
+    json link_suspects = json::array();
+    for (const LinkSuspect& s : links.suspects)
+        link_suspects.push_back(link_suspect_json(links, s));
+    return link_suspects;
+}
+
+/// The cable suspects, each direction by its link suspect's name.
+json cable_suspects_json(const MeshLinks& links) {
+    json cables = json::array();
+    for (const CableSuspect& c : links.cables) {
+        json dirs = json::array();
+        for (size_t i : c.directions) dirs.push_back(links.suspects[i].name);
+        cables.push_back({{"name", c.name},
+                          {"directions", dirs},
+                          {"slow_flows", c.slow_flows},
+                          {"own_slow_flows", c.own_slow},
+                          {"total_flows", c.total_flows}});
+        if (!c.host.empty()) cables.back()["host"] = c.host;
+    }
+    return cables;
+}
+
+/// The run counted: flows (measured, ok, slow), suspects, traced flows, findings.
+json totals_json(const MeshRunData& d, const MeshAnalysis& a) {
+    size_t measured = 0;
+    size_t ok = 0;
+    size_t slow = 0;
+    for (size_t i = 0; i < d.flows.size(); ++i) {
+        const MeshFlow& f = d.flows[i];
+        measured += f.measured;
+        ok += f.measured && f.ok;
+        slow += a.slow[i];
+    }
+    return {{"flows", d.flows.size()},
+            {"measured", measured},
+            {"ok", ok},
+            {"slow", slow},
+            {"suspects", a.suspects.size()},
+            {"link_suspects", a.links.suspects.size()},
+            {"traced", a.links.traced},
+            {"findings", d.findings.size()}};
 }
 
 }  // namespace
@@ -180,132 +380,6 @@ std::string describe(const MeshRunData& d, const EndpointSuspect& s) {
 }
 
 json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
-    json ranks = json::array();
-    for (const MeshRank& r : d.ranks) {
-        ranks.push_back({{"rank", r.rank},
-                         {"host", r.host},
-                         {"device", r.device},
-                         {"port", r.port},
-                         {"plane", r.plane},
-                         {"ok", r.error.empty() && !r.gone},
-                         {"error", r.error},
-                         {"gone", r.gone},
-                         {"gone_round", r.gone ? nullable_round(r.gone_round) : json(nullptr)}});
-        if (r.coordinator) ranks.back()["coordinator"] = true;
-        if (r.lid != 0) ranks.back()["lid"] = r.lid;
-        if (r.port_guid != 0) ranks.back()["port_guid"] = format_guid(r.port_guid);
-    }
-    json rounds = json::array();
-    for (size_t i = 0; i < d.rounds.size(); ++i) {
-        json pairs = json::array();
-        for (const MeshPair& p : d.rounds[i]) {
-            json pair = {{"a", p.a}, {"b", p.b}, {"both_ways", p.both_ways}};
-            if (p.label_ab != 0 || p.label_ba != 0) {
-                pair["flow_label_ab"] = p.label_ab;
-                pair["flow_label_ba"] = p.label_ba;
-            }
-            if (p.path_bits_ab != 0 || p.path_bits_ba != 0) {
-                pair["path_bits_ab"] = p.path_bits_ab;
-                pair["path_bits_ba"] = p.path_bits_ba;
-            }
-            pairs.push_back(pair);
-        }
-        rounds.push_back({{"round", i + 1}, {"pairs", pairs}, {"adaptive", i >= d.planned_rounds}});
-    }
-    json flows = json::array();
-    size_t measured = 0;
-    size_t ok = 0;
-    size_t slow = 0;
-    for (size_t i = 0; i < d.flows.size(); ++i) {
-        const MeshFlow& f = d.flows[i];
-        measured += f.measured;
-        ok += f.measured && f.ok;
-        slow += a.slow[i];
-        flows.push_back({{"round", f.round + 1},
-                         {"src", f.src},
-                         {"dst", f.dst},
-                         {"src_host", host_of(d, f.src)},
-                         {"dst_host", host_of(d, f.dst)},
-                         {"measured", f.measured},
-                         {"ok", f.ok},
-                         {"error", f.error},
-                         {"avg_gbps", f.avg_gbps},
-                         {"peak_gbps", f.peak_gbps},
-                         {"min_window_gbps", f.min_window_gbps},
-                         {"bytes", f.bytes},
-                         {"seconds", f.seconds},
-                         {"ratio", a.ratio[i] < 0 ? json(nullptr) : json(a.ratio[i])},
-                         {"slow", a.slow[i] != 0},
-                         {"lossy", a.lossy[i] != 0},
-                         {"path", f.path.is_object() ? f.path : json(nullptr)},
-                         {"counters", f.counters},
-                         {"congestion", test_congestion_to_json(f.congestion)},
-                         {"lanes", a.links.flow_lanes.at(i)}});
-        if (f.path_bits != 0) flows.back()["path_bits"] = f.path_bits;
-    }
-    json planes = json::array();
-    for (const auto& [plane, m] : a.plane_median_gbps)
-        planes.push_back({{"plane", plane}, {"median_gbps", m}});
-    json suspects = json::array();
-    for (const EndpointSuspect& s : a.suspects) {
-        json sides = json::array();
-        for (const EndpointSide& side : s.sides) {
-            sides.push_back({{"rank", side.rank},
-                             {"host", host_of(d, side.rank)},
-                             {"device", d.ranks.at(side.rank).device},
-                             {"direction", side.sending ? "send" : "receive"}});
-        }
-        suspects.push_back({{"name", describe(d, s)},
-                            {"endpoints", sides},
-                            {"localized", s.sides.size() == 1},
-                            {"slow_flows", s.slow_flows},
-                            {"total_flows", s.total_flows},
-                            {"evidence", s.evidence},
-                            {"counters",
-                             {{"slow", flow_counters_json(s.slow_counters)},
-                              {"healthy", flow_counters_json(s.healthy_counters)}}}});
-    }
-    json findings = json::array();
-    for (const MeshFinding& f : d.findings) {
-        findings.push_back({{"kind", f.kind},
-                            {"rank", f.rank < 0 ? json(nullptr) : json(f.rank)},
-                            {"host", f.rank < 0 ? json(nullptr) : json(host_of(d, f.rank))},
-                            {"round", nullable_round(f.round)},
-                            {"message", f.message}});
-    }
-    json fabric = links_json(a.links, a.slow);
-    json link_suspects = json::array();
-    for (const LinkSuspect& s : a.links.suspects) {
-        json lanes = json::array();
-        for (Lane l : s.lanes) {
-            lanes.push_back({{"lane", l},
-                             {"name", a.links.fabric.lane_name(l)},
-                             {"cable", a.links.fabric.cable_name(link_of_lane(l))}});
-        }
-        link_suspects.push_back({{"name", s.name},
-                                 {"lanes", lanes},
-                                 {"localized", s.lanes.size() == 1},
-                                 {"slow_flows", s.slow_flows},
-                                 {"own_slow_flows", s.own_slow},
-                                 {"total_flows", s.total_flows},
-                                 {"mean_ratio", s.mean_ratio},
-                                 {"evidence", s.evidence},
-                                 {"healthy", s.healthy},
-                                 {"counters",
-                                  {{"slow", flow_counters_json(s.slow_counters)},
-                                   {"healthy", flow_counters_json(s.healthy_counters)}}},
-                                 {"switch_ports", port_evidence_json(s.switch_ports)}});
-    }
-    json cables = json::array();
-    for (const CableSuspect& c : a.links.cables) {
-        json dirs = json::array();
-        for (size_t i : c.directions) dirs.push_back(a.links.suspects[i].name);
-        cables.push_back({{"name", c.name},
-                          {"directions", dirs},
-                          {"slow_flows", c.slow_flows},
-                          {"own_slow_flows", c.own_slow},
-                          {"total_flows", c.total_flows}});
-    }
     return {{"format", "fabscope-mesh-run"},
             {"version", 1},
             {"status", d.status},
@@ -315,26 +389,18 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
             {"spec", spec_to_json(d.spec)},
             {"slow_ratio", a.slow_ratio},
             {"wall_seconds", d.wall_seconds},
-            {"ranks", ranks},
-            {"rounds", rounds},
+            {"ranks", reported_ranks_json(d)},
+            {"rounds", reported_rounds_json(d)},
             {"rounds_done", d.rounds_done},
-            {"flows", flows},
-            {"planes", planes},
-            {"suspects", suspects},
-            {"fabric", fabric},
+            {"flows", flows_json(d, a)},
+            {"planes", planes_json(a)},
+            {"suspects", endpoint_suspects_json(d, a)},
+            {"fabric", links_json(a.links, a.slow)},
             {"routes", routes_json(d)},
-            {"cable_suspects", cables},
-            {"link_suspects", link_suspects},
-            {"findings", findings},
-            {"totals",
-             {{"flows", d.flows.size()},
-              {"measured", measured},
-              {"ok", ok},
-              {"slow", slow},
-              {"suspects", a.suspects.size()},
-              {"link_suspects", a.links.suspects.size()},
-              {"traced", a.links.traced},
-              {"findings", d.findings.size()}}}};
+            {"cable_suspects", cable_suspects_json(a.links)},
+            {"link_suspects", link_suspects_json(a.links)},
+            {"findings", findings_json(d)},
+            {"totals", totals_json(d, a)}};
 }
 
 namespace {
@@ -379,8 +445,16 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
     for (const CableSuspect& c : links.cables) {
         std::string dirs;
         for (size_t i : c.directions) dirs.append("; ").append(lane_line(links.suspects[i]));
-        lines.push_back(fmt::format("suspect: cable {} ({}){}", c.name,
-                                    c.directions.size() == 2 ? "both ways" : "one way", dirs));
+        if (!c.host.empty()) {
+            // A host's own cable: each direction is a side of the host.
+            std::string sides;
+            for (size_t i : c.directions)
+                sides.append(sides.empty() ? "" : "; ").append(lane_line(links.suspects[i]));
+            lines.push_back("suspect: host " + sides);
+        } else {
+            lines.push_back(fmt::format("suspect: cable {} ({}){}", c.name,
+                                        c.directions.size() == 2 ? "both ways" : "one way", dirs));
+        }
     }
     for (const LinkSuspect& s : links.suspects) {
         if (s.lanes.size() > 1)
@@ -432,9 +506,11 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
         const auto switches = std::count_if(
             nodes.begin(), nodes.end(), [](const Node& n) { return n.type == NodeType::Switch; });
         lines.push_back(fmt::format(
-            "paths: {} flows {}; {} switches; {} of {} switch-to-switch lanes crossed ({:.0f} %)",
+            "paths: {} flows {}; {} switches; {} of {} switch-to-switch lanes crossed ({:.0f} %); "
+            "host links: {} of {} hosts sent, {} received",
             links.traced, links.routed ? "routed by the forwarding tables" : "traced", switches,
-            links.coverage.crossed, links.coverage.lanes, 100 * links.coverage.fraction()));
+            links.coverage.crossed, links.coverage.lanes, 100 * links.coverage.fraction(),
+            links.coverage.senders, links.coverage.endpoints, links.coverage.receivers));
     }
     if (d.routes) {
         std::string why = d.switch_counters.why_not();

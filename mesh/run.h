@@ -23,6 +23,7 @@
 #include "model/fabric.h"
 #include "pairtest/session.h"
 #include "ranks/comm.h"
+#include "ranks/protocol.h"
 #include "rdma/open_device.h"
 #include "rdma/test_spec.h"
 #include "rdma/verbs_device.h"
@@ -33,17 +34,10 @@
 
 namespace fabscope::perf {
 
-struct MeshRunOptions {
-    TestSpec spec;                     ///< a bandwidth test (write by default)
-    std::string device;                ///< -d: every rank's device ("" = the first)
-    std::vector<std::string> devices;  ///< --devices: local rank i takes devices[i] (plane i)
-    int port = 0;
-    PeerOptions peer;  ///< GID index, traffic class, MTU cap
-    /// Each wait for a partner or for rank 0; a partner silent this long is gone.
-    Millis step_timeout{10000};
-    /// Rank 0, after every step and at the end: the data so far (to write
-    /// the report as it grows, so even a killed rank 0 leaves one).
-    std::function<void(const MeshRunData&)> on_progress;
+/// What every rank of a run is asked to do, the same on all of them (an
+/// agent's order carries it: mesh/order.h).
+struct MeshTest {
+    TestSpec spec;  ///< a bandwidth test (write by default)
     /// "all-pairs", or "cover": every rank first traces `trace_variants` UDP
     /// source ports to every other (trace_sports), rank 0 plans rounds that
     /// cross every lane the traces show, steering each flow by its flow label,
@@ -52,21 +46,36 @@ struct MeshRunOptions {
     /// from the forwarding tables instead of traces). "pairs": the pairs of
     /// `pairs`; "leaf": all pairs under each leaf of `routes`, leaves at once.
     std::string pattern = "all-pairs";
+    /// Each wait for a partner or for rank 0; a partner silent this long is gone.
+    Millis step_timeout{10000};
+    /// Rank 0 does this much more before it sends the plan (loads --load's
+    /// snapshot, reads the switch counters): every rank waits that longer.
+    Millis plan_extra{0};
+    int trace_variants = 8;
+    size_t max_cover_rounds = 8;
+    size_t adaptive_rounds = 4;
+
+    MeshTest& test() { return *this; }
+    const MeshTest& test() const { return *this; }
+};
+
+struct MeshRunOptions : MeshTest {
+    std::string device;                ///< -d: every rank's device ("" = the first)
+    std::vector<std::string> devices;  ///< --devices: local rank i takes devices[i] (plane i)
+    int port = 0;
+    PeerOptions peer;  ///< GID index, traffic class, MTU cap
+    /// Rank 0, after every step and at the end: the data so far (to write
+    /// the report as it grows, so even a killed rank 0 leaves one).
+    std::function<void(const MeshRunData&)> on_progress;
     /// --pattern pairs (rank 0): the pairs by host name, and the file they
     /// came from (findings name its lines).
     std::vector<NamedPair> pairs;
     std::string pairs_from;
-    /// Rank 0 does this much more before it sends the plan (loads --load's
-    /// snapshot, reads the switch counters): every rank waits that longer.
-    Millis plan_extra{0};
     /// This rank's host name in the report and in `pairs` ("": host_name()).
     std::string host;
     /// Traces each port from `source` to `destination` (IPv4); none when no
     /// router is between them.
     TraceSports trace_sports;
-    int trace_variants = 8;
-    size_t max_cover_rounds = 8;
-    size_t adaptive_rounds = 4;
     double slow_ratio = 0.6;  ///< for the adaptive pass's analysis
     /// The sender of each flow, once measured: the flow's traced path
     /// (MeshFlow::path; null: none). Unset: nothing is traced.
@@ -90,10 +99,8 @@ struct MeshRunOptions {
 /// The tag of the first message every rank sends rank 0 (its hello).
 inline constexpr int kMeshTagHello = 1;
 
-struct MeshRunOutcome {
-    MeshRunData data;   ///< rank 0 only
-    std::string error;  ///< this rank could not take part or lost rank 0
-    bool peers_gone = false;
+struct MeshRunOutcome : RankOutcome {
+    MeshRunData data;  ///< rank 0 only
 };
 
 /// Runs this rank's part; returns when the run is over for it. Never throws.

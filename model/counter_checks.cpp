@@ -12,15 +12,13 @@ namespace {
 
 Finding saturated_finding(const Fabric& f, PortRef r, Counter c, uint64_t max,
                           std::optional<uint64_t> before) {
-    Finding x;
-    x.kind = "counter_saturated";
-    x.severity = Severity::Warning;
-    x.summary = fmt::format(
-        "{}: {} is saturated at {}: new errors can no longer be seen; clear it (perfquery -R) "
-        "and measure again",
-        describe_with_link(f, r), name(c), max);
-    x.where = port_and_peer(f, r);
-    x.evidence = {{"counter", name(c)}, {"value", max}};
+    Finding x = make_finding(
+        "counter_saturated", Severity::Warning,
+        fmt::format(
+            "{}: {} is saturated at {}: new errors can no longer be seen; clear it (perfquery -R) "
+            "and measure again",
+            describe_with_link(f, r), name(c), max),
+        port_and_peer(f, r), {{"counter", name(c)}, {"value", max}});
     if (before && *before < max) x.evidence["rose_at_least"] = max - *before;
     return x;
 }
@@ -116,19 +114,18 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
                 static_cast<double>(delta) *
                 xmit_wait_tick_seconds(*port->speed_active, t.xmit_wait.tick_multiplier) / seconds;
             if (fraction < t.xmit_wait.warn) continue;
-            Finding x;
-            x.kind = "xmit_wait";
-            x.severity = fraction >= t.xmit_wait.error ? Severity::Error : Severity::Warning;
-            x.summary = fmt::format(
-                "{}: waited to transmit {:.1f}% of {} (PortXmitWait +{}): congestion or a slow "
-                "receiver downstream",
-                describe_with_link(f, ref), std::min(fraction, 1.0) * 100,
-                format_duration(interval), delta);
-            x.where = port_and_peer(f, ref);
-            x.evidence = {{"delta_ticks", delta},
-                          {"fraction", fraction},
-                          {"interval_s", seconds},
-                          {"tick_multiplier", t.xmit_wait.tick_multiplier}};
+            Finding x = make_finding(
+                "xmit_wait", fraction >= t.xmit_wait.error ? Severity::Error : Severity::Warning,
+                fmt::format(
+                    "{}: waited to transmit {:.1f}% of {} (PortXmitWait +{}): congestion or a slow "
+                    "receiver downstream",
+                    describe_with_link(f, ref), std::min(fraction, 1.0) * 100,
+                    format_duration(interval), delta),
+                port_and_peer(f, ref),
+                {{"delta_ticks", delta},
+                 {"fraction", fraction},
+                 {"interval_s", seconds},
+                 {"tick_multiplier", t.xmit_wait.tick_multiplier}});
             out.push_back(std::move(x));
         }
     }
@@ -147,15 +144,14 @@ std::vector<Finding> check_unanswered(const Fabric& f, const CounterReadings& be
         std::string list;
         for (const PortRef& r : ports)
             list += fmt::format("{}{}", list.empty() ? "" : ", ", r.port);
-        Finding x;
-        x.kind = "counters_unanswered";
-        x.severity = Severity::Warning;
-        x.summary = fmt::format(
-            "{}: {} {} ({}) did not answer the second counter reading: {} rates are unknown "
-            "(a hung management agent, or the node is gone)",
-            n ? n->description : format_guid(guid), ports.size(),
-            ports.size() == 1 ? "port" : "ports", list, ports.size() == 1 ? "its" : "their");
-        x.where = ports;
+        Finding x = make_finding(
+            "counters_unanswered", Severity::Warning,
+            fmt::format(
+                "{}: {} {} ({}) did not answer the second counter reading: {} rates are unknown "
+                "(a hung management agent, or the node is gone)",
+                n ? n->description : format_guid(guid), ports.size(),
+                ports.size() == 1 ? "port" : "ports", list, ports.size() == 1 ? "its" : "their"),
+            ports);
         nlohmann::json p = nlohmann::json::array();
         for (const PortRef& r : ports) p.push_back(r.port);
         x.evidence = {{"ports", p}, {"readings_answered", 1}};

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "model/fabric_graph.h"
+
 namespace fabscope {
 
 const Port* Node::port(uint8_t num) const {
@@ -37,6 +39,12 @@ bool Node::answers_to(Lid dlid) const {
     return false;
 }
 
+Fabric::Fabric() {
+    // Every empty fabric shares one empty graph.
+    static const auto empty = std::make_shared<const FabricGraph>();
+    graph_ = empty;
+}
+
 Result<Fabric> Fabric::build(std::vector<Node> nodes) {
     Fabric f;
     f.nodes_ = std::move(nodes);
@@ -61,7 +69,8 @@ Result<Fabric> Fabric::build(std::vector<Node> nodes) {
         if (lid != 0) f.by_lid_.emplace(lid, i);
     }
 
-    f.graph_ = Graph(f.nodes_.size());
+    auto graph = std::make_shared<FabricGraph>();
+    graph->g = FabricGraph::Graph(f.nodes_.size());
     f.link_of_port_.resize(f.nodes_.size());
     for (size_t i = 0; i < f.nodes_.size(); ++i) {
         const Node& n = f.nodes_[i];
@@ -87,7 +96,7 @@ Result<Fabric> Fabric::build(std::vector<Node> nodes) {
                 size_t j = *f.index_of(p.peer->node);
                 size_t idx = f.links_.size();
                 f.links_.push_back(Link{self, *p.peer});
-                boost::add_edge(i, j, idx, f.graph_);
+                boost::add_edge(i, j, idx, graph->g);
                 f.link_of_port_[i][p.num] = idx + 1;
                 f.link_of_port_[j][p.peer->port] = idx + 1;
             } else if (self == *p.peer) {
@@ -96,6 +105,7 @@ Result<Fabric> Fabric::build(std::vector<Node> nodes) {
             }
         }
     }
+    f.graph_ = std::move(graph);
     return f;
 }
 

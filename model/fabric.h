@@ -3,8 +3,8 @@
 // A Fabric is built once from nodes whose ports name their peers; it checks
 // that the peers agree, derives the links and the graph, and is then read-only.
 
-#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -102,13 +102,11 @@ struct Link {
     PortRef b;
 };
 
+struct FabricGraph;  ///< model/fabric_graph.h
+
 class Fabric {
   public:
-    using Graph =
-        boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property,
-                              boost::property<boost::edge_index_t, size_t>>;
-
-    Fabric() = default;
+    Fabric();
 
     /// Builds a fabric from nodes. Fails if two nodes share a GUID, a peer names
     /// a node or port that is not there, or two ports disagree about being peers.
@@ -116,7 +114,8 @@ class Fabric {
 
     const std::vector<Node>& nodes() const { return nodes_; }
     const std::vector<Link>& links() const { return links_; }
-    const Graph& graph() const { return graph_; }
+    /// The nodes and links as a Boost.Graph (model/fabric_graph.h).
+    const FabricGraph& graph() const { return *graph_; }
 
     const Node* node(Guid guid) const;
     std::optional<size_t> index_of(Guid guid) const;
@@ -133,7 +132,8 @@ class Fabric {
     std::unordered_map<Guid, size_t> index_;
     std::unordered_map<Lid, size_t> by_lid_;
     std::vector<std::vector<size_t>> link_of_port_;  // node index -> port slot -> link index+1
-    Graph graph_;
+    /// Shared by copies: a fabric is read-only once built.
+    std::shared_ptr<const FabricGraph> graph_;
 };
 
 std::string_view name(NodeType t);   ///< "CA", "Switch", "Router"

@@ -5,6 +5,12 @@
 
 namespace fabscope {
 
+Finding make_finding(std::string kind, Severity severity, std::string summary,
+                     std::vector<PortRef> where, nlohmann::json evidence) {
+    return Finding{std::move(kind), severity, std::move(summary), std::move(where),
+                   std::move(evidence)};
+}
+
 std::string_view name(Severity s) {
     switch (s) {
         case Severity::Info: return "info";

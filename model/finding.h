@@ -24,6 +24,12 @@ struct Finding {
     nlohmann::json evidence = nlohmann::json::object();
 };
 
+/// A finding of `kind` at `where` (the ports involved; none for a host or a
+/// run), with the numbers that prove it.
+Finding make_finding(std::string kind, Severity severity, std::string summary,
+                     std::vector<PortRef> where = {},
+                     nlohmann::json evidence = nlohmann::json::object());
+
 std::string_view name(Severity s);  ///< "info", "warning", "error"
 /// The severity `name` gives that name; nothing for any other text.
 std::optional<Severity> severity_named(std::string_view s);

@@ -64,17 +64,14 @@ void duplicate_lids(const Fabric& f, std::vector<Finding>& out) {
                           static_cast<uint32_t>(
                               uses.rend() - std::find_if(uses.rbegin(), uses.rend(), used_twice)) -
                           1;
-            Finding x;
-            x.kind = "duplicate_lid";
-            x.severity = Severity::Error;
-            x.summary = lo == hi ? fmt::format("LID {} is assigned to {} ports: {}", lo,
-                                               refs.size(), who(f, refs))
-                                 : fmt::format(
-                                       "LIDs {}-{} are assigned to more than one of {} "
+            Finding x = make_finding(
+                "duplicate_lid", Severity::Error,
+                lo == hi ? fmt::format("LID {} is assigned to {} ports: {}", lo, refs.size(),
+                                       who(f, refs))
+                         : fmt::format("LIDs {}-{} are assigned to more than one of {} "
                                        "ports: {}",
-                                       lo, hi, refs.size(), who(f, refs));
-            x.where = refs;
-            x.evidence = {{"lid", lo}, {"last_lid", hi}, {"ports", refs.size()}};
+                                       lo, hi, refs.size(), who(f, refs)),
+                refs, {{"lid", lo}, {"last_lid", hi}, {"ports", refs.size()}});
             out.push_back(std::move(x));
         }
         i = j;
@@ -94,13 +91,10 @@ void duplicate_port_guids(const Fabric& f, std::vector<Finding>& out) {
         std::set<Guid> nodes;
         for (const PortRef& r : refs) nodes.insert(r.node);
         if (nodes.size() < 2) continue;  // a switch's ports share its port GUID
-        Finding x;
-        x.kind = "duplicate_guid";
-        x.severity = Severity::Error;
-        x.summary = fmt::format("port GUID {} is on {} nodes: {}", format_guid(guid), nodes.size(),
-                                who(f, refs));
-        x.where = refs;
-        x.evidence = {{"guid", format_guid(guid)}};
+        Finding x = make_finding("duplicate_guid", Severity::Error,
+                                 fmt::format("port GUID {} is on {} nodes: {}", format_guid(guid),
+                                             nodes.size(), who(f, refs)),
+                                 refs, {{"guid", format_guid(guid)}});
         out.push_back(std::move(x));
     }
 }

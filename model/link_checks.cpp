@@ -53,16 +53,18 @@ void below_capability(const Fabric& f, const std::vector<UpLink>& links,
         if (!narrow && !slow) continue;
         Width cw = best_w ? std::max(*best_w, u.width) : u.width;
         Speed cs = best_s ? std::max(*best_s, u.speed) : u.speed;
-        Finding x;
-        x.kind = "link_below_capability";
-        x.severity = Severity::Warning;
-        x.summary = fmt::format("{} runs {} but both ends can run {} ({:g} of {:g} Gb/s)",
-                                link_name(f, *u.link), rate_name(u.width, u.speed),
-                                rate_name(cw, cs), u.gbps(), link_data_gbps(cw, cs));
-        x.where = {u.link->a, u.link->b};
-        x.evidence = {{"width_active", name(u.width)}, {"speed_active", name(u.speed)},
-                      {"width_capable", name(cw)},     {"speed_capable", name(cs)},
-                      {"gbps_active", u.gbps()},       {"gbps_capable", link_data_gbps(cw, cs)}};
+        Finding x =
+            make_finding("link_below_capability", Severity::Warning,
+                         fmt::format("{} runs {} but both ends can run {} ({:g} of {:g} Gb/s)",
+                                     link_name(f, *u.link), rate_name(u.width, u.speed),
+                                     rate_name(cw, cs), u.gbps(), link_data_gbps(cw, cs)),
+                         {u.link->a, u.link->b},
+                         {{"width_active", name(u.width)},
+                          {"speed_active", name(u.speed)},
+                          {"width_capable", name(cw)},
+                          {"speed_capable", name(cs)},
+                          {"gbps_active", u.gbps()},
+                          {"gbps_capable", link_data_gbps(cw, cs)}});
         out.push_back(std::move(x));
     }
 }
@@ -164,18 +166,17 @@ void count_asymmetry(const Fabric& f, const Tiers& t, std::vector<Finding>& out)
                 if (unseen_ends.count(a) || unseen_ends.count(b)) continue;
                 const Node& na = f.nodes()[a];
                 const Node& nb = f.nodes()[b];
-                Finding x;
-                x.kind = "link_count_asymmetry";
-                x.severity = Severity::Warning;
-                x.summary = fmt::format(
-                    "{} and {} are joined by {} link{}, while {} of {} {}-{} pairs have {}",
-                    na.description, nb.description, have, have == 1 ? "" : "s", mode->second, pairs,
-                    tier_name(k), tier_name(k + 1), mode->first);
-                x.where = {PortRef{na.guid, 0}, PortRef{nb.guid, 0}};
-                x.evidence = {{"links", have},
-                              {"usual_links", mode->first},
-                              {"pairs_with_usual", mode->second},
-                              {"pairs", pairs}};
+                Finding x = make_finding(
+                    "link_count_asymmetry", Severity::Warning,
+                    fmt::format(
+                        "{} and {} are joined by {} link{}, while {} of {} {}-{} pairs have {}",
+                        na.description, nb.description, have, have == 1 ? "" : "s", mode->second,
+                        pairs, tier_name(k), tier_name(k + 1), mode->first),
+                    {PortRef{na.guid, 0}, PortRef{nb.guid, 0}},
+                    {{"links", have},
+                     {"usual_links", mode->first},
+                     {"pairs_with_usual", mode->second},
+                     {"pairs", pairs}});
                 out.push_back(std::move(x));
             }
         }
@@ -188,25 +189,20 @@ void port_states(const Fabric& f, std::vector<Finding>& out) {
             if (p.num == 0) continue;  // switch management port: no cable
             PortRef ref{n.guid, p.num};
             if (p.phys_state == PhysState::Polling) {
-                Finding x;
-                x.kind = "port_polling";
-                x.severity = Severity::Info;
-                x.summary = fmt::format(
-                    "{} is Polling: no link partner (cable out, far end down, or unused)",
-                    describe(f, ref));
-                x.where = {ref};
-                x.evidence = {{"state", name(p.state)}, {"phys_state", name(p.phys_state)}};
+                Finding x = make_finding(
+                    "port_polling", Severity::Info,
+                    fmt::format(
+                        "{} is Polling: no link partner (cable out, far end down, or unused)",
+                        describe(f, ref)),
+                    {ref}, {{"state", name(p.state)}, {"phys_state", name(p.phys_state)}});
                 out.push_back(std::move(x));
             } else if (p.link_up() && p.state != PortState::Active) {
-                Finding x;
-                x.kind = "port_not_active";
-                x.severity = Severity::Warning;
-                x.summary = fmt::format(
-                    "{} has a physical link but is {}, not Active: is a subnet manager "
-                    "running and sweeping?",
-                    describe(f, ref), name(p.state));
-                x.where = {ref};
-                x.evidence = {{"state", name(p.state)}, {"phys_state", name(p.phys_state)}};
+                Finding x = make_finding(
+                    "port_not_active", Severity::Warning,
+                    fmt::format("{} has a physical link but is {}, not Active: is a subnet manager "
+                                "running and sweeping?",
+                                describe(f, ref), name(p.state)),
+                    {ref}, {{"state", name(p.state)}, {"phys_state", name(p.phys_state)}});
                 out.push_back(std::move(x));
             }
         }
@@ -218,13 +214,11 @@ void mtu_checks(const Fabric& f, const std::vector<UpLink>& links, std::vector<F
         uint16_t cap = std::min(u.a->mtu_cap, u.b->mtu_cap);
         uint16_t active = std::min(u.a->mtu_active, u.b->mtu_active);
         if (cap == 0 || active == 0 || active >= cap) continue;
-        Finding x;
-        x.kind = "mtu_below_capability";
-        x.severity = Severity::Warning;
-        x.summary = fmt::format("{} runs MTU {} but both ends can do {}", link_name(f, *u.link),
-                                active, cap);
-        x.where = {u.link->a, u.link->b};
-        x.evidence = {{"mtu_active", active}, {"mtu_capable", cap}};
+        Finding x =
+            make_finding("mtu_below_capability", Severity::Warning,
+                         fmt::format("{} runs MTU {} but both ends can do {}",
+                                     link_name(f, *u.link), active, cap),
+                         {u.link->a, u.link->b}, {{"mtu_active", active}, {"mtu_capable", cap}});
         out.push_back(std::move(x));
     }
 }

@@ -7,6 +7,8 @@
 #include <boost/graph/visitors.hpp>
 #include <boost/property_map/property_map.hpp>
 
+#include "model/fabric_graph.h"
+
 namespace fabscope {
 
 size_t Tiers::count(int tier) const {
@@ -14,7 +16,7 @@ size_t Tiers::count(int tier) const {
 }
 
 Tiers classify_tiers(const Fabric& fabric) {
-    const auto& g = fabric.graph();
+    const auto& g = fabric.graph().g;
     const size_t n = boost::num_vertices(g);
     Tiers t;
     t.of_node.assign(n, kTierUnreachable);
@@ -32,7 +34,7 @@ Tiers classify_tiers(const Fabric& fabric) {
     std::vector<boost::default_color_type> color(n, boost::white_color);
     auto color_map =
         boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g));
-    boost::queue<Fabric::Graph::vertex_descriptor> queue;
+    boost::queue<FabricGraph::Graph::vertex_descriptor> queue;
     boost::breadth_first_search(
         g, hosts.begin(), hosts.end(), queue,
         boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge())),

@@ -31,6 +31,59 @@ struct Deadline {
     }
 };
 
+/// The server's part of the measured run, until the client says done, goes
+/// away, or `run_end` passes: sending or answering as the test asks, then
+/// waiting for the client's done. Returns why it failed ("" when it did not).
+std::string our_part(TestEndpoint& me, const TestSpec& s, Channel& ch, const PeerOptions& o,
+                     SteadyClock::time_point run_end, BandwidthOutcome& mine) {
+    const bool bw = s.measure == Measure::Bandwidth;
+    bool done = false;
+    auto keep_going = [&]() -> std::string {
+        Channel::Peek p = ch.peek();
+        if (p == Channel::Peek::Message) {
+            done = true;
+            return "done";
+        }
+        if (p == Channel::Peek::Closed) return "the client closed the connection";
+        if (SteadyClock::now() > run_end) return "the test ran past its deadline";
+        if (o.stop && o.stop->stop_requested()) return "the server was interrupted";
+        return "";
+    };
+    std::string error;
+    if (bw && s.bidirectional) {
+        mine = me.run_bandwidth(s, keep_going);
+        error = mine.error;
+        if (error.empty() && s.op == Op::Send) {
+            // Our sends are done, the client's may not be: without receives
+            // posted here its SENDs meet RNR NAKs until its deadline. Keep
+            // them posted until it says done.
+            BandwidthOutcome rest = me.receive_sends(s, keep_going);
+            mine.received_bytes += rest.received_bytes;
+            error = rest.error;
+        }
+    } else if (bw && s.op == Op::Send) {
+        mine = me.receive_sends(s, keep_going);
+        error = mine.error;
+    } else if (!bw) {
+        error = me.answer_latency(s, keep_going);
+    }
+    // Wait for the client's done (the measured part on our side may end first),
+    // asleep: a spinning server would take CPU from the test it serves.
+    while (!done && error.empty()) {
+        auto left = std::chrono::duration_cast<Millis>(run_end - SteadyClock::now());
+        Channel::Peek p = ch.wait(std::clamp(left, Millis(1), Millis(1000)));
+        if (p == Channel::Peek::Message)
+            done = true;
+        else if (p == Channel::Peek::Closed)
+            error = "the client closed the connection";
+        else if (SteadyClock::now() > run_end)
+            error = "the test ran past its deadline";
+        else if (o.stop && o.stop->stop_requested())
+            error = "the server was interrupted";
+    }
+    return error == "done" ? "" : error;
+}
+
 // The steps of one session on the server; returns why it ended early ("" if
 // it ran to the end).
 std::string serve_steps(const VerbsDevice& dev, Channel& ch, const PeerOptions& o,
@@ -93,55 +146,11 @@ std::string serve_steps(const VerbsDevice& dev, Channel& ch, const PeerOptions& 
                     caps.empty() ? "" : fmt::format(" ({})", fmt::join(caps, "; "))));
 
     // Our part, until the client says done (or goes away, or time runs out).
-    Millis run_limit = std::min(run_deadline(s), lim.caps.max_duration * 2 + lim.run_slack);
+    const Millis run_limit = std::min(run_deadline(s), lim.caps.max_duration * 2 + lim.run_slack);
     const auto run_end = SteadyClock::now() + run_limit;
     Deadline end{run_end + lim.step_timeout, lim.step_timeout};  // the whole session
-    bool done = false;
-    auto keep_going = [&]() -> std::string {
-        Channel::Peek p = ch.peek();
-        if (p == Channel::Peek::Message) {
-            done = true;
-            return "done";
-        }
-        if (p == Channel::Peek::Closed) return "the client closed the connection";
-        if (SteadyClock::now() > run_end) return "the test ran past its deadline";
-        if (o.stop && o.stop->stop_requested()) return "the server was interrupted";
-        return "";
-    };
-    std::string error;
     BandwidthOutcome mine;
-    if (bw && s.bidirectional) {
-        mine = me.run_bandwidth(s, keep_going);
-        error = mine.error;
-        if (error.empty() && s.op == Op::Send) {
-            // Our sends are done, the client's may not be: without receives
-            // posted here its SENDs meet RNR NAKs until its deadline. Keep
-            // them posted until it says done.
-            BandwidthOutcome rest = me.receive_sends(s, keep_going);
-            mine.received_bytes += rest.received_bytes;
-            error = rest.error;
-        }
-    } else if (bw && s.op == Op::Send) {
-        mine = me.receive_sends(s, keep_going);
-        error = mine.error;
-    } else if (!bw) {
-        error = me.answer_latency(s, keep_going);
-    }
-    // Wait for the client's done (the measured part on our side may end first),
-    // asleep: a spinning server would take CPU from the test it serves.
-    while (!done && error.empty()) {
-        auto left = std::chrono::duration_cast<Millis>(run_end - SteadyClock::now());
-        Channel::Peek p = ch.wait(std::clamp(left, Millis(1), Millis(1000)));
-        if (p == Channel::Peek::Message)
-            done = true;
-        else if (p == Channel::Peek::Closed)
-            error = "the client closed the connection";
-        else if (SteadyClock::now() > run_end)
-            error = "the test ran past its deadline";
-        else if (o.stop && o.stop->stop_requested())
-            error = "the server was interrupted";
-    }
-    if (error == "done") error.clear();
+    std::string error = our_part(me, s, ch, o, run_end, mine);
     CounterMap after = dev.read_counters();
     auto msg = ch.receive(end.next());
     if (!msg) return error.empty() ? msg.error().message : error;

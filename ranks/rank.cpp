@@ -51,6 +51,11 @@ json ranks_json(const std::vector<MeshRank>& ranks) {
     return out;
 }
 
+json rank_report_json(const MeshRank& r) {
+    return {{"rank", r.rank}, {"host", r.host},   {"device", r.device},
+            {"port", r.port}, {"error", r.error}, {"gone", r.gone}};
+}
+
 std::vector<MeshRank> ranks_from_json(const json& j) {
     std::vector<MeshRank> out;
     for (const json& r : j) out.push_back(rank_from_json(r));

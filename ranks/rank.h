@@ -39,6 +39,10 @@ nlohmann::json rank_json(const MeshRank& r);
 /// Throws nlohmann errors, or std::out_of_range for a LID or GUID out of range.
 MeshRank rank_from_json(const nlohmann::json& j);
 nlohmann::json ranks_json(const std::vector<MeshRank>& ranks);
+/// A rank as a run's report lists it: rank, host, device, port, error and
+/// gone; each report adds its own fields (docs/mesh-run.schema.json,
+/// docs/mesh-incast.schema.json).
+nlohmann::json rank_report_json(const MeshRank& r);
 std::vector<MeshRank> ranks_from_json(const nlohmann::json& j);
 
 /// "rank 3 (gpu07)", or "rank 3" when the host is not known.

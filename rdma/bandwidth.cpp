@@ -25,6 +25,27 @@ std::string wc_error(const ibv_wc& wc) {
 
 constexpr uint64_t kRecvTag = ~uint64_t{0};  // wr_id of receives
 
+/// Polls the completion queue once and hands each successful completion to
+/// `on_wc`; false, with out.error, when the poll or a completion failed.
+template <typename OnCompletion>
+bool poll_once(Endpoint& ep, std::array<ibv_wc, 32>& wcs, BandwidthOutcome& out,
+               OnCompletion&& on_wc) {
+    const int n = ibv_poll_cq(ep.cq(), static_cast<int>(wcs.size()), wcs.data());
+    if (n < 0) {
+        out.error = "polling the completion queue failed";
+        return false;
+    }
+    for (int i = 0; i < n; ++i) {
+        const ibv_wc& wc = wcs[static_cast<size_t>(i)];
+        if (wc.status != IBV_WC_SUCCESS) {
+            out.error = wc_error(wc);
+            return false;
+        }
+        on_wc(wc);
+    }
+    return true;
+}
+
 }  // namespace
 
 uint32_t inline_limit(const Endpoint& ep, const TestSpec& spec) {
@@ -99,21 +120,11 @@ BandwidthOutcome run_bandwidth(Endpoint& ep, const TestSpec& spec, const KeepGoi
             ++posted;
             if (wr.send_flags & IBV_SEND_SIGNALED) since_signal = 0;
         }
-        int n = ibv_poll_cq(ep.cq(), static_cast<int>(wcs.size()), wcs.data());
-        if (n < 0) {
-            out.error = "polling the completion queue failed";
-            return out;
-        }
-        for (int i = 0; i < n; ++i) {
-            const ibv_wc& wc = wcs[static_cast<size_t>(i)];
-            if (wc.status != IBV_WC_SUCCESS) {
-                out.error = wc_error(wc);
-                return out;
-            }
+        const bool polled = poll_once(ep, wcs, out, [&](const ibv_wc& wc) {
             if (wc.wr_id == kRecvTag) {  // bidirectional SEND: what the peer sent us
                 out.received_bytes += wc.byte_len;
                 post_receives(ep, 1, spec.size);
-                continue;
+                return;
             }
             completed +=
                 wc.wr_id;  // a signalled completion stands for the messages since the last one
@@ -127,7 +138,8 @@ BandwidthOutcome run_bandwidth(Endpoint& ep, const TestSpec& spec, const KeepGoi
                 out.meter.add(at, wc.wr_id * spec.size);
                 if (at >= duration_ns) time_is_up = true;  // one signalled post more, then drain
             }
-        }
+        });
+        if (!polled) return out;
         if (stop_posting && completed >= posted) break;
         if (total && completed >= total) break;
         // Every iteration asks; every 10 ms the peer and the deadline are checked.
@@ -148,23 +160,14 @@ BandwidthOutcome receive_sends(Endpoint& ep, const TestSpec& spec, const KeepGoi
     std::array<ibv_wc, 32> wcs{};
     Pacer pacer;
     for (;;) {
-        int n = ibv_poll_cq(ep.cq(), static_cast<int>(wcs.size()), wcs.data());
-        if (n < 0) {
-            out.error = "polling the completion queue failed";
-            return out;
-        }
-        for (int i = 0; i < n; ++i) {
-            const ibv_wc& wc = wcs[static_cast<size_t>(i)];
-            if (wc.status != IBV_WC_SUCCESS) {
-                out.error = wc_error(wc);
-                return out;
-            }
+        const bool polled = poll_once(ep, wcs, out, [&](const ibv_wc& wc) {
             if (wc.wr_id == kRecvTag) {
                 out.received_bytes += wc.byte_len;
                 ++out.messages;
                 post_receives(ep, 1, spec.size);
             }
-        }
+        });
+        if (!polled) return out;
         // Whether or not the poll was empty: a peer that keeps sending must
         // not keep this loop past its deadline.
         if (pacer.due()) {

@@ -125,6 +125,188 @@ MeshFlowDoc flow_from(const json& f, size_t ranks) {
     return x;
 }
 
+/// The run's status, pattern, launcher, test and thresholds.
+void read_header(const json& j, MeshRunDoc& d) {
+    d.status = run_status(j);
+    d.pattern = json_io::get_string(j, "pattern");
+    d.launcher = json_io::get_string(j, "launcher", "");
+    perf::TestSpec spec = perf::spec_from_json(json_io::get_object(j, "spec"));
+    d.test = fmt::format("{} {}", spec.name(), perf::format_size(spec.size));
+    d.slow_ratio = json_io::get_double(j, "slow_ratio");
+    if (!(d.slow_ratio > 0 && d.slow_ratio < 1))
+        json_io::fail(j.at("slow_ratio"), "must be between 0 and 1");
+    d.wall_seconds = non_negative(j, "wall_seconds");
+}
+
+/// Each rank's host ("rank N" when it has none), every rank once.
+void read_hosts(const json& j, MeshRunDoc& d) {
+    const json& ranks = json_io::get_array(j, "ranks");
+    d.hosts.assign(ranks.size(), "");
+    std::vector<char> seen(ranks.size(), 0);
+    for (const json& r : ranks) {
+        size_t rank = json_io::get_uint<size_t>(r, "rank");
+        if (rank >= ranks.size() || seen[rank])
+            json_io::fail(r.at("rank"),
+                          fmt::format("must be a rank below {}, once each", ranks.size()));
+        seen[rank] = 1;
+        std::string host = json_io::get_string(r, "host", "");
+        d.hosts[rank] = host.empty() ? fmt::format("rank {}", rank) : host;
+    }
+}
+
+/// The rounds (planned and done) and the flows, each in a planned round; a
+/// flow without host names takes its ranks'.
+void read_rounds_and_flows(const json& j, MeshRunDoc& d) {
+    d.rounds = json_io::get_array(j, "rounds").size();
+    d.rounds_done = json_io::get_uint<size_t>(j, "rounds_done");
+    if (d.rounds_done > d.rounds)
+        json_io::fail(j.at("rounds_done"), fmt::format("must be at most {} rounds", d.rounds));
+    for (const json& f : json_io::get_array(j, "flows")) {
+        d.flows.push_back(flow_from(f, d.hosts.size()));
+        MeshFlowDoc& x = d.flows.back();
+        if (x.round == 0 || x.round > d.rounds)
+            json_io::fail(f.at("round"), fmt::format("must be a round, 1 to {}", d.rounds));
+        if (x.src_host.empty()) x.src_host = d.hosts[x.src];
+        if (x.dst_host.empty()) x.dst_host = d.hosts[x.dst];
+    }
+}
+
+/// Each plane's median rate.
+void read_plane_medians(const json& j, MeshRunDoc& d) {
+    for (const json& p : json_io::get_array(j, "planes")) {
+        const auto plane = static_cast<int>(json_io::get_uint<uint16_t>(p, "plane"));
+        d.plane_medians.emplace_back(plane, non_negative(p, "median_gbps"));
+    }
+}
+
+/// One of link_suspects, its kind ("lanes") and detail still to be settled.
+MeshSuspectDoc link_suspect_of(const json& s, size_t flows) {
+    MeshSuspectDoc x;
+    x.kind = "lanes";
+    x.name = json_io::get_string(s, "name");
+    counts(s, x);
+    x.mean_ratio = non_negative(s, "mean_ratio");
+    x.evidence = flow_indices(s, "evidence", flows);
+    x.healthy = flow_indices(s, "healthy", flows);
+    x.counted = counted_of(s);
+    x.switch_counted = switch_counted_of(s);
+    return x;
+}
+
+/// link_suspects split into the localized (one lane) and the rest.
+struct LinkSuspects {
+    // Lanes by name: a cable's directions name them.
+    std::map<std::string, MeshSuspectDoc> lanes;
+    std::vector<MeshSuspectDoc> unlocalized;
+};
+
+/// link_suspects, each localized to one lane or "one of N lanes".
+LinkSuspects link_suspects_of(const json& j, size_t flows) {
+    LinkSuspects out;
+    for (const json& s : json_io::get_array(j, "link_suspects")) {
+        MeshSuspectDoc x = link_suspect_of(s, flows);
+        size_t n = json_io::get_array(s, "lanes").size();
+        if (n <= 1) {
+            const std::string key = x.name;
+            out.lanes[key] = std::move(x);
+        } else {
+            x.detail = fmt::format("one of {} lanes", n);
+            out.unlocalized.push_back(std::move(x));
+        }
+    }
+    return out;
+}
+
+/// One of cable_suspects, its evidence and counters those of the lanes its
+/// directions name (each added to `in_cable`).
+MeshSuspectDoc cable_suspect_of(const json& c, const std::map<std::string, MeshSuspectDoc>& lanes,
+                                std::set<std::string>& in_cable) {
+    MeshSuspectDoc x;
+    x.kind = "cable";
+    x.name = json_io::get_string(c, "name");
+    counts(c, x);
+    const json& dirs = json_io::get_array(c, "directions");
+    x.detail = dirs.size() == 2 ? "both ways" : "one way";
+    double weighted = 0;
+    size_t slow = 0;
+    for (const json& dir : dirs) {
+        if (!dir.is_string()) json_io::fail(dir, "must be a string");
+        auto it = lanes.find(dir.get<std::string>());
+        if (it == lanes.end()) json_io::fail(dir, "must name one of link_suspects");
+        in_cable.insert(it->first);
+        const MeshSuspectDoc& l = it->second;
+        x.evidence.insert(x.evidence.end(), l.evidence.begin(), l.evidence.end());
+        x.healthy.insert(x.healthy.end(), l.healthy.begin(), l.healthy.end());
+        weighted += l.mean_ratio * static_cast<double>(l.slow_flows);
+        slow += l.slow_flows;
+        for (const auto& [name, v] : l.counted)
+            x.counted[name] = perf::saturating_add(x.counted[name], v);
+        if (l.switch_counted) {
+            // One phrase per direction: "its switch ports counted ...".
+            x.switch_counted =
+                x.switch_counted ? *x.switch_counted + "; " + *l.switch_counted : *l.switch_counted;
+        }
+    }
+    x.mean_ratio = slow ? weighted / static_cast<double>(slow) : 0;
+    return x;
+}
+
+/// The cable suspects, then the lanes no cable took, then the unlocalized.
+void read_link_suspects(const json& j, MeshRunDoc& d) {
+    LinkSuspects link = link_suspects_of(j, d.flows.size());
+    std::set<std::string> in_cable;
+    for (const json& c : json_io::get_array(j, "cable_suspects")) {
+        d.suspects.push_back(cable_suspect_of(c, link.lanes, in_cable));
+    }
+    for (auto& [name, l] : link.lanes) {
+        if (in_cable.count(name)) continue;
+        l.kind = "lane";
+        l.detail = "one way";
+        d.suspects.push_back(std::move(l));
+    }
+    for (MeshSuspectDoc& x : link.unlocalized) d.suspects.push_back(std::move(x));
+}
+
+/// The endpoint suspects, their mean ratio that of their evidence.
+void read_endpoint_suspects(const json& j, MeshRunDoc& d) {
+    const size_t flows = d.flows.size();
+    for (const json& s : json_io::get_array(j, "suspects")) {
+        MeshSuspectDoc x;
+        x.kind = "endpoint";
+        x.name = json_io::get_string(s, "name");
+        counts(s, x);
+        x.evidence = flow_indices(s, "evidence", flows);
+        x.mean_ratio = mean_ratio_of(d, x.evidence);
+        x.counted = counted_of(s);
+        size_t n = json_io::get_array(s, "endpoints").size();
+        x.detail = n == 1 ? "the NIC or its cable" : fmt::format("one of {} endpoints", n);
+        d.suspects.push_back(std::move(x));
+    }
+}
+
+/// The findings, host and round when they have them.
+void read_findings(const json& j, MeshRunDoc& d) {
+    for (const json& f : json_io::get_array(j, "findings")) {
+        MeshFindingDoc x;
+        x.kind = json_io::get_string(f, "kind");
+        const json& host = json_io::get(f, "host");
+        if (!host.is_null()) x.host = json_io::get_string(f, "host");
+        const json& round = json_io::get(f, "round");
+        if (!round.is_null()) x.round = json_io::get_uint<size_t>(f, "round");
+        x.message = json_io::get_string(f, "message");
+        d.findings.push_back(std::move(x));
+    }
+}
+
+/// The fabric's lanes, how many the run crossed, and how many flows it traced.
+void read_coverage(const json& j, MeshRunDoc& d) {
+    const json& coverage = json_io::get_object(json_io::get_object(j, "fabric"), "coverage");
+    d.lanes = json_io::get_uint<size_t>(coverage, "lanes");
+    d.lanes_crossed = json_io::get_uint<size_t>(coverage, "crossed");
+    if (d.lanes_crossed > d.lanes) json_io::fail(coverage.at("crossed"), "must be at most lanes");
+    d.traced = json_io::get_uint<size_t>(json_io::get_object(j, "totals"), "traced");
+}
+
 }  // namespace
 
 size_t MeshRunDoc::measured() const {
@@ -161,133 +343,14 @@ Result<MeshRunDoc> mesh_run_doc_from_json(const json& j) {
     if (auto v = check_version_1(j, "mesh run report"); !v) return v.error();
     return json_io::guarded([&]() -> Result<MeshRunDoc> {
         MeshRunDoc d;
-        d.status = run_status(j);
-        d.pattern = json_io::get_string(j, "pattern");
-        d.launcher = json_io::get_string(j, "launcher", "");
-        perf::TestSpec spec = perf::spec_from_json(json_io::get_object(j, "spec"));
-        d.test = fmt::format("{} {}", spec.name(), perf::format_size(spec.size));
-        d.slow_ratio = json_io::get_double(j, "slow_ratio");
-        if (!(d.slow_ratio > 0 && d.slow_ratio < 1))
-            json_io::fail(j.at("slow_ratio"), "must be between 0 and 1");
-        d.wall_seconds = non_negative(j, "wall_seconds");
-        const json& ranks = json_io::get_array(j, "ranks");
-        d.hosts.assign(ranks.size(), "");
-        std::vector<char> seen(ranks.size(), 0);
-        for (const json& r : ranks) {
-            size_t rank = json_io::get_uint<size_t>(r, "rank");
-            if (rank >= ranks.size() || seen[rank])
-                json_io::fail(r.at("rank"),
-                              fmt::format("must be a rank below {}, once each", ranks.size()));
-            seen[rank] = 1;
-            std::string host = json_io::get_string(r, "host", "");
-            d.hosts[rank] = host.empty() ? fmt::format("rank {}", rank) : host;
-        }
-        d.rounds = json_io::get_array(j, "rounds").size();
-        d.rounds_done = json_io::get_uint<size_t>(j, "rounds_done");
-        if (d.rounds_done > d.rounds)
-            json_io::fail(j.at("rounds_done"), fmt::format("must be at most {} rounds", d.rounds));
-        for (const json& f : json_io::get_array(j, "flows")) {
-            d.flows.push_back(flow_from(f, d.hosts.size()));
-            MeshFlowDoc& x = d.flows.back();
-            if (x.round == 0 || x.round > d.rounds)
-                json_io::fail(f.at("round"), fmt::format("must be a round, 1 to {}", d.rounds));
-            if (x.src_host.empty()) x.src_host = d.hosts[x.src];
-            if (x.dst_host.empty()) x.dst_host = d.hosts[x.dst];
-        }
-        const size_t flows = d.flows.size();
-        for (const json& p : json_io::get_array(j, "planes")) {
-            const auto plane = static_cast<int>(json_io::get_uint<uint16_t>(p, "plane"));
-            d.plane_medians.emplace_back(plane, non_negative(p, "median_gbps"));
-        }
-        // Lanes by name: a cable's directions name them.
-        std::map<std::string, MeshSuspectDoc> lanes;
-        std::vector<MeshSuspectDoc> unlocalized;
-        for (const json& s : json_io::get_array(j, "link_suspects")) {
-            MeshSuspectDoc x;
-            x.kind = "lanes";
-            x.name = json_io::get_string(s, "name");
-            counts(s, x);
-            x.mean_ratio = non_negative(s, "mean_ratio");
-            x.evidence = flow_indices(s, "evidence", flows);
-            x.healthy = flow_indices(s, "healthy", flows);
-            x.counted = counted_of(s);
-            x.switch_counted = switch_counted_of(s);
-            size_t n = json_io::get_array(s, "lanes").size();
-            if (n <= 1) {
-                const std::string key = x.name;
-                lanes[key] = std::move(x);
-            } else {
-                x.detail = fmt::format("one of {} lanes", n);
-                unlocalized.push_back(std::move(x));
-            }
-        }
-        std::set<std::string> in_cable;
-        for (const json& c : json_io::get_array(j, "cable_suspects")) {
-            MeshSuspectDoc x;
-            x.kind = "cable";
-            x.name = json_io::get_string(c, "name");
-            counts(c, x);
-            const json& dirs = json_io::get_array(c, "directions");
-            x.detail = dirs.size() == 2 ? "both ways" : "one way";
-            double weighted = 0;
-            size_t slow = 0;
-            for (const json& dir : dirs) {
-                if (!dir.is_string()) json_io::fail(dir, "must be a string");
-                auto it = lanes.find(dir.get<std::string>());
-                if (it == lanes.end()) json_io::fail(dir, "must name one of link_suspects");
-                in_cable.insert(it->first);
-                const MeshSuspectDoc& l = it->second;
-                x.evidence.insert(x.evidence.end(), l.evidence.begin(), l.evidence.end());
-                x.healthy.insert(x.healthy.end(), l.healthy.begin(), l.healthy.end());
-                weighted += l.mean_ratio * static_cast<double>(l.slow_flows);
-                slow += l.slow_flows;
-                for (const auto& [name, v] : l.counted)
-                    x.counted[name] = perf::saturating_add(x.counted[name], v);
-                if (l.switch_counted) {
-                    // One phrase per direction: "its switch ports counted ...".
-                    x.switch_counted = x.switch_counted
-                                           ? *x.switch_counted + "; " + *l.switch_counted
-                                           : *l.switch_counted;
-                }
-            }
-            x.mean_ratio = slow ? weighted / static_cast<double>(slow) : 0;
-            d.suspects.push_back(std::move(x));
-        }
-        for (auto& [name, l] : lanes) {
-            if (in_cable.count(name)) continue;
-            l.kind = "lane";
-            l.detail = "one way";
-            d.suspects.push_back(std::move(l));
-        }
-        for (MeshSuspectDoc& x : unlocalized) d.suspects.push_back(std::move(x));
-        for (const json& s : json_io::get_array(j, "suspects")) {
-            MeshSuspectDoc x;
-            x.kind = "endpoint";
-            x.name = json_io::get_string(s, "name");
-            counts(s, x);
-            x.evidence = flow_indices(s, "evidence", flows);
-            x.mean_ratio = mean_ratio_of(d, x.evidence);
-            x.counted = counted_of(s);
-            size_t n = json_io::get_array(s, "endpoints").size();
-            x.detail = n == 1 ? "the NIC or its cable" : fmt::format("one of {} endpoints", n);
-            d.suspects.push_back(std::move(x));
-        }
-        for (const json& f : json_io::get_array(j, "findings")) {
-            MeshFindingDoc x;
-            x.kind = json_io::get_string(f, "kind");
-            const json& host = json_io::get(f, "host");
-            if (!host.is_null()) x.host = json_io::get_string(f, "host");
-            const json& round = json_io::get(f, "round");
-            if (!round.is_null()) x.round = json_io::get_uint<size_t>(f, "round");
-            x.message = json_io::get_string(f, "message");
-            d.findings.push_back(std::move(x));
-        }
-        const json& coverage = json_io::get_object(json_io::get_object(j, "fabric"), "coverage");
-        d.lanes = json_io::get_uint<size_t>(coverage, "lanes");
-        d.lanes_crossed = json_io::get_uint<size_t>(coverage, "crossed");
-        if (d.lanes_crossed > d.lanes)
-            json_io::fail(coverage.at("crossed"), "must be at most lanes");
-        d.traced = json_io::get_uint<size_t>(json_io::get_object(j, "totals"), "traced");
+        read_header(j, d);
+        read_hosts(j, d);
+        read_rounds_and_flows(j, d);
+        read_plane_medians(j, d);
+        read_link_suspects(j, d);
+        read_endpoint_suspects(j, d);
+        read_findings(j, d);
+        read_coverage(j, d);
         return d;
     });
 }

@@ -43,6 +43,11 @@ struct Round {
 struct Coverage {
     size_t lanes = 0;    ///< switch-to-switch lanes in the fabric
     size_t crossed = 0;  ///< of those, crossed by at least one flow
+    /// The endpoints planned over, and of them those that send, and those
+    /// that receive, in at least one flow: a host's own cable both ways.
+    size_t endpoints = 0;
+    size_t senders = 0;
+    size_t receivers = 0;
     double fraction() const { return lanes == 0 ? 1.0 : static_cast<double>(crossed) / lanes; }
 };
 
@@ -71,9 +76,12 @@ Result<Schedule> incast(const std::vector<MeshEndpoint>& endpoints, size_t recei
 /// endpoint in one test per round, in the order given.
 Schedule explicit_pairs(size_t n, const std::vector<std::pair<size_t, size_t>>& pairs);
 
-/// Pairs that cross every switch-to-switch lane of the fabric at least once,
-/// no two flows of a round on one lane, in few rounds. Stops at `max_rounds`
-/// or when every lane that can be reached is crossed; endpoints left idle in
+/// Pairs that cross every switch-to-switch lane of the fabric at least once
+/// and test every endpoint sending and receiving (a host's cable is a cable
+/// too), no two flows of a round on one lane, in few rounds: endpoints whose
+/// flows cannot fit beside the round's cross-leaf flows are paired under their
+/// own leaf, where they cross no switch-to-switch lane. Stops at `max_rounds`
+/// or when everything that can be reached is tested; endpoints left idle in
 /// a round are paired where their flows fit, so lanes are crossed more than
 /// once and a slow flow has company to be compared with.
 Schedule cover(const std::vector<MeshEndpoint>& endpoints, const PathOracle& oracle,
@@ -87,7 +95,8 @@ struct TestFlows {
 TestFlows flows_of(const PairTest& t, const std::vector<MeshEndpoint>& endpoints,
                    const PathOracle& oracle);
 
-/// How many of `lanes` the schedule crosses.
+/// How many of `lanes` the schedule crosses, and how many endpoints it has
+/// sending and receiving.
 Coverage coverage_of(const Schedule& s, const std::vector<MeshEndpoint>& endpoints,
                      const PathOracle& oracle, const std::vector<Lane>& lanes);
 

@@ -79,9 +79,10 @@ nlohmann::json schedule_json(const Schedule& s, const std::vector<MeshEndpoint>&
          endpoints.size() < 2 ? size_t{0} : endpoints.size() - (endpoints.size() % 2 == 0)},
         {"unrouted", s.unrouted}};
     if (s.coverage) {
-        j["coverage"] = {{"lanes", s.coverage->lanes},
-                         {"crossed", s.coverage->crossed},
-                         {"fraction", s.coverage->fraction()}};
+        j["coverage"] = {
+            {"lanes", s.coverage->lanes},         {"crossed", s.coverage->crossed},
+            {"fraction", s.coverage->fraction()}, {"endpoints", s.coverage->endpoints},
+            {"senders", s.coverage->senders},     {"receivers", s.coverage->receivers}};
     }
     return j;
 }

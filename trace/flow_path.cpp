@@ -32,4 +32,13 @@ nlohmann::json trace_rxe_flow(const EndpointInfo& local, const EndpointInfo& rem
     return j;
 }
 
+std::vector<TraceHop> path_hops(const nlohmann::json& path) {
+    if (!path.is_object()) return {};
+    try {
+        return flow_trace_from_json(path).hops;
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
 }  // namespace fabscope::perf

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "rdma/endpoint_info.h"
 #include "trace/roce_trace.h"
@@ -20,6 +21,10 @@ bool is_soft_roce(const std::string& device, const std::string& sysfs = "/sys/cl
 /// The path of the RC connection local <-> remote over rxe, as a report's
 /// "path" object; null when there is nothing to record (not RoCE over IPv4,
 /// the peer on this host's own subnet, or no router answered: 0 hops).
+/// The hops of a flow's "path" object, as trace_rxe_flow wrote it (null or
+/// malformed: none).
+std::vector<TraceHop> path_hops(const nlohmann::json& path);
+
 nlohmann::json trace_rxe_flow(const EndpointInfo& local, const EndpointInfo& remote,
                               const TraceOptions& options, const HostNames& names);
 

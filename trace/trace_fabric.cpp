@@ -12,13 +12,37 @@ namespace {
 /// Synthetic GUIDs: routers have no GUID of their own.
 constexpr Guid kRouterGuidBase = 0x5250000000000000ULL;  // "RP"
 
+/// Each host as a node cabled to its first hop, the host's end port 1; the
+/// router's end named by the address it answered the host from.
+template <typename AddPort, typename IndexOf>
+void add_hosts(const std::vector<TracedHost>& hosts, std::vector<Node>& nodes,
+               std::map<PortRef, std::string>& address, std::map<int, PortRef>& host_port,
+               const AddPort& add_port, const IndexOf& index_of) {
+    for (const TracedHost& h : hosts) {
+        if (h.first_hop.empty() || h.rank < 0 || host_port.count(h.rank)) continue;
+        Node& leaf = nodes[index_of(h.first_hop)];
+        if (leaf.ports.size() >= 254) continue;
+        Node host;
+        host.guid = kRankGuidBase + static_cast<Guid>(h.rank);
+        host.type = NodeType::CA;
+        host.description = h.name.empty() ? fmt::format("rank {}", h.rank) : h.name;
+        const auto leaf_port = static_cast<uint8_t>(leaf.ports.size() + 1);
+        add_port(host, PortRef{leaf.guid, leaf_port});
+        add_port(leaf, PortRef{host.guid, 1});
+        if (!h.leaf_address.empty()) address[PortRef{leaf.guid, leaf_port}] = h.leaf_address;
+        host_port[h.rank] = PortRef{host.guid, 1};
+        nodes.push_back(std::move(host));
+    }
+}
+
 }  // namespace
 
 std::string router_key(const TraceHop& h) {
     return h.name.empty() ? h.address : h.name;
 }
 
-TracedFabric TracedFabric::from_paths(const std::vector<std::vector<TraceHop>>& paths) {
+TracedFabric TracedFabric::from_paths(const std::vector<std::vector<TraceHop>>& paths,
+                                      const std::vector<TracedHost>& hosts) {
     TracedFabric t;
     std::vector<std::string> keys;
     // Cables as (router index, router index), smaller first; per cable the
@@ -29,6 +53,9 @@ TracedFabric TracedFabric::from_paths(const std::vector<std::vector<TraceHop>>& 
     std::set<std::string> named;
     for (const auto& hops : paths) {
         for (const TraceHop& h : hops) named.insert(router_key(h));
+    }
+    for (const TracedHost& h : hosts) {
+        if (!h.first_hop.empty()) named.insert(h.first_hop);
     }
     keys.assign(named.begin(), named.end());
     for (size_t i = 0; i < keys.size(); ++i) t.by_key_[keys[i]] = kRouterGuidBase + i + 1;
@@ -75,6 +102,7 @@ TracedFabric TracedFabric::from_paths(const std::vector<std::vector<TraceHop>>& 
         if (!addr.first.empty()) t.address_[PortRef{a.guid, pa}] = addr.first;
         if (!addr.second.empty()) t.address_[PortRef{b.guid, pb}] = addr.second;
     }
+    add_hosts(hosts, nodes, t.address_, t.host_port_, add_port, index_of);
     // Consistent by construction: every port names a peer that names it.
     if (auto f = Fabric::build(std::move(nodes)); f) t.fabric_ = std::move(*f);
     return t;
@@ -125,6 +153,16 @@ std::string TracedFabric::router_name(Guid g) const {
 std::string TracedFabric::address(PortRef end) const {
     auto it = address_.find(end);
     return it == address_.end() ? "" : it->second;
+}
+
+std::optional<Lane> TracedFabric::host_lane(int rank, bool sending) const {
+    auto it = host_port_.find(rank);
+    if (it == host_port_.end()) return std::nullopt;
+    const Link* link = fabric().link_of(it->second);
+    if (!link) return std::nullopt;
+    const auto index = static_cast<size_t>(link - fabric().links().data());
+    // Sending goes from the host's end; lane_of counts from the link's `a` end.
+    return lane_of(index, (link->a == it->second) == sending);
 }
 
 std::string TracedFabric::end_name(PortRef p) const {

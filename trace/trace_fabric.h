@@ -29,11 +29,26 @@
 
 namespace fabscope::perf {
 
+/// The GUIDs that stand for ranks, which have none (a host of the traced
+/// fabric is node kRankGuidBase + its rank).
+inline constexpr Guid kRankGuidBase = 0x4850000000000000ULL;  // "HP"
+
+/// A rank as a host of the traced fabric: cabled to the router its own
+/// traces leave by, so its cable is a lane like any other (a slow NIC or a
+/// bad host cable slows every flow through it, and no leaf-spine cable).
+struct TracedHost {
+    int rank = 0;
+    std::string name;          ///< its host name
+    std::string first_hop;     ///< router_key of the first hop of its traces
+    std::string leaf_address;  ///< the address that router answered it from
+};
+
 class TracedFabric {
   public:
     /// Builds the fabric of every router and cable on `paths` (each a trace's
-    /// hops, nearest first).
-    static TracedFabric from_paths(const std::vector<std::vector<TraceHop>>& paths);
+    /// hops, nearest first), and of `hosts` cabled to their first hops.
+    static TracedFabric from_paths(const std::vector<std::vector<TraceHop>>& paths,
+                                   const std::vector<TracedHost>& hosts = {});
 
     /// An InfiniBand snapshot's fabric, shared (not copied: its forwarding
     /// tables may be large); lanes are its links' (mesh_paths' lane_of).
@@ -57,13 +72,18 @@ class TracedFabric {
     std::string router_name(Guid g) const;
     /// The address a cable end answered from ("" when no trace showed it).
     std::string address(PortRef end) const;
+    /// A rank's own cable, toward its leaf (`sending`) or from it; nothing
+    /// when the rank is no host of this fabric.
+    std::optional<Lane> host_lane(int rank, bool sending) const;
+    /// A cable end as a lane or a cable names it: "l1[10.9.12.0]", "h0002[1]".
+    std::string end_name(PortRef p) const;
 
   private:
-    std::string end_name(PortRef p) const;
     Fabric fabric_;
     std::shared_ptr<const Fabric> snapshot_;
     std::map<std::string, Guid> by_key_;
     std::map<PortRef, std::string> address_;
+    std::map<int, PortRef> host_port_;  ///< by rank: its end of its cable
 };
 
 /// How a hop is known: its name, else its address.

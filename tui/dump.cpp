@@ -40,7 +40,13 @@ Result<int> run_dump(FabricSource& source, DataBuilder builder, const DumpOption
         if (stop.stop_requested()) break;  // cut short: keep the readings before it
         if (!r) return r.error();
         builder.add(*r);
+        if (o.progress == Progress::Lines)
+            std::fprintf(stderr, "tui: reading %zu of %zu taken\n", i + 1, o.readings);
+        else if (o.progress == Progress::Live)
+            std::fprintf(stderr, "\rtui: reading %zu of %zu taken ", i + 1, o.readings);
+        std::fflush(stderr);
     }
+    if (o.progress == Progress::Live) std::fprintf(stderr, "\r%40s\r", "");
     const TuiData* d = builder.latest().get();
     for (const auto& [name, id] : o.views) {
         if (!d) break;  // interrupted before the first reading: nothing to show

@@ -11,6 +11,7 @@
 #include "tui/source.h"
 #include "tui/tui_data.h"
 #include "tui/view_state.h"
+#include "util/progress.h"
 #include "util/result.h"
 
 namespace fabscope::tui {
@@ -28,6 +29,8 @@ struct DumpOptions {
     bool ascii = false;
     size_t readings = 1;  ///< live: readings `refresh` apart; files: every file
     std::chrono::milliseconds refresh{2000};
+    /// Each reading taken, on stderr (the views go to `out`).
+    Progress progress = Progress::Off;
 };
 
 /// Takes the readings, then prints each view to `out`. Ctrl-C (the

@@ -24,13 +24,8 @@ double traffic_of(const BoardLink& l) {
 constexpr std::array<const char*, kLinkSorts> kLinkSortNames{"health", "rate", "state", "err/s",
                                                              "wait",   "Gb/s", "name"};
 
-}  // namespace
-
-ViewOutput draw_links(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
-    const Board& b = d.board;
-    ViewOutput out;
-    c.set_clip(body);
-    const std::string& filter = s.active_filter();
+/// The links the filter keeps: either end's node, or the state.
+std::vector<size_t> filter_links(const Board& b, const std::string& filter) {
     std::vector<size_t> rows;
     for (size_t i = 0; i < b.links.size(); ++i) {
         const BoardLink& l = b.links[i];
@@ -38,6 +33,11 @@ ViewOutput draw_links(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
             node_matches(b.nodes[l.b.node], filter) || text_matches(l.state, filter))
             rows.push_back(i);
     }
+    return rows;
+}
+
+/// Sorts `rows` by the view's sort order, ties by name.
+void sort_links(const Board& b, const ViewState& s, std::vector<size_t>& rows) {
     auto by_name = [&](size_t x, size_t y) {
         const BoardLink& p = b.links[x];
         const BoardLink& q = b.links[y];
@@ -84,20 +84,41 @@ ViewOutput draw_links(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         case LinkSort::Name: std::stable_sort(rows.begin(), rows.end(), by_name); break;
     }
     if (s.reverse) std::reverse(rows.begin(), rows.end());
+}
 
-    // Columns: health, A, B, rate, state, err/s, wait, Gb/s.
+/// Where each column starts, and how wide the two ends are.
+struct Columns {
+    int end_w = 0;
+    int x_a = 0;
+    int x_b = 0;
+    int x_rate = 0;
+    int x_state = 0;
+    int x_err = 0;
+    int x_wait = 0;
+    int x_gbps = 0;
+};
+
+/// Columns: health, A, B, rate, state, err/s, wait, Gb/s.
+Columns lay_out(Rect body) {
     const int fixed = 2 + 10 + 15 + 8 + 7 + 7;
-    const int end_w = std::max(8, (body.w - fixed - 2) / 2);
-    const int x_a = body.x + 2;
-    const int x_b = x_a + end_w + 1;
-    const int x_rate = x_b + end_w + 1;
-    const int x_state = x_rate + 10;
-    const int x_err = x_state + 15;
-    const int x_wait = x_err + 8;
-    const int x_gbps = x_wait + 7;
+    Columns cols;
+    cols.end_w = std::max(8, (body.w - fixed - 2) / 2);
+    cols.x_a = body.x + 2;
+    cols.x_b = cols.x_a + cols.end_w + 1;
+    cols.x_rate = cols.x_b + cols.end_w + 1;
+    cols.x_state = cols.x_rate + 10;
+    cols.x_err = cols.x_state + 15;
+    cols.x_wait = cols.x_err + 8;
+    cols.x_gbps = cols.x_wait + 7;
+    return cols;
+}
+
+/// The column heads, the sorted one underlined with the order's arrow.
+void draw_heads(Canvas& c, Rect body, const Columns& cols, const ViewState& s) {
     const std::array<std::pair<int, const char*>, 7> heads{
-        std::pair{x_a, "end A"}, {x_b, "end B"},   {x_rate, "rate"}, {x_state, "state"},
-        {x_err, "err/s"},        {x_wait, "wait"}, {x_gbps, "Gb/s"}};
+        std::pair{cols.x_a, "end A"}, {cols.x_b, "end B"},   {cols.x_rate, "rate"},
+        {cols.x_state, "state"},      {cols.x_err, "err/s"}, {cols.x_wait, "wait"},
+        {cols.x_gbps, "Gb/s"}};
     const std::array<LinkSort, 7> sort_of{LinkSort::Name,   LinkSort::Name,   LinkSort::Rate,
                                           LinkSort::State,  LinkSort::Errors, LinkSort::XmitWait,
                                           LinkSort::Traffic};
@@ -109,6 +130,62 @@ ViewOutput draw_links(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         if (sorted) c.put(heads[i].first + w, body.y, s.reverse ? U'▲' : U'▼', kBold);
     }
     if (s.link_sort == LinkSort::Health) c.put(body.x, body.y, s.reverse ? U'▲' : U'▼', kBold);
+}
+
+/// One link's line at `y`.
+void draw_link(Canvas& c, const Board& b, Rect body, const Columns& cols, const BoardLink& l,
+               int y) {
+    const Style hs = health_style(l.health);
+    c.put(body.x, y, link_glyph(l), hs);
+    c.text(cols.x_a, y, fit(b.end_name(l.a), cols.end_w), {}, cols.end_w);
+    c.text(cols.x_b, y, fit(b.end_name(l.b), cols.end_w), {}, cols.end_w);
+    const bool below =
+        !l.findings.empty() && l.health >= Health::Warning && l.status == LinkStatus::Up;
+    c.text(cols.x_rate, y, format_link_rate(l), below ? hs : Style{}, 9);
+    c.text(cols.x_state, y, l.state, l.status == LinkStatus::Up ? Style{} : hs, 14);
+    if (l.rates) {
+        const Style es = l.rates->errors_per_s > 0 ? health_style(Health::Warning) : kDim;
+        c.text(cols.x_err, y, fmt::format("{:>6}", format_rate(l.rates->errors_per_s)), es, 7);
+        if (l.rates->xmit_wait)
+            c.text(cols.x_wait, y, fmt::format("{:>5.1f}%", *l.rates->xmit_wait * 100),
+                   *l.rates->xmit_wait > 0.05 ? hs : kDim, 6);
+        c.text(cols.x_gbps, y,
+               fmt::format("{:>6}", format_rate(std::max(l.rates->xmit_gbps, l.rates->rcv_gbps))),
+               {}, 7);
+    } else {
+        c.text(cols.x_err, y, "     -", kDim);
+        c.text(cols.x_wait, y, "    -", kDim);
+        c.text(cols.x_gbps, y, "     -", kDim);
+    }
+}
+
+/// The link under the cursor, where it is in the list and the sort order.
+ViewOutput describe_link(const Board& b, const ViewState& s, const std::vector<size_t>& rows) {
+    ViewOutput out;
+    const Cursor& cur = s.cursor();
+    const BoardLink& sel = b.links[rows[static_cast<size_t>(cur.row)]];
+    out.status = fmt::format("{}/{}  sorted by {}{}  ", cur.row + 1, rows.size(),
+                             kLinkSortNames[static_cast<size_t>(s.link_sort)],
+                             s.reverse ? " (reversed)" : "");
+    out.status += fmt::format("{} ↔ {}  {}", b.end_name(sel.a), b.end_name(sel.b), sel.state);
+    if (!sel.findings.empty()) out.status += "  — " + b.findings[sel.findings.front()].summary;
+    out.status_style = health_style(sel.health);
+    out.drill = b.nodes[sel.a.node].label;
+    return out;
+}
+
+}  // namespace
+
+ViewOutput draw_links(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
+    const Board& b = d.board;
+    ViewOutput out;
+    c.set_clip(body);
+    const std::string& filter = s.active_filter();
+    std::vector<size_t> rows = filter_links(b, filter);
+    sort_links(b, s, rows);
+
+    const Columns cols = lay_out(body);
+    draw_heads(c, body, cols, s);
     const int list_h = body.h - 1;
     s.page = list_h;
     Cursor& cur = s.cursor();
@@ -120,41 +197,12 @@ ViewOutput draw_links(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         return out;
     }
     for (int i = 0; i < list_h && cur.top + i < static_cast<int>(rows.size()); ++i) {
-        const BoardLink& l = b.links[rows[static_cast<size_t>(cur.top) + static_cast<size_t>(i)]];
         const int y = body.y + 1 + i;
-        const Style hs = health_style(l.health);
-        c.put(body.x, y, link_glyph(l), hs);
-        c.text(x_a, y, fit(b.end_name(l.a), end_w), {}, end_w);
-        c.text(x_b, y, fit(b.end_name(l.b), end_w), {}, end_w);
-        const bool below =
-            !l.findings.empty() && l.health >= Health::Warning && l.status == LinkStatus::Up;
-        c.text(x_rate, y, format_link_rate(l), below ? hs : Style{}, 9);
-        c.text(x_state, y, l.state, l.status == LinkStatus::Up ? Style{} : hs, 14);
-        if (l.rates) {
-            const Style es = l.rates->errors_per_s > 0 ? health_style(Health::Warning) : kDim;
-            c.text(x_err, y, fmt::format("{:>6}", format_rate(l.rates->errors_per_s)), es, 7);
-            if (l.rates->xmit_wait)
-                c.text(x_wait, y, fmt::format("{:>5.1f}%", *l.rates->xmit_wait * 100),
-                       *l.rates->xmit_wait > 0.05 ? hs : kDim, 6);
-            c.text(
-                x_gbps, y,
-                fmt::format("{:>6}", format_rate(std::max(l.rates->xmit_gbps, l.rates->rcv_gbps))),
-                {}, 7);
-        } else {
-            c.text(x_err, y, "     -", kDim);
-            c.text(x_wait, y, "    -", kDim);
-            c.text(x_gbps, y, "     -", kDim);
-        }
+        draw_link(c, b, body, cols,
+                  b.links[rows[static_cast<size_t>(cur.top) + static_cast<size_t>(i)]], y);
         if (cur.top + i == cur.row) c.restyle({body.x + 1, y, body.w - 1, 1}, kCursor);
     }
-    const BoardLink& sel = b.links[rows[static_cast<size_t>(cur.row)]];
-    out.status = fmt::format("{}/{}  sorted by {}{}  ", cur.row + 1, rows.size(),
-                             kLinkSortNames[static_cast<size_t>(s.link_sort)],
-                             s.reverse ? " (reversed)" : "");
-    out.status += fmt::format("{} ↔ {}  {}", b.end_name(sel.a), b.end_name(sel.b), sel.state);
-    if (!sel.findings.empty()) out.status += "  — " + b.findings[sel.findings.front()].summary;
-    out.status_style = health_style(sel.health);
-    out.drill = b.nodes[sel.a.node].label;
+    out = describe_link(b, s, rows);
     c.reset_clip();
     return out;
 }

@@ -7,6 +7,8 @@
 namespace fabscope::tui {
 namespace {
 
+constexpr int kCellW = 4;
+
 Style heat(const PairCell& cell, double degraded_at) {
     if (!cell.measured) return kDim;
     if (!cell.ok) return Style{Color::Black, Color::Red};
@@ -19,39 +21,34 @@ std::string value_text(const PairGrid& g, double v) {
     return g.bandwidth ? fmt::format("{:.3f} Gb/s", v) : fmt::format("{:.2f} us median", v);
 }
 
-}  // namespace
+/// How to get perf results into the view.
+void draw_no_results(Canvas& c, Rect body) {
+    c.text(body.x, body.y, "No perf results.", kBold);
+    c.text(body.x, body.y + 2,
+           "Measure with `fabscope perf run HOST... -o FILE` on each source host, then", kDim);
+    c.text(body.x, body.y + 3,
+           "start the TUI with --perf FILE (once per file): rows are sources, columns "
+           "destinations.",
+           kDim);
+    c.text(body.x, body.y + 4,
+           "A mesh run's report (`fabscope mesh run -o FILE`) goes in --perf too: its pair "
+           "matrix and top suspects.",
+           kDim);
+}
 
-ViewOutput draw_pairs(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
-    ViewOutput out;
-    c.set_clip(body);
-    const PairMatrix& m = d.pairs;
-    if (m.grids.empty()) {
-        c.text(body.x, body.y, "No perf results.", kBold);
-        c.text(body.x, body.y + 2,
-               "Measure with `fabscope perf run HOST... -o FILE` on each source host, then", kDim);
-        c.text(body.x, body.y + 3,
-               "start the TUI with --perf FILE (once per file): rows are sources, columns "
-               "destinations.",
-               kDim);
-        c.text(body.x, body.y + 4,
-               "A mesh run's report (`fabscope mesh run -o FILE`) goes in --perf too: its pair "
-               "matrix and top suspects.",
-               kDim);
-        c.reset_clip();
-        return out;
-    }
-    const int n = static_cast<int>(m.grids.size());
-    s.pair_test = ((s.pair_test % n) + n) % n;
-    const PairGrid& g = m.grids[static_cast<size_t>(s.pair_test)];
-    const double degraded_at = g.degraded_at > 0 ? g.degraded_at : m.degraded_at;
+/// The test's name, which of `n` it is, and what its cells are relative to.
+void draw_title(Canvas& c, Rect body, const PairGrid& g, int test, int n) {
     c.text(body.x, body.y, g.test, kBold);
     c.text(body.x + text_width(g.test) + 2, body.y,
-           g.of_median ? fmt::format("test {} of {} (t/T)  {}", s.pair_test + 1, n, g.note)
-                       : fmt::format("test {} of {} (t/T)  {}  best {}: {}", s.pair_test + 1, n,
+           g.of_median ? fmt::format("test {} of {} (t/T)  {}", test + 1, n, g.note)
+                       : fmt::format("test {} of {} (t/T)  {}  best {}: {}", test + 1, n,
                                      g.bandwidth ? "bandwidth" : "latency", g.best_pair,
                                      value_text(g, g.best)),
            kDim);
-    // Legend.
+}
+
+/// The colour of each share, on the line under the title.
+void draw_legend(Canvas& c, Rect body, const PairGrid& g, double degraded_at) {
     int x = body.x;
     const int ly = body.y + 1;
     for (const auto& [text, style] :
@@ -64,44 +61,65 @@ ViewOutput draw_pairs(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         x += c.text(x, ly, text, style) + 1;
     }
     c.text(x + 1, ly, g.of_median ? "cells: % of the median" : "cells: % of the best pair", kDim);
+}
 
-    if (g.rows.empty() || g.cols.empty()) {
-        c.text(body.x, body.y + 3, "No flow was measured.", kBold);
-        c.reset_clip();
-        return out;
-    }
+/// Where the grid, the destinations' key and the suspects go, and how much
+/// of the grid fits.
+struct PairsLayout {
+    Rect body;
+    int label_w = 0;
+    bool short_names = false;  ///< columns headed by their names, else by numbers and a key
+    int grid_y = 0;
+    int avail_cols = 0;
+    int avail_rows = 0;
+    int shown_suspects = 0;
+    int suspects_h = 0;
+};
+
+/// How much of `g` fits in `body`, and where each part goes.
+PairsLayout lay_out(const PairGrid& g, Rect body) {
+    PairsLayout lay;
+    lay.body = body;
     int label_w = 6;
     for (const std::string& r : g.rows) label_w = std::max(label_w, text_width(r));
-    label_w = std::min(label_w, std::max(8, body.w / 4));
-    const int cell_w = 4;
-    const bool short_names = std::all_of(g.cols.begin(), g.cols.end(),
-                                         [](const std::string& cl) { return text_width(cl) <= 3; });
-    const int grid_y = body.y + 3;
-    const int avail_cols = std::max(1, (body.w - label_w - 1) / cell_w);
+    lay.label_w = std::min(label_w, std::max(8, body.w / 4));
+    lay.short_names = std::all_of(g.cols.begin(), g.cols.end(),
+                                  [](const std::string& cl) { return text_width(cl) <= 3; });
+    lay.grid_y = body.y + 3;
+    lay.avail_cols = std::max(1, (body.w - lay.label_w - 1) / kCellW);
     // A mesh run's top suspects under the grid, the first one first.
-    const int shown_suspects =
+    lay.shown_suspects =
         g.of_median ? std::min(static_cast<int>(g.suspects.size()), std::max(1, body.h / 4)) : 0;
-    const int suspects_h = g.of_median ? std::max(1, shown_suspects) + 1 : 0;
-    const int footer = (short_names ? 0 : 2) + suspects_h;
-    const int avail_rows = std::max(1, body.h - 4 - footer);
-    s.page = avail_rows;
-    Cursor& cur = s.cursor();
-    keep_in_view(cur, static_cast<int>(g.rows.size()), avail_rows);
-    keep_in_view_cols(cur, static_cast<int>(g.cols.size()), avail_cols);
-    c.text(body.x, grid_y, fit("from \\ to", label_w), kDim, label_w);
-    for (int ci = 0; ci < avail_cols && cur.left + ci < static_cast<int>(g.cols.size()); ++ci) {
+    lay.suspects_h = g.of_median ? std::max(1, lay.shown_suspects) + 1 : 0;
+    const int footer = (lay.short_names ? 0 : 2) + lay.suspects_h;
+    lay.avail_rows = std::max(1, body.h - 4 - footer);
+    return lay;
+}
+
+/// The destinations shown, by name or number, the cursor's in bold.
+void draw_column_heads(Canvas& c, const PairGrid& g, const PairsLayout& lay, const Cursor& cur) {
+    const Rect body = lay.body;
+    c.text(body.x, lay.grid_y, fit("from \\ to", lay.label_w), kDim, lay.label_w);
+    for (int ci = 0; ci < lay.avail_cols && cur.left + ci < static_cast<int>(g.cols.size()); ++ci) {
         const int col = cur.left + ci;
         const std::string head =
-            short_names ? g.cols[static_cast<size_t>(col)] : fmt::format("{}", col + 1);
-        c.text(body.x + label_w + 1 + ci * cell_w, grid_y, fmt::format("{:>3}", head),
+            lay.short_names ? g.cols[static_cast<size_t>(col)] : fmt::format("{}", col + 1);
+        c.text(body.x + lay.label_w + 1 + ci * kCellW, lay.grid_y, fmt::format("{:>3}", head),
                col == cur.col ? kBold : kDim);
     }
-    for (int ri = 0; ri < avail_rows && cur.top + ri < static_cast<int>(g.rows.size()); ++ri) {
+}
+
+/// The rows shown: each source, then its cells as a share coloured by heat.
+void draw_cells(Canvas& c, const PairGrid& g, const PairsLayout& lay, const Cursor& cur,
+                double degraded_at) {
+    const Rect body = lay.body;
+    for (int ri = 0; ri < lay.avail_rows && cur.top + ri < static_cast<int>(g.rows.size()); ++ri) {
         const int row = cur.top + ri;
-        const int y = grid_y + 1 + ri;
-        c.text(body.x, y, fit(g.rows[static_cast<size_t>(row)], label_w),
-               row == cur.row ? kBold : Style{}, label_w);
-        for (int ci = 0; ci < avail_cols && cur.left + ci < static_cast<int>(g.cols.size()); ++ci) {
+        const int y = lay.grid_y + 1 + ri;
+        c.text(body.x, y, fit(g.rows[static_cast<size_t>(row)], lay.label_w),
+               row == cur.row ? kBold : Style{}, lay.label_w);
+        for (int ci = 0; ci < lay.avail_cols && cur.left + ci < static_cast<int>(g.cols.size());
+             ++ci) {
             const int col = cur.left + ci;
             const PairCell& cell = g.cell(static_cast<size_t>(row), static_cast<size_t>(col));
             Style st = heat(cell, degraded_at);
@@ -113,30 +131,38 @@ ViewOutput draw_pairs(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
                 st.bold = true;
                 st.reverse = true;
             }
-            c.text(body.x + label_w + 1 + ci * cell_w, y, text, st, cell_w);
+            c.text(body.x + lay.label_w + 1 + ci * kCellW, y, text, st, kCellW);
         }
     }
-    if (!short_names) {
-        // Which number is which destination.
-        std::string key;
-        for (size_t ci = 0; ci < g.cols.size(); ++ci)
-            key += fmt::format("{} {}   ", ci + 1, g.cols[ci]);
-        c.text(body.x, body.bottom() - 1 - suspects_h, key, kDim, body.w);
+}
+
+/// Which number is which destination.
+void draw_key(Canvas& c, const PairGrid& g, const PairsLayout& lay) {
+    std::string key;
+    for (size_t ci = 0; ci < g.cols.size(); ++ci)
+        key += fmt::format("{} {}   ", ci + 1, g.cols[ci]);
+    c.text(lay.body.x, lay.body.bottom() - 1 - lay.suspects_h, key, kDim, lay.body.w);
+}
+
+/// A mesh run's suspects at the bottom, or that there is none.
+void draw_suspects(Canvas& c, const PairGrid& g, const PairsLayout& lay) {
+    const Rect body = lay.body;
+    const int y = body.bottom() - lay.suspects_h;
+    if (g.suspects.empty()) {
+        c.text(body.x, y, "No suspect: no cable, lane or endpoint explains the slow flows.",
+               health_style(Health::Ok), body.w);
+        return;
     }
-    if (g.of_median) {
-        const int y = body.bottom() - suspects_h;
-        if (g.suspects.empty()) {
-            c.text(body.x, y, "No suspect: no cable, lane or endpoint explains the slow flows.",
-                   health_style(Health::Ok), body.w);
-        } else {
-            c.text(body.x, y, fmt::format("Suspects ({}), top first:", g.suspects.size()), kBold);
-            for (int i = 0; i < shown_suspects; ++i) {
-                c.text(body.x, y + 1 + i,
-                       fmt::format("{} {}", i + 1, g.suspects[static_cast<size_t>(i)]),
-                       health_style(i == 0 ? Health::Error : Health::Warning), body.w);
-            }
-        }
+    c.text(body.x, y, fmt::format("Suspects ({}), top first:", g.suspects.size()), kBold);
+    for (int i = 0; i < lay.shown_suspects; ++i) {
+        c.text(body.x, y + 1 + i, fmt::format("{} {}", i + 1, g.suspects[static_cast<size_t>(i)]),
+               health_style(i == 0 ? Health::Error : Health::Warning), body.w);
     }
+}
+
+/// The flow under the cursor: its value and share, or why it has none.
+ViewOutput describe_cell(const PairGrid& g, const Cursor& cur, double degraded_at) {
+    ViewOutput out;
     const std::string& from = g.rows[static_cast<size_t>(cur.row)];
     const std::string& to = g.cols[static_cast<size_t>(cur.col)];
     const PairCell& cell = g.cell(static_cast<size_t>(cur.row), static_cast<size_t>(cur.col));
@@ -154,6 +180,42 @@ ViewOutput draw_pairs(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
         if (cell.ratio < degraded_at) out.status_style = health_style(Health::Warning);
     }
     out.drill = to;
+    return out;
+}
+
+}  // namespace
+
+ViewOutput draw_pairs(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
+    ViewOutput out;
+    c.set_clip(body);
+    const PairMatrix& m = d.pairs;
+    if (m.grids.empty()) {
+        draw_no_results(c, body);
+        c.reset_clip();
+        return out;
+    }
+    const int n = static_cast<int>(m.grids.size());
+    s.pair_test = ((s.pair_test % n) + n) % n;
+    const PairGrid& g = m.grids[static_cast<size_t>(s.pair_test)];
+    const double degraded_at = g.degraded_at > 0 ? g.degraded_at : m.degraded_at;
+    draw_title(c, body, g, s.pair_test, n);
+    draw_legend(c, body, g, degraded_at);
+
+    if (g.rows.empty() || g.cols.empty()) {
+        c.text(body.x, body.y + 3, "No flow was measured.", kBold);
+        c.reset_clip();
+        return out;
+    }
+    const PairsLayout lay = lay_out(g, body);
+    s.page = lay.avail_rows;
+    Cursor& cur = s.cursor();
+    keep_in_view(cur, static_cast<int>(g.rows.size()), lay.avail_rows);
+    keep_in_view_cols(cur, static_cast<int>(g.cols.size()), lay.avail_cols);
+    draw_column_heads(c, g, lay, cur);
+    draw_cells(c, g, lay, cur, degraded_at);
+    if (!lay.short_names) draw_key(c, g, lay);
+    if (g.of_median) draw_suspects(c, g, lay);
+    out = describe_cell(g, cur, degraded_at);
     c.reset_clip();
     return out;
 }

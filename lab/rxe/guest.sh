@@ -161,11 +161,55 @@ impair_link() {
     ip netns exec "$s" tc qdisc replace dev "down${l#l}" root "$@"
 }
 
+# unimpair_link L S: the cable between leaf L and spine S as it was.
+unimpair_link() {
+    ip netns exec "$1" tc qdisc del dev "up${2#s}" root 2>/dev/null
+    ip netns exec "$2" tc qdisc del dev "down${1#l}" root 2>/dev/null
+    return 0
+}
+
+# impair_host_port H QDISC...: the leaf's port toward host H of rxe_fabric
+# (a2 is on l1's port pa2): what H receives, as a slow NIC or a bad host
+# cable would have it.
+impair_host_port() {
+    local h=$1 letters=abcdefghi
+    shift
+    local prefix=${letters%%"${h:0:1}"*}
+    ip netns exec "l$((${#prefix} + 1))" tc qdisc replace dev "p$h" root "$@"
+}
+
 in_host() {
     local h=$1
     shift
     # Its own UTS namespace too: the host's name is H, as on a real host.
     ip netns exec "$h" unshare --uts sh -c 'echo "$0" > /proc/sys/kernel/hostname && exec "$@"' "$h" "$@"
+}
+
+# port_wait H PORT [LIMIT]: waits (at most LIMIT s, default 20) until a TCP
+# server listens on PORT in host H (a `perf serve` that is up), instead of a
+# fixed sleep that races its start.
+port_wait() {
+    local h=$1 port=$2 limit=${3:-20} end
+    end=$(($(date +%s) + limit))
+    while [ "$(date +%s)" -lt "$end" ]; do
+        ip netns exec "$h" ss -Hltn "sport = :$port" | grep -q . && return 0
+        sleep 0.1
+    done
+    echo "port_wait: nothing listens on port $port in $h after ${limit} s" >&2
+    return 1
+}
+
+# text_wait FILE TEXT [LIMIT]: waits (at most LIMIT s, default 60) until FILE
+# holds TEXT: a command has reached the step a scenario acts on.
+text_wait() {
+    local file=$1 text=$2 limit=${3:-60} end
+    end=$(($(date +%s) + limit))
+    while [ "$(date +%s)" -lt "$end" ]; do
+        grep -qF -- "$text" "$file" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "text_wait: $file does not say \"$text\" after ${limit} s" >&2
+    return 1
 }
 
 # host_addr H: H's IPv4 address on eth0.

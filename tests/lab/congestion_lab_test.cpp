@@ -56,12 +56,13 @@ class CongestionLab : public ::testing::Test {
         SpawnOptions o;
         o.argv = {fabscope(), "lab", "exec", "--dir", lab_->dir(), "--", fabscope()};
         o.argv.insert(o.argv.end(), command.begin(), command.end());
+        o.argv.push_back("-v");  // says when it waits for the second reading
         o.stdout_path = out;
         o.stderr_path = err;
         auto child = spawn(o);
         EXPECT_TRUE(child);
         if (!child) return {};
-        std::this_thread::sleep_for(1500ms);
+        EXPECT_TRUE(wait_for_text(err, "Reading the counters again")) << err;
         for (const auto& words : during) EXPECT_EQ(lab_->fault(words).exit_code, 0);
         RunResult r = wait_child(child->pid, 60000ms);
         Outcome res;
@@ -172,7 +173,7 @@ TEST_F(CongestionLab, ANodeSilentBeforeTheSecondReadingIsAFinding) {
 TEST_F(CongestionLab, ValidateReportsANodeSilentBeforeItsSecondReading) {
     // validate runs the same readings: a node that stops answering between
     // them is a counters_unanswered finding, not left out of the rates.
-    Outcome o = measure({{"silent", "leaf04"}}, {"validate", "--interval", "3s", "--json", "-q"},
+    Outcome o = measure({{"silent", "leaf04"}}, {"validate", "--interval", "3s", "--json"},
                         "validation.schema.json");
     ASSERT_EQ(lab_->fault({"answer", "leaf04"}).exit_code, 0);
     EXPECT_EQ(o.exit_code, 1) << o.text;

@@ -194,18 +194,34 @@ TEST(DiscoverLab, SupervisorFreesSlotsOfClientsKilledOutsideLabExec) {
         ASSERT_TRUE(p);
         stuck.push_back(*p);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    // A client holds its slot once umad2sim has made its fake sysfs tree
+    // (./sys-PID, after the simulator answered it).
+    auto all_connected = [&] {
+        for (const ProcessId& p : stuck) {
+            if (!std::filesystem::exists(lab.dir() + "/sys-" + std::to_string(p.pid))) return false;
+        }
+        return true;
+    };
+    for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+         !all_connected() && std::chrono::steady_clock::now() < until;)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_TRUE(all_connected());
     for (const ProcessId& p : stuck) ::kill(p.pid, SIGKILL);
     for (const ProcessId& p : stuck) wait_child(p.pid, std::chrono::milliseconds(2000));
     // Within a few of its one-second rounds the supervisor frees the slots; a
     // client started without lab exec (which would also clean up) then works.
-    std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+    // Until it has, such a client finds no slot and fails at once.
     o.argv = {fabscope(), "discover", "--json", "-q"};
     o.stdout_path = lab.dir() + "/discover.json";
     o.stderr_path = lab.dir() + "/discover.err";
-    auto p = spawn(o);
-    ASSERT_TRUE(p);
-    RunResult r = wait_child(p->pid, std::chrono::milliseconds(30000));
+    RunResult r;
+    for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);;) {
+        auto p = spawn(o);
+        ASSERT_TRUE(p);
+        r = wait_child(p->pid, std::chrono::milliseconds(30000));
+        if (r.exit_code == 0 || std::chrono::steady_clock::now() > until) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
     ASSERT_EQ(r.exit_code, 0) << std::ifstream(o.stderr_path).rdbuf();
     auto snap = nlohmann::json::parse(std::ifstream(o.stdout_path));
     EXPECT_EQ(snap["nodes"].size(), 8u);
@@ -282,10 +298,12 @@ TEST(DiscoverLab, CtrlCWritesTheSnapshotSoFarMarkedIncomplete) {
         std::string out = lab.dir() + "-int-" + cmd + ".json";
         SpawnOptions o;
         o.argv = {fabscope(), "lab",  "exec",      "--dir", lab.dir(), "--", fabscope(), cmd,
-                  "-t",       "3000", "--retries", "5",     "-q",      "-o", out};
+                  "-t",       "3000", "--retries", "5",     "-v",      "-o", out};
+        o.stderr_path = out + ".err";
         auto child = spawn(o);
         ASSERT_TRUE(child);
-        std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // waiting on spine02
+        // The sweep has begun, and soon waits on spine02 for seconds.
+        ASSERT_TRUE(wait_for_text(o.stderr_path, "Sweeping: topology")) << o.stderr_path;
         auto t0 = std::chrono::steady_clock::now();
         ::kill(child->pid, SIGINT);  // to `lab exec`, which passes it on
         RunResult res = wait_child(child->pid, std::chrono::milliseconds(20000));

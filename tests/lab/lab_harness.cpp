@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "schema_check.h"
 #include "util/process.h"
@@ -56,6 +57,19 @@ std::string unique_name(const char* what) {
 }
 
 }  // namespace
+
+bool wait_for_text(const std::string& path, const std::string& text,
+                   std::chrono::milliseconds timeout) {
+    const auto end = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        std::ifstream in(path);
+        std::stringstream got;
+        got << in.rdbuf();
+        if (got.str().find(text) != std::string::npos) return true;
+        if (std::chrono::steady_clock::now() > end) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+}
 
 std::string fabscope() {
     return FABSCOPE_BIN;

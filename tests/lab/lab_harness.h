@@ -29,6 +29,12 @@ std::string scratch_path(const char* what);
 /// The fabscope binary under test.
 std::string fabscope();
 
+/// Waits until the file at `path` holds `text` (a child's stderr saying it
+/// reached a step), polling every 50 ms; false after `timeout`. Tests wait
+/// for the step they act on, never a fixed time.
+bool wait_for_text(const std::string& path, const std::string& text,
+                   std::chrono::milliseconds timeout = std::chrono::milliseconds(60000));
+
 /// A folder of one test's own, named after the test and this process: made
 /// when the fixture is, removed with all it holds when the fixture goes.
 class ScratchDir {

@@ -128,6 +128,17 @@ echo "agents_after_kill_s=$(echo "$(date +%s.%N) - $t1" | bc)"
 echo "agents_top=$(grep -m1 '^suspect:' agents.err)"
 agents_stop agents
 grep -E '^(mesh run|cover|paths|finding):' agents.err
+# A host's cable instead of a leaf-spine one: what a2 receives, shaped on its
+# leaf's port. The cover must test a2 (and every other host) and name it.
+unimpair_link l1 s2
+impair_host_port a2 tbf rate 8mbit burst 32kbit latency 200ms
+t0=$(date +%s.%N)
+fabric_mpirun $H $F mesh run --names /run/fabric.hosts -t 4 --pattern cover -D 500ms \
+    --warmup 150ms --step-timeout 5s -o host.json 2> host.err
+echo "host_rc=$?"
+echo "host_s=$(echo "$(date +%s.%N) - $t0" | bc)"
+echo "host_top=$(grep -m1 '^suspect:' host.err)"
+grep -E '^(suspect|cover|paths):' host.err
 )SH",
                         std::chrono::seconds(600));
     ASSERT_EQ(g.exit_code, 0);
@@ -252,6 +263,35 @@ grep -E '^(mesh run|cover|paths|finding):' agents.err
         EXPECT_TRUE(f["measured"].get<bool>()) << f.dump();
     }
     expect_shaped_cable(agents, g.value("agents_top"));
+
+    // The host port shaped instead: every host sent and received in the
+    // planned rounds, and the suspect is a2 (or its cable, the leaf port
+    // named), never a cable between switches.
+    json host = g.file("host.json", "mesh-run.schema.json");
+    print_table("host port shaped (cover)", host);
+    std::printf("host cover: %s s, top: %s\n", g.value("host_s").c_str(),
+                g.value("host_top").c_str());
+    EXPECT_EQ(g.value("host_rc"), "1");
+    EXPECT_EQ(host["status"], "complete");
+    EXPECT_EQ(host["fabric"]["coverage"]["senders"], 9);
+    EXPECT_EQ(host["fabric"]["coverage"]["receivers"], 9);
+    size_t planned_rounds = 0;
+    for (const json& r : host["rounds"]) planned_rounds += r["adaptive"].get<bool>() ? 0 : 1;
+    std::set<std::string> planned_senders, planned_receivers;
+    for (const json& f : host["flows"]) {
+        if (f["round"].get<size_t>() > planned_rounds) continue;
+        planned_senders.insert(f["src_host"].get<std::string>());
+        planned_receivers.insert(f["dst_host"].get<std::string>());
+    }
+    EXPECT_EQ(planned_senders.size(), 9u);  // the plan itself, before any adaptive round
+    EXPECT_EQ(planned_receivers.size(), 9u);
+    ASSERT_FALSE(host["cable_suspects"].empty()) << host["link_suspects"].dump();
+    EXPECT_EQ(host["cable_suspects"][0]["host"], "a2") << host["cable_suspects"].dump();
+    for (const json& c : host["cable_suspects"])
+        EXPECT_TRUE(c.contains("host")) << "a cable between switches named: " << c.dump();
+    EXPECT_EQ(g.value("host_top").rfind("suspect: host a2 (receiving) or its cable from l1[", 0),
+              0u)
+        << g.value("host_top");
 }
 
 }  // namespace

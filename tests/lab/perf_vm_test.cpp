@@ -28,14 +28,16 @@ TEST(PerfVm, EveryTestBetweenTwoHostsAndEveryWayToFail) {
 rxe_init
 rxe_bridge 2
 echo "h1_devices=$(in_host h1 ibv_devices | awk 'NR>2 {print $1}' | xargs)"
-in_host h2 $F perf serve -q --allow 10.0.0.0/24 > serve.log 2>&1 &
-sleep 1
+in_host h2 $F perf serve --allow 10.0.0.0/24 > serve.log 2>&1 &
+port_wait h2 18515
 in_host h1 $F perf run 10.0.0.2 --all -D 2s -n 300 -q -o all.json; echo "all_rc=$?"
 in_host h1 $F perf run 10.0.0.2 --test write --test read --test send --bidirectional -D 1s -q -o bidir.json; echo "bidir_rc=$?"
 in_host h1 $F perf run 10.0.0.2 --test write --sweep --max-size 4K -D 1s --warmup 200ms -q -o sweep.json; echo "sweep_rc=$?"
 # The server dies 3 s into a 20 s test: the client must say so, not wait.
+sessions=$(grep -c ' from ' serve.log)
 in_host h1 $F perf run 10.0.0.2 -D 20s -q -o killed.json &
 client=$!
+for i in $(seq 1 600); do [ "$(grep -c ' from ' serve.log)" -gt "$sessions" ] && break; sleep 0.1; done
 sleep 3
 kill -9 $(pgrep -f 'perf serve')
 t0=$(date +%s.%N)
@@ -48,7 +50,7 @@ in_host h1 $F perf run 10.0.0.2 --test atomic 2>/dev/null; echo "badtest_rc=$?"
 # Across the routed leaf-spine fabric, through a spine (ECMP).
 rxe_leaf_spine
 in_host b1 $F perf serve -q --once --allow 10.1.0.0/16 &
-sleep 1
+port_wait b1 18515
 in_host a1 $F perf run 10.2.0.1 -D 1s -q -o leafspine.json; echo "leafspine_rc=$?"
 echo "spine_packets=$(( $(ip netns exec s1 cat /sys/class/net/down1/statistics/rx_packets) + $(ip netns exec s2 cat /sys/class/net/down1/statistics/rx_packets) ))"
 )SH");
@@ -130,7 +132,7 @@ umask 077; echo 'lab secret' > /run/perf.secret; umask 022
 in_host h2 $F perf serve --allow 10.0.0.0/24 --max-size 4K --max-duration 2s > serve.log 2>&1 &
 in_host h2 $F perf serve --allow 10.0.0.0/24 --secret-file /run/perf.secret -p 18600 > secret.log 2>&1 &
 in_host h3 $F perf serve > loopback.log 2>&1 &
-sleep 1
+port_wait h2 18515 && port_wait h2 18600 && port_wait h3 18515
 in_host h1 $F perf run 10.0.0.2 -s 1M -D 30s --warmup 200ms -t 100000 -q -o caps.json; echo "caps_rc=$?"
 in_host h1 bash -c 'exec 3<>/dev/tcp/10.0.0.2/18515; read -r w <&3; echo "{\"type\":5}" >&3; read -r r <&3; echo "malformed_reply=$r"'
 in_host h1 bash -c 'exec 3<>/dev/tcp/10.0.0.2/18515; read -r w <&3; { printf "%*s" 100000 "" | tr " " "["; echo; } >&3; cat <&3 >/dev/null'
@@ -141,9 +143,9 @@ in_host h1 $F perf run 10.0.0.3 -D 1s 2> refused.err; echo "refused_rc=$?"
 echo "refused_err=$(grep -o 'does not answer [0-9.]*' refused.err)"
 in_host h1 $F perf run 10.0.0.2:18600 -D 1s --warmup 200ms -q --secret-file /run/perf.secret -o secret.json; echo "secret_rc=$?"
 in_host h1 $F perf run 10.0.0.2:18600 -D 1s --warmup 200ms -q -o nosecret.json; echo "nosecret_rc=$?"
-in_host h1 $F perf run 10.0.0.2 --test write --test read --test send -D 2s --warmup 200ms -q -o partial.json &
+in_host h1 $F perf run 10.0.0.2 --test write --test read --test send -D 2s --warmup 200ms -o partial.json 2> partial.err &
 client=$!
-sleep 5
+text_wait partial.err write_bw
 kill -INT $(pgrep -f 'perf run 10.0.0.2 --test write --test read')
 t0=$(date +%s.%N)
 wait $client; echo "partial_rc=$?"
@@ -194,7 +196,7 @@ for h in h2 h3 h4 h5; do in_host $h $F perf serve -q --allow 10.0.0.0/24 & done
 impair h3 netem loss 1%
 impair h4 netem delay 2ms
 impair h5 tbf rate 50mbit burst 32kbit latency 400ms
-sleep 1
+for h in h2 h3 h4 h5; do port_wait $h 18515; done
 in_host h1 $F perf run 10.0.0.2 10.0.0.3 10.0.0.4 10.0.0.5 --bandwidth --latency -D 2s -q -o degraded.json
 echo "rc=$?"
 )SH");
@@ -255,7 +257,7 @@ N=/run/fabric.hosts
 in_host a1 $F perf trace 10.2.0.1 --flows 16 --names $N --json > trace16.json; echo "trace_rc=$?"
 in_host a1 $F perf trace 10.2.0.1 --flows 16 --names $N -t 300ms; echo "trace_text_rc=$?"
 for h in b1 b2 b3 b4; do in_host $h $F perf serve -q --allow 10.1.0.0/16 & done
-sleep 1
+for h in b1 b2 b3 b4; do port_wait $h 18515; done
 spine_rx() { ip netns exec "$1" cat /sys/class/net/down1/statistics/rx_packets; }
 ip netns exec l1 timeout 20 tcpdump -nn -i any -c 20 'udp dst port 4791 and src host 10.1.0.1' > wire.txt 2>/dev/null &
 s1=$(spine_rx s1); s2=$(spine_rx s2)

@@ -181,12 +181,12 @@ TEST_F(SweepLab648, ALinkTakenDownMidSweep) {
     std::string out_file = lab.dir() + "-mid.json";
     SpawnOptions o;
     o.argv = {fabscope(), "lab",      "exec", "--dir", lab.dir(), "--",    fabscope(),
-              "sweep",    "--window", "1",    "-q",    "-o",      out_file};
+              "sweep",    "--window", "1",    "-v",    "-o",      out_file};
     o.stderr_path = lab.dir() + "-mid.err";
     auto started = std::chrono::steady_clock::now();
     auto child = spawn(o);
     ASSERT_TRUE(child);
-    std::this_thread::sleep_for(400ms);
+    ASSERT_TRUE(wait_for_text(o.stderr_path, "Sweeping: topology")) << o.stderr_path;
     ASSERT_TRUE(is_running(*child)) << "the sweep ended before the cable was pulled";
     ASSERT_EQ(lab.fault({"link-down", "leaf20[25]"}).exit_code, 0);
     RunResult res = wait_child(child->pid, 120000ms);

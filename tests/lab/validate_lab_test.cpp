@@ -117,10 +117,11 @@ TEST_F(ValidateLab, SymbolErrorsRisingDuringTheInterval) {
     SpawnOptions o;
     std::string out = lab_->dir() + "-rising.json";
     o.argv = {fabscope(), "lab", "exec",       "--dir", lab_->dir(), "--", fabscope(), "validate",
-              "--plan",   plan_, "--interval", "4s",    "-q",        "-o", out};
+              "--plan",   plan_, "--interval", "4s",    "-v",        "-o", out};
+    o.stderr_path = out + ".err";
     auto child = spawn(o);
     ASSERT_TRUE(child);
-    std::this_thread::sleep_for(1500ms);
+    ASSERT_TRUE(wait_for_text(o.stderr_path, "Reading the counters again")) << o.stderr_path;
     fault({"counter", "leaf03[2]", "SymbolErrorCounter=500"});
     RunResult r = wait_child(child->pid, 60000ms);
     EXPECT_EQ(r.exit_code, 1);
@@ -146,10 +147,11 @@ TEST_F(ValidateLab, XmitWaitDuringTheIntervalIsACongestionTreeRoot) {
     SpawnOptions o;
     std::string out = lab_->dir() + "-wait.json";
     o.argv = {fabscope(), "lab", "exec",       "--dir", lab_->dir(), "--", fabscope(), "validate",
-              "--plan",   plan_, "--interval", "3s",    "-q",        "-o", out};
+              "--plan",   plan_, "--interval", "3s",    "-v",        "-o", out};
+    o.stderr_path = out + ".err";
     auto child = spawn(o);
     ASSERT_TRUE(child);
-    std::this_thread::sleep_for(1500ms);
+    ASSERT_TRUE(wait_for_text(o.stderr_path, "Reading the counters again")) << o.stderr_path;
     fault({"counter", "leaf02[3]", "PortXmitWait=3000000000"});
     RunResult r = wait_child(child->pid, 60000ms);
     EXPECT_EQ(r.exit_code, 1);
@@ -197,10 +199,11 @@ TEST_F(ValidateLab, BadInputsAreExitTwoAndInterruptKeepsTheReport) {
     std::string out = lab_->dir() + "-int.json";
     SpawnOptions o;
     o.argv = {fabscope(), "lab",        "exec", "--dir", lab_->dir(), "--", fabscope(),
-              "validate", "--interval", "60s",  "-q",    "-o",        out};
+              "validate", "--interval", "60s",  "-v",    "-o",        out};
+    o.stderr_path = out + ".err";
     auto child = spawn(o);
     ASSERT_TRUE(child);
-    std::this_thread::sleep_for(1500ms);
+    ASSERT_TRUE(wait_for_text(o.stderr_path, "Reading the counters again")) << o.stderr_path;
     ::kill(child->pid, SIGINT);  // to `lab exec`, which passes it on
     RunResult res = wait_child(child->pid, 20000ms);
     EXPECT_EQ(res.exit_code, 130);
@@ -217,10 +220,11 @@ TEST_F(ValidateLab, InterruptDuringTheSweepKeepsTheReport) {
     std::string out = lab_->dir() + "-int-sweep.json";
     SpawnOptions o;
     o.argv = {fabscope(), "lab",  "exec",      "--dir", lab_->dir(), "--", fabscope(), "validate",
-              "-t",       "3000", "--retries", "5",     "-q",        "-o", out};
+              "-t",       "3000", "--retries", "5",     "-v",        "-o", out};
+    o.stderr_path = out + ".err";
     auto child = spawn(o);
     ASSERT_TRUE(child);
-    std::this_thread::sleep_for(1500ms);
+    ASSERT_TRUE(wait_for_text(o.stderr_path, "Sweeping: topology")) << o.stderr_path;
     ::kill(child->pid, SIGINT);
     RunResult res = wait_child(child->pid, 20000ms);
     ASSERT_EQ(lab_->fault({"answer", "spine02"}).exit_code, 0);

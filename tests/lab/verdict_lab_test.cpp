@@ -54,10 +54,11 @@ TEST(VerdictLab, ASymbolErrorRiseIsOneVerdictInValidateAndTheTui) {
     const std::string report = lab.dir() + "-verdict.json";
     SpawnOptions v;
     v.argv = {fabscope(), "lab",        "exec", "--dir", lab.dir(), "--",  fabscope(),
-              "validate", "--interval", "4s",   "-q",    "-o",      report};
+              "validate", "--interval", "4s",   "-v",    "-o",      report};
+    v.stderr_path = report + ".err";
     auto vc = spawn(v);
     ASSERT_TRUE(vc);
-    std::this_thread::sleep_for(1500ms);
+    ASSERT_TRUE(wait_for_text(v.stderr_path, "Reading the counters again")) << v.stderr_path;
     fault("1100");
     EXPECT_EQ(wait_child(vc->pid, 60000ms).exit_code, 1);
     const json doc = json::parse(std::ifstream(report));
@@ -74,12 +75,14 @@ TEST(VerdictLab, ASymbolErrorRiseIsOneVerdictInValidateAndTheTui) {
     // The TUI: six readings a second apart, the same rise after the first.
     const std::string shown = lab.dir() + "-tui.txt";
     SpawnOptions t;
-    t.argv = {fabscope(), "lab", "exec",       "--dir", lab.dir(),   "--", fabscope(), "tui",
-              "--dump",   "all", "--readings", "6",     "--refresh", "1s", "--size",   "160x60"};
+    t.argv = {fabscope(),  "lab", "exec",   "--dir",  lab.dir(),    "--",
+              fabscope(),  "tui", "--dump", "all",    "--readings", "6",
+              "--refresh", "1s",  "--size", "160x60", "-v"};
     t.stdout_path = shown;
+    t.stderr_path = shown + ".err";
     auto tc = spawn(t);
     ASSERT_TRUE(tc);
-    std::this_thread::sleep_for(2500ms);
+    ASSERT_TRUE(wait_for_text(t.stderr_path, "tui: reading 1 of 6 taken")) << t.stderr_path;
     fault("2100");
     EXPECT_EQ(wait_child(tc->pid, 60000ms).exit_code, 0);
     const std::string text = slurp(shown);
@@ -101,12 +104,13 @@ TEST(VerdictLab, ASymbolErrorRiseIsOneVerdictInValidateAndTheTui) {
     // Ctrl-C in --dump: what was read is printed, exit 130.
     const std::string cut = lab.dir() + "-tui-int.txt";
     SpawnOptions c;
-    c.argv = {fabscope(), "lab",    "exec",     "--dir",      lab.dir(), "--",        fabscope(),
-              "tui",      "--dump", "findings", "--readings", "100",     "--refresh", "1s"};
+    c.argv = {fabscope(), "lab",      "exec",       "--dir", lab.dir(),   "--", fabscope(), "tui",
+              "--dump",   "findings", "--readings", "100",   "--refresh", "1s", "-v"};
     c.stdout_path = cut;
+    c.stderr_path = cut + ".err";
     auto cc = spawn(c);
     ASSERT_TRUE(cc);
-    std::this_thread::sleep_for(3000ms);
+    ASSERT_TRUE(wait_for_text(c.stderr_path, "tui: reading 1 of 100 taken")) << c.stderr_path;
     ::kill(cc->pid, SIGINT);  // to `lab exec`, which passes it on
     const auto t0 = std::chrono::steady_clock::now();
     EXPECT_EQ(wait_child(cc->pid, 20000ms).exit_code, 130);

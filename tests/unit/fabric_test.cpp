@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/fabric_graph.h"
 #include "model/tiers.h"
 #include "test_fabrics.h"
 
@@ -17,7 +18,7 @@ TEST(Fabric, DerivesOneLinkPerCable) {
     EXPECT_EQ(f.nodes().size(), 16u + 4u + 2u);
     EXPECT_EQ(f.links().size(), 16u + 4u * 2u * 2u);
     for (const Link& l : f.links()) EXPECT_LT(l.a, l.b);
-    EXPECT_EQ(boost::num_edges(f.graph()), f.links().size());
+    EXPECT_EQ(boost::num_edges(f.graph().g), f.links().size());
 }
 
 TEST(Fabric, FindsByNameGuidAndLid) {

@@ -2,6 +2,7 @@
 // rank 0 holds it: traced paths of every pair, flows measured or not.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -160,7 +161,15 @@ TEST(MeshCover, AnUncrossedLaneIsNotStarvedByWantsThatKeepItsEndpointsBusy) {
     EXPECT_EQ(a.links.fabric.lane_name(a.links.uncrossed[0]), "l3[10.9.31.0] -> s1[10.9.31.1]");
     ASSERT_EQ(a.links.suspects.size(), 1u);
     EXPECT_EQ(a.links.suspects[0].lanes.size(), 2u);
-    EXPECT_EQ(a.links.undersampled.size(), 2u);
+    // Too few flows to judge: every lane of 0 -> 8, the one slow flow no
+    // suspect explains: l1 -> s2 and s2 -> l3, and its two hosts' own cables
+    // (a slow NIC would slow it as much).
+    std::set<std::string> undersampled;
+    for (Lane l : a.links.undersampled) undersampled.insert(a.links.fabric.lane_name(l));
+    EXPECT_EQ(undersampled,
+              (std::set<std::string>{"h0 -> l1[10.1.0.254]", "l1[10.9.12.0] -> s2[10.9.12.1]",
+                                     "s2[10.9.32.1] -> l3[10.9.32.0]", "l3[10.3.0.254] -> h8"}))
+        << fmt::format("{}", fmt::join(undersampled, ", "));
 
     size_t through = 0;
     for (const auto& round : plan_separating(f.d, a, 2)) {

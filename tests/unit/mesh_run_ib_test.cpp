@@ -193,6 +193,46 @@ TEST(MeshRunIb, CoverIsPlannedFromTheForwardingTablesAndTheSwitchPortsAreItsEvid
     EXPECT_EQ(doc["fabric"]["switches"].size(), 5u);  // leaves and spines, no hosts
 }
 
+// A host's receive side at a fifth of the others' rate (its NIC, or the
+// cable from its leaf, as `tc` on the leaf's port does it in the VM), on a
+// fabric with more hosts under a leaf than uplinks: the cover tests every
+// host, and the suspect is that host's cable, not a leaf-spine cable.
+TEST(MeshRunIb, ASlowHostIsNamedAsTheHostOrItsCableNeverALeafSpineCable) {
+    World w;
+    RoutedWorld fabric({.spines = 2, .leaves = 4, .hosts_per_leaf = 4}, 0);
+    fabric.slow = lane_between(*fabric.fabric, "leaf01", "h0002 HCA-1");
+    fabric.wire(w);
+    w.run();
+    const MeshRunData& d = w.data();
+    ASSERT_EQ(d.status, "complete");
+    std::set<int> senders, receivers;
+    for (const MeshFlow& f : d.flows) {
+        if (f.round >= d.planned_rounds) continue;
+        senders.insert(f.src);
+        receivers.insert(f.dst);
+    }
+    EXPECT_EQ(senders.size(), 16u);  // every host in the planned cover, both ways
+    EXPECT_EQ(receivers.size(), 16u);
+    auto a = analyse_mesh(d, 0.6);
+    EXPECT_EQ(a.links.coverage.senders, 16u);
+    EXPECT_EQ(a.links.coverage.receivers, 16u);
+    const auto summary = mesh_run_summary(d, a);
+    const std::string all = fmt::format("{}", fmt::join(summary, "\n"));
+    ASSERT_FALSE(a.links.cables.empty()) << all;
+    const CableSuspect& top = a.links.cables.front();
+    EXPECT_EQ(top.host, "h0002 HCA-1[1]") << all;
+    EXPECT_EQ(summary.front().rfind(
+                  "suspect: host h0002 HCA-1[1] (receiving) or its cable from leaf01[", 0),
+              0u)
+        << all;
+    for (const CableSuspect& c : a.links.cables) EXPECT_FALSE(c.host.empty()) << c.name;
+    nlohmann::json doc = mesh_run_json(d, a);
+    EXPECT_EQ(doc["cable_suspects"][0]["host"], "h0002 HCA-1[1]");
+    EXPECT_EQ(doc["fabric"]["coverage"]["senders"], 16);
+    for (const auto& e : fabscope::testing::schema_errors(doc, "mesh-run.schema.json"))
+        ADD_FAILURE() << e;
+}
+
 TEST(MeshRunIb, LmcPathBitsChooseTheRouteTheFlowIsSentAndAnalysedOn) {
     // One host per leaf: without LMC a pair has one route; with LMC 1 each
     // host answers to two LIDs that D-mod-K sends over different spines.

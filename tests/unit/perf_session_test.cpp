@@ -191,7 +191,13 @@ TEST(PerfServe, TheClientTracesItsOwnFlowOnceTheTestIsOver) {
 TEST(PerfServe, ABidirectionalSendServerThatFinishesFirstKeepsReceivingUntilDone) {
     TestServer srv;
     FakeDevice here;
-    here.on_run = [](int) { std::this_thread::sleep_for(300ms); };  // the client ends last
+    // The client ends last: its run waits until the server has sent all it
+    // had and is only receiving.
+    here.on_run = [&srv](int) {
+        const auto until = std::chrono::steady_clock::now() + 5s;
+        while (srv.dev().receive_loops() < 1 && std::chrono::steady_clock::now() < until)
+            std::this_thread::sleep_for(5ms);
+    };
     TestSpec s = quick_spec();
     s.op = Op::Send;
     s.bidirectional = true;
@@ -287,9 +293,13 @@ TEST(PerfServe, QueueIsBoundedAndTheRestRefused) {
     o.max_queue = 1;
     o.limits.handshake_timeout = 1500ms;
     TestServer srv(o);
-    RawClient a(srv.port());  // served, but says nothing
+    RawClient a(srv.port());  // served: its hello answered, then it says nothing
     EXPECT_EQ(json::parse(a.line())["waiting"], 0);
-    std::this_thread::sleep_for(200ms);
+    a.write(json{{"type", "hello"}, {"protocol", kProtocol}, {"spec", spec_to_json(quick_spec())}}
+                .dump() +
+            "\n");
+    // The worker has taken it from the queue: the one place left is b's.
+    EXPECT_EQ(json::parse(a.line())["type"], "endpoint");
     RawClient b(srv.port());  // waits behind a
     EXPECT_EQ(json::parse(b.line())["waiting"], 1);
     RawClient c(srv.port());  // one too many

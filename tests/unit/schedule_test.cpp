@@ -162,6 +162,53 @@ TEST(Cover, EveryLeafSpineLaneOfThe648HostShapeInFewRounds) {
     EXPECT_EQ(again.crossed, lanes.size());
 }
 
+// More hosts under a leaf than it has uplinks (the lab's 2 spines, 4 leaves,
+// 4 hosts a leaf): the leaf-spine lanes are crossed by half the hosts, and
+// the cover used to stop there, leaving the other eight untested. Every host
+// sends and receives, no lane shared in a round, no more rounds than before.
+TEST(Cover, EveryHostSendsAndReceivesWhenLeavesHaveMoreHostsThanUplinks) {
+    Fabric f = routed_leaf_spine(LeafSpineShape{2, 4, 4, 1});
+    auto eps = endpoints_of(f);
+    ASSERT_EQ(eps.size(), 16U);
+    IbPathOracle oracle(f);
+    auto lanes = fabric_lanes(f);
+    Schedule s = cover(eps, oracle, lanes);
+    ASSERT_TRUE(s.coverage);
+    EXPECT_EQ(s.coverage->crossed, lanes.size());
+    EXPECT_EQ(s.coverage->endpoints, 16U);
+    EXPECT_EQ(s.coverage->senders, 16U);
+    EXPECT_EQ(s.coverage->receivers, 16U);
+    EXPECT_EQ(s.rounds.size(), 1U);
+    std::set<size_t> tested;
+    for (const Round& r : s.rounds) {
+        EXPECT_EQ(check_round(r, eps, &oracle, true), "");
+        for (const PairTest& t : r.tests) {
+            EXPECT_TRUE(t.both_ways);
+            tested.insert(t.a);
+            tested.insert(t.b);
+        }
+    }
+    EXPECT_EQ(tested.size(), 16U);
+    // coverage_of says the same of the plan.
+    Coverage again = coverage_of(s, eps, oracle, lanes);
+    EXPECT_EQ(again.senders, 16U);
+    EXPECT_EQ(again.receivers, 16U);
+    EXPECT_EQ(again.crossed, lanes.size());
+}
+
+// Hosts under one leaf only: no switch-to-switch lane at all, every host
+// still tested (with an odd count one host pairs twice, in a second round).
+TEST(Cover, HostsUnderOneLeafAreTestedThoughNoLaneIsCrossed) {
+    Fabric f = routed_leaf_spine(LeafSpineShape{1, 1, 5, 1});
+    auto eps = endpoints_of(f);
+    IbPathOracle oracle(f);
+    Schedule s = cover(eps, oracle, fabric_lanes(f));
+    ASSERT_TRUE(s.coverage);
+    EXPECT_EQ(s.coverage->senders, eps.size());
+    EXPECT_EQ(s.coverage->receivers, eps.size());
+    EXPECT_LE(s.rounds.size(), 2U);
+}
+
 // Fewer hosts than spines: without LMC some leaf-spine lanes are on no
 // host's path; with LMC 3 each host's eight LIDs take eight spines.
 TEST(Cover, LmcVariantsReachLanesThatOneLidCannot) {

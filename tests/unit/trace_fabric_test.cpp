@@ -84,7 +84,9 @@ TEST(MeshLinks, AShapedCableIsNamedWithTheFlowsThroughIt) {
     auto d = three_leaf_run(
         [](int ls, int spine, int lt) { return spine == 2 && (ls == 1 || lt == 1) ? 0.2 : 1.0; });
     MeshAnalysis a = analyse_mesh(d, 0.6);
-    EXPECT_EQ(a.links.traced, 54u);
+    // Every flow's path is known: 54 traced through a spine, and the 18 between
+    // two hosts of one leaf, which cross no router (their hosts' cables only).
+    EXPECT_EQ(a.links.traced, 72u);
     EXPECT_EQ(a.links.coverage.lanes, 12u);
     EXPECT_EQ(a.links.coverage.crossed, 12u);
     ASSERT_EQ(a.links.cables.size(), 1u) << a.links.suspects.front().name;
@@ -162,9 +164,19 @@ TEST(MeshLinks, EachSuspectCarriesTheCountersOfItsFlows) {
     EXPECT_EQ(host.slow_counters.sum,
               (CounterMap{{"port_rcv_data", 50 * into}, {"port_rcv_errors", 2 * into}}));
     EXPECT_EQ(host.healthy_counters.flows, 0u);  // every flow into it was slow
+    // Its cable from the leaf is the lane that explains them: the host (or
+    // that cable, the leaf's port named) comes first, and no leaf-spine cable.
     auto lines = mesh_run_summary(h, b);
+    ASSERT_GE(lines.size(), 2u);
+    EXPECT_EQ(lines[0],
+              fmt::format("suspect: host h4 (receiving) or its cable from l2[10.2.0.254]: {} of {} "
+                          "flows through it slow (at 0.30 of the median), 0 healthy; on its slow "
+                          "flows the ends counted port_rcv_errors +{}",
+                          into, into, 2 * into));
+    ASSERT_EQ(b.links.cables.size(), 1u);
+    EXPECT_EQ(b.links.cables[0].host, "h4");
     EXPECT_EQ(
-        lines.front(),
+        lines[1],
         fmt::format("suspect: h4 (receiving): {} of {} flows through it slow, at 0.30 of the "
                     "median on average; on its slow flows the ends counted port_rcv_errors +{}",
                     into, into, 2 * into));
@@ -197,12 +209,20 @@ TEST(MeshLinks, TwoLeavesCannotTellTheUpCableFromTheDownCable) {
 
 TEST(MeshLinks, HealthyRunNamesNothingAndUntracedFlowsCrossNoLane) {
     auto d = three_leaf_run([](int, int, int) { return 1.0; });
-    d.flows[1].path = nullptr;
-    d.flows[2].path = nlohmann::json{{"hops", "not a list"}};
+    // h0 -> h3 and h0 -> h4 go from leaf 1 to leaf 2: without a trace their
+    // path is not known. h0 -> h2 stays under leaf 1: its hosts' cables only.
+    ASSERT_EQ(d.flows[2].dst, 3);
+    ASSERT_EQ(d.flows[3].dst, 4);
+    d.flows[2].path = nullptr;
+    d.flows[3].path = nlohmann::json{{"hops", "not a list"}};
     MeshAnalysis a = analyse_mesh(d, 0.6);
     EXPECT_FALSE(a.any_suspect());
-    EXPECT_TRUE(a.links.flow_lanes[1].empty());
     EXPECT_TRUE(a.links.flow_lanes[2].empty());
+    EXPECT_TRUE(a.links.flow_lanes[3].empty());
+    ASSERT_EQ(d.flows[1].dst, 2);
+    ASSERT_EQ(a.links.flow_lanes[1].size(), 2u);
+    EXPECT_EQ(a.links.fabric.lane_name(a.links.flow_lanes[1][0]), "h0 -> l1[10.1.0.254]");
+    EXPECT_EQ(a.links.fabric.lane_name(a.links.flow_lanes[1][1]), "l1[10.1.0.254] -> h2");
 }
 
 }  // namespace

@@ -267,17 +267,31 @@ TEST(TuiPoller, TheScreenNeverWaitsForASlowFabric) {
     EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(150));
 }
 
+/// Polls `done` every 5 ms until it holds or 5 s pass; whether it held.
+template <class F>
+bool eventually(F done) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!done()) {
+        if (std::chrono::steady_clock::now() >= end) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+}
+
 TEST(TuiPoller, PausedUntilAskedToReadNow) {
     auto src = std::make_unique<SlowSource>(std::chrono::milliseconds(1));
     SlowSource* s = src.get();
     Poller p(std::move(src), DataBuilder({}), std::chrono::milliseconds(20));
     p.set_paused(true);
     p.start();
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ASSERT_TRUE(eventually([&] { return p.generation() >= 1; })) << "no first reading in 5 s";
+    // Five intervals in which an unpaused poller would read again: the
+    // window for a reading that should not happen, not a wait for one.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const int reads = s->reads_;
     EXPECT_EQ(reads, 1);  // the first reading, then nothing while paused
     p.read_now();
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_TRUE(eventually([&] { return s->reads_ > reads; })) << "read_now() did not read";
     EXPECT_EQ(s->reads_, reads + 1);
     p.stop();
 }
@@ -304,9 +318,7 @@ class StoppableSource : public FabricSource {
 };
 
 void wait_until(const std::atomic<bool>& flag) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (!flag && std::chrono::steady_clock::now() < end)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    eventually([&] { return flag.load(); });
 }
 
 TEST(TuiPoller, GoingAwayCancelsTheReadingAndJoinsNeverDetaches) {
