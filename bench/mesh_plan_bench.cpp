@@ -1,11 +1,12 @@
 // bench/mesh_plan_bench: how the `cover` pattern and localization scale, side
 // by side with all-pairs (N-1 rounds), on leaf-spine fabrics routed D-mod-K as
 // the lab's OpenSM routes them. Prints per size the rounds, lane coverage,
-// time and memory to plan; then, on the 648- and 2,048-host fabrics, for
-// k = 1..5 degraded lanes at random with +-10 % noise and 1 % of the flows
-// slow at random, the precision and recall of the named lanes and the rounds
-// used by cover alone, cover plus the adaptive pass, and (with --all-pairs,
-// one trial each: N-1 rounds of N flows) all-pairs.
+// the hosts that send and receive, time and memory to plan; then, on the
+// 648- and 2,048-host fabrics, for k = 1..5 degraded lanes at random with
+// +-10 % noise and 1 % of the flows slow at random, the precision and recall
+// of the named lanes and the rounds used by cover alone, cover plus the
+// adaptive pass, and (with --all-pairs, one trial each: N-1 rounds of N
+// flows) all-pairs.
 //
 // With --load, the fabrics are snapshots instead (the labs swept: the
 // forwarding tables their OpenSM wrote; bench/mesh-plan-labs.sh passes them).
@@ -114,8 +115,10 @@ int main(int argc, char** argv) {
         }
     }
     std::vector<Size> sizes = {
+        {"16 hosts (2x4x4), the lab's", {2, 4, 4, 1}},
         {"648 hosts (18x36x18)", {18, 36, 18, 1}},
         {"2,048 hosts (32x64x32)", {32, 64, 32, 1}},
+        {"4,608 hosts (16x72x64)", {16, 72, 64, 1}},
         {"16,384 hosts (64x128x128)", {64, 128, 128, 1}},
     };
     std::vector<std::string> names;  // kept: Size holds a pointer to its name
@@ -131,14 +134,16 @@ int main(int argc, char** argv) {
         names.push_back(name);
     }
     for (const std::string& n : names) sizes.push_back({n.c_str(), {}});
-    fmt::print("Plans: rounds and coverage of every switch-to-switch lane\n");
-    fmt::print("{:<28} {:>10} {:>7} {:>9} {:>9} {:>9}\n", "fabric", "all-pairs", "cover",
-               "coverage", "plan s", "RSS MB");
+    fmt::print(
+        "Plans: rounds, coverage of every switch-to-switch lane, hosts sending and receiving\n");
+    fmt::print("{:<28} {:>10} {:>7} {:>9} {:>13} {:>9} {:>9}\n", "fabric", "all-pairs", "cover",
+               "coverage", "hosts tx/rx", "plan s", "RSS MB");
     struct Planned {
         Fabric f;
         std::vector<MeshEndpoint> eps;
         std::vector<Lane> lanes;
         Schedule plan;
+        const char* name = "";
     };
     std::vector<Planned> lab;
     for (size_t at = 0; at < sizes.size(); ++at) {
@@ -150,11 +155,14 @@ int main(int argc, char** argv) {
         auto t0 = std::chrono::steady_clock::now();
         Schedule plan = cover(eps, oracle, lanes);
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        fmt::print("{:<28} {:>10} {:>7} {:>8.1f}% {:>9.2f} {:>9}\n", s.name, eps.size() - 1,
-                   plan.rounds.size(), 100.0 * plan.coverage->fraction(), secs, peak_rss_mb());
+        const Coverage& c = *plan.coverage;
+        fmt::print("{:<28} {:>10} {:>7} {:>8.1f}% {:>13} {:>9.2f} {:>9}\n", s.name, eps.size() - 1,
+                   plan.rounds.size(), 100.0 * c.fraction(),
+                   fmt::format("{}/{} of {}", c.senders, c.receivers, c.endpoints), secs,
+                   peak_rss_mb());
         // Localization is checked on the two lab sizes; at 16k only the plan.
-        if (eps.size() <= 2048)
-            lab.push_back({std::move(f), std::move(eps), lanes, std::move(plan)});
+        if (eps.size() >= 648 && eps.size() <= 2048)
+            lab.push_back({std::move(f), std::move(eps), lanes, std::move(plan), s.name});
     }
 
     fmt::print(
@@ -192,9 +200,8 @@ int main(int argc, char** argv) {
             }
             auto row = [&](const char* method, const Score& s) {
                 if (s.trials == 0) return;
-                fmt::print("{:<28} {:>2} {:<16} {:>7.1f} {:>9.3f} {:>7.3f}\n", sizes[i].name, k,
-                           method, static_cast<double>(s.rounds) / s.trials, s.precision(),
-                           s.recall());
+                fmt::print("{:<28} {:>2} {:<16} {:>7.1f} {:>9.3f} {:>7.3f}\n", p.name, k, method,
+                           static_cast<double>(s.rounds) / s.trials, s.precision(), s.recall());
             };
             row("cover", cover_only);
             row("cover+adaptive", adaptive);

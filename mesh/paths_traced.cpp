@@ -79,8 +79,10 @@ PathSource traced_paths(const MeshRunData& d, const TracedFabric& fabric) {
             continue;
         MeshEndpoint& src = v.endpoints[index[t.src]];
         if (src.leaf == 0) src.leaf = fabric.first_router(t.hops).value_or(0);
+        // The hosts' own cables too, as the analysis counts them: a flow
+        // planned to clear a host's cable must know it crosses it.
         oracle->add(src.node, kRankGuidBase + static_cast<Guid>(t.dst), t.variant,
-                    fabric.lanes_of(t.hops));
+                    with_host_lanes(fabric, t.src, t.dst, fabric.lanes_of(t.hops)));
     }
     v.oracle = std::move(oracle);
     v.lanes = fabric.lanes();

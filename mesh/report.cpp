@@ -366,6 +366,16 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
         a.suspects.push_back(std::move(e));
     }
     a.links = analyse_links(d, a.ratio, a.slow, a.strength);
+    // Where the paths are known, a host's own cable is a lane among the
+    // others: a host whose slow flows a lane suspect (a cable, or the host's
+    // cable itself) explains is not named again by its ends alone.
+    std::set<size_t> explained;
+    for (const LinkSuspect& s : a.links.suspects)
+        explained.insert(s.evidence.begin(), s.evidence.end());
+    std::erase_if(a.suspects, [&](const EndpointSuspect& e) {
+        return !explained.empty() && std::all_of(e.evidence.begin(), e.evidence.end(),
+                                                 [&](size_t i) { return explained.count(i) > 0; });
+    });
     return a;
 }
 

@@ -133,6 +133,22 @@ std::vector<CableVerdict> cables_of(const Localization& l) {
 
 namespace {
 
+std::vector<size_t> all_endpoints(size_t n) {
+    std::vector<size_t> all(n);
+    std::iota(all.begin(), all.end(), size_t{0});
+    return all;
+}
+
+/// `first`, then every other endpoint of `n`.
+std::vector<size_t> then_the_rest(std::vector<size_t> first, size_t n) {
+    std::vector<char> in(n, 0);
+    for (size_t i : first) in[i] = 1;
+    for (size_t i = 0; i < n; ++i) {
+        if (!in[i]) first.push_back(i);
+    }
+    return first;
+}
+
 /// Endpoints whose flows can start (or end) at node `at`: itself if it is
 /// an endpoint's node, the endpoints cabled to it if it is a leaf, else all.
 std::vector<size_t> endpoints_near(const std::vector<MeshEndpoint>& endpoints, Guid at) {
@@ -144,9 +160,12 @@ std::vector<size_t> endpoints_near(const std::vector<MeshEndpoint>& endpoints, G
     }
     if (!own.empty()) return own;
     if (!under.empty()) return under;
-    std::vector<size_t> all(endpoints.size());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    return all;
+    return all_endpoints(endpoints.size());
+}
+
+bool is_endpoint(const std::vector<MeshEndpoint>& endpoints, Guid node) {
+    return std::any_of(endpoints.begin(), endpoints.end(),
+                       [&](const MeshEndpoint& e) { return e.node == node; });
 }
 
 struct Wanted {
@@ -201,6 +220,10 @@ std::vector<Round> separating_rounds(const Localization& l, const std::vector<La
         Guid to = forward ? link.b.node : link.a.node;
         auto srcs = endpoints_near(endpoints, from);
         auto dsts = endpoints_near(endpoints, to);
+        // A host's own cable: the flow may go on to (or come from) anyone,
+        // the hosts under its leaf first (their flows cross no other lane).
+        if (is_endpoint(endpoints, from)) dsts = then_the_rest(std::move(dsts), endpoints.size());
+        if (is_endpoint(endpoints, to)) srcs = then_the_rest(std::move(srcs), endpoints.size());
         size_t tried = 0;
         for (size_t si = 0; si < srcs.size() && tried < kSample; ++si) {
             for (size_t di = 0; di < dsts.size() && tried < kSample; ++di) {

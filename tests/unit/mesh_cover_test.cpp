@@ -216,5 +216,65 @@ TEST(MeshCover, ANoisyFlowThatMakesAHealthyLaneTheSuspectIsTestedAgain) {
         EXPECT_NE(s.name, "l2[10.9.22.0] -> s2[10.9.22.1]") << mesh_run_summary(f.d, a).front();
 }
 
+TEST(MeshCover, ACoverThenItsAdaptiveRoundsNameASlowCableBothWaysNotAHost) {
+    // The VM lab's cover: every host sends and receives, the cable l1 <-> s2
+    // is slow both ways. A host whose every planned flow crossed that cable
+    // stands beside it as one suspect until its flows part ways.
+    ThreeLeaves f;
+    auto cable = [](int s, int t, int sp) {
+        return sp == 2 && (ThreeLeaves::leaf(s) == 1) != (ThreeLeaves::leaf(t) == 1);
+    };
+    f.d.rounds = plan_cover(f.d, 8);
+    ASSERT_FALSE(f.d.rounds.empty());
+    for (size_t r = 0; r < f.d.rounds.size(); ++r) {
+        for (const MeshPair& p : f.d.rounds[r]) {
+            const int ab = f.spine_of(p.label_ab);
+            f.measured(p.a, p.b, ab, cable(p.a, p.b, ab) ? 0.2 : 1.0, r);
+            if (!p.both_ways) continue;
+            const int ba = f.spine_of(p.label_ba);
+            f.measured(p.b, p.a, ba, cable(p.b, p.a, ba) ? 0.2 : 1.0, r);
+        }
+    }
+    const size_t planned = f.d.rounds.size();
+    f.adapt(4, cable);
+    MeshAnalysis a = analyse_mesh(f.d, 0.5);
+    ASSERT_FALSE(a.links.cables.empty()) << mesh_run_summary(f.d, a).front();
+    EXPECT_EQ(a.links.cables[0].name, "l1[10.9.12.0] <-> s2[10.9.12.1]")
+        << mesh_run_summary(f.d, a).front();
+    EXPECT_EQ(a.links.cables[0].directions.size(), 2u)
+        << planned << " planned, " << f.d.rounds.size() << " in all\n"
+        << fmt::format("{}", fmt::join(mesh_run_summary(f.d, a), "\n"));
+}
+
+TEST(MeshCover, AHostWhoseEveryFlowCrossedTheSlowCableIsClearedByAFlowThatDoesNot) {
+    // In the VM lab's cover, a1 sent five flows and every one went l1 -> s2,
+    // the shaped cable: its own cable and the lane explained the same slow
+    // flows, one suspect, and the adaptive rounds kept sending from a1
+    // (their paths knew no host cables), so the cable was named one way.
+    ThreeLeaves f;
+    f.d.rounds.push_back({{.a = 0, .b = 3}, {.a = 1, .b = 6}});
+    f.measured(0, 3, 2, 0.2);
+    f.measured(0, 6, 2, 0.2);
+    f.measured(3, 1, 2, 0.2);
+    f.measured(6, 2, 2, 0.2);
+    for (auto [s, t] : {std::pair{1, 4}, {2, 7}, {4, 2}, {7, 1}, {5, 8}, {8, 5}})
+        f.measured(s, t, 1);
+    MeshAnalysis before = analyse_mesh(f.d, 0.5);
+    ASSERT_FALSE(before.links.suspects.empty());
+    EXPECT_EQ(before.links.suspects[0].lanes.size(), 2u) << before.links.suspects[0].name;
+
+    auto cable = [](int s, int t, int sp) {
+        return sp == 2 && (ThreeLeaves::leaf(s) == 1) != (ThreeLeaves::leaf(t) == 1);
+    };
+    EXPECT_GT(f.adapt(4, cable), 0u);
+    MeshAnalysis a = analyse_mesh(f.d, 0.5);
+    const std::string all = fmt::format("{}", fmt::join(mesh_run_summary(f.d, a), "\n"));
+    ASSERT_FALSE(a.links.cables.empty()) << all;
+    EXPECT_EQ(a.links.cables[0].name, "l1[10.9.12.0] <-> s2[10.9.12.1]") << all;
+    EXPECT_EQ(a.links.cables[0].directions.size(), 2u) << all;
+    for (const LinkSuspect& s : a.links.suspects)
+        EXPECT_EQ(s.name.find("h0"), std::string::npos) << all;
+}
+
 }  // namespace
 }  // namespace fabscope::perf
