@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "util/exit_status.h"
+#include "util/exit_watchdog.h"
 #include "util/printable.h"
 #include "util/version.h"
 
@@ -132,7 +133,10 @@ Manual: man fabscope (docs/fabscope.1).)");
 
 int main(int argc, char** argv) {
     try {
-        return run(argc, argv);
+        const int code = run(argc, argv);
+        // The work is done: an exit handler that hangs must not keep us.
+        fabscope::exit_within(code);
+        return code;
     } catch (const std::exception& e) {
         // Nothing should get here; if something does, say so plainly.
         std::fprintf(stderr, "fabscope: internal error: %s\n", e.what());
