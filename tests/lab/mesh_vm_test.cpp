@@ -279,10 +279,12 @@ grep -E '^(suspect|cover|paths):' host.err
     for (const json& r : host["rounds"]) planned_rounds += r["adaptive"].get<bool>() ? 0 : 1;
     std::set<std::string> planned_senders, planned_receivers;
     for (const json& f : host["flows"]) {
-        if (f["round"].get<size_t>() > planned_rounds) continue;
+        if (f["round"].get<size_t>() > planned_rounds) continue;  // 1-based
         planned_senders.insert(f["src_host"].get<std::string>());
         planned_receivers.insert(f["dst_host"].get<std::string>());
     }
+    std::printf("host cover: %zu planned rounds, %zu in all\n", planned_rounds,
+                host["rounds"].size());
     EXPECT_EQ(planned_senders.size(), 9u);  // the plan itself, before any adaptive round
     EXPECT_EQ(planned_receivers.size(), 9u);
     ASSERT_FALSE(host["cable_suspects"].empty()) << host["link_suspects"].dump();
