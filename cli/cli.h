@@ -57,7 +57,7 @@ void add_discover(CLI::App& app, Context& ctx);
 void add_lab(CLI::App& app, Context& ctx);
 void add_sweep(CLI::App& app, Context& ctx);
 void add_route(CLI::App& app, Context& ctx);
-void add_validate(CLI::App& app, Context& ctx);
+void add_validate(CLI::App& app, Context& ctx, const std::vector<std::string>& argv);
 void add_congestion(CLI::App& app, Context& ctx);
 void add_plan(CLI::App& app, Context& ctx);
 void add_diff(CLI::App& app, Context& ctx);

@@ -23,6 +23,7 @@ namespace {
 
 struct ReportCommand {
     std::vector<std::string> inputs;
+    std::vector<std::string> findings;  ///< --finding: what the ticket is about
     std::string format = "html";
     std::string output = "-";
     std::string command_line;
@@ -32,10 +33,10 @@ int run_report(const ReportCommand& o, const Globals& g) {
     using Renderer = std::string (*)(const ReportModel&);
     Renderer render = o.format == "html"    ? render_html_report
                       : o.format == "md"    ? render_markdown_report
-                      : o.format == "junit" ? render_junit_report
+                      : o.format == "junit" ? nullptr
                       : o.format == "csv"   ? render_csv_report
                                             : nullptr;
-    if (!render) {
+    if (!render && o.format != "junit") {
         return report(
             make_error(fmt::format("report: --format {}: use html, md, junit or csv", o.format)),
             g);
@@ -46,12 +47,24 @@ int run_report(const ReportCommand& o, const Globals& g) {
     meta.generated = iso8601_now();
     auto m = load_report(o.inputs, meta);
     if (!m) return report(m.error(), g);
-    std::string text = render(*m);
+    if (auto k = keep_findings(*m, o.findings); !k) return report(k.error(), g);
+    for (const std::string& w : m->warnings)
+        std::fprintf(stderr, "fabscope: warning: %s\n", w.c_str());
+    std::string text;
+    std::string counted = fmt::format("{} findings", m->findings.size());
+    if (render) {
+        text = render(*m);
+    } else {
+        // What the CI server will count: failing cases, as the XML says.
+        JunitReport j = junit_report(*m);
+        text = std::move(j.xml);
+        counted = fmt::format("{} of {} test cases failing; {}", j.failures, j.tests, counted);
+    }
     auto w = json_io::write_file_atomically(o.output, [&](std::ostream& out) { out << text; });
     if (!w) return report(w.error(), g);
     if (!g.quiet && o.output != "-") {
-        std::fprintf(stderr, "%s report (%s, %zu findings) written to %s\n", o.format.c_str(),
-                     m->verdict().c_str(), m->findings.size(), o.output.c_str());
+        std::fprintf(stderr, "%s report (%s, %s) written to %s\n", o.format.c_str(),
+                     m->verdict().c_str(), counted.c_str(), o.output.c_str());
     }
     return kExitClean;
 }
@@ -71,6 +84,9 @@ void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& arg
         ->required()
         ->check(CLI::ExistingFile);
     cmd->add_option("-f,--format", o->format, "html | md | junit | csv")->capture_default_str();
+    cmd->add_option("--finding", o->findings,
+                    "Only the findings of this kind (link_down), or naming this node (leaf02) or "
+                    "port (leaf02[5]); repeat for more: a ticket about one problem");
     cmd->add_option("-o,--output", o->output, "Write to FILE (default -: stdout)")
         ->capture_default_str();
     cmd->footer(
@@ -81,7 +97,9 @@ congestion trees' roots and victims mark their links in the drawing.
 A snapshot alone is checked as `validate --load` does (no plan, one counter reading).
 HTML is one self-contained file (inline CSS and SVG, nothing fetched).
 CSV has ibdiagnet-style sections: START_LINKS, START_PORTS, START_FINDINGS, START_PAIRS,
-START_CONGESTION. JUnit has suites links, validation, perf and congestion.
+START_CONGESTION. JUnit has suites links (one case per cable, the plan's when the
+validation had one), validation (one case per check), perf, congestion, mesh and incast;
+case names stay the same from run to run, counts are in each case's output.
 
 Exit codes: 0 written (whatever the verdict), 2 bad flags or input files.
 
@@ -91,6 +109,7 @@ Examples:
   fabscope report validation.json --format junit -o fabscope-junit.xml
   fabscope report fabric.json --format csv -o fabric.csv
   fabscope report validation.json --format md | xclip
+  fabscope report fabric.json validation.json --finding leaf02[5] --format md -o ticket.md
   fabscope report fabric.json congestion.json -o congestion.html)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_report(*o, ctx.globals); }; });
 }

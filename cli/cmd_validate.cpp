@@ -17,7 +17,11 @@
 #include "model/plan.h"
 #include "model/snapshot.h"
 #include "model/validation.h"
+#include "reports/html_report.h"
+#include "reports/junit_report.h"
+#include "reports/markdown_report.h"
 #include "reports/prometheus_textfile.h"
+#include "reports/report_model.h"
 #include "reports/validation_report.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
@@ -36,7 +40,37 @@ struct ValidateCommand {
     std::string load;
     std::string output;
     std::string prom;
+    std::string snapshot;  ///< the fabric checked, as sweep -o writes it
+    std::string junit;
+    std::string html;
+    std::string md;
+    std::string command_line;
 };
+
+/// --junit, --html, --md: what `fabscope report` makes of the snapshot and
+/// the validation, written from this run so that the two always belong
+/// together.
+Status write_reports(const ValidateCommand& o, const Snapshot& snap, const nlohmann::json& doc) {
+    if (o.junit.empty() && o.html.empty() && o.md.empty()) return Ok{};
+    auto v = validation_doc_from_json(doc);
+    if (!v) return v.error();
+    ReportMeta meta;
+    meta.tool_version = version();
+    meta.command_line = o.command_line;
+    meta.generated = iso8601_now();
+    ReportModel m = build_report(snap, std::move(v).value(), {}, meta);
+    const std::pair<const std::string*, std::string (*)(const ReportModel&)> outputs[] = {
+        {&o.junit, render_junit_report},
+        {&o.html, render_html_report},
+        {&o.md, render_markdown_report}};
+    for (const auto& [path, render] : outputs) {
+        if (path->empty()) continue;
+        std::string text = render(m);
+        auto w = json_io::write_file_atomically(*path, [&](std::ostream& out) { out << text; });
+        if (!w) return w;
+    }
+    return Ok{};
+}
 
 /// The live fabric (a sweep, the counters again after the interval), or the
 /// snapshot of --load, checked.
@@ -112,6 +146,10 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
     if (!o.output.empty()) {
         if (auto w = json_io::write_json_file(doc, o.output); !w) return report(w.error(), g);
     }
+    if (!o.snapshot.empty()) {
+        if (auto w = save_snapshot(snap, o.snapshot); !w) return report(w.error(), g);
+    }
+    if (auto w = write_reports(o, snap, doc); !w) return report(w.error(), g);
     if (!o.prom.empty()) {
         PromInput pin;
         pin.fabric = &snap.fabric;
@@ -127,6 +165,9 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
         std::fputs(render_validation_summary(v, meta, g.err_style()).c_str(), stderr);
         if (!o.output.empty()) std::fprintf(stderr, "Report written to %s\n", o.output.c_str());
         if (!o.prom.empty()) std::fprintf(stderr, "Metrics written to %s\n", o.prom.c_str());
+        for (const std::string* f : {&o.snapshot, &o.junit, &o.html, &o.md}) {
+            if (!f->empty()) std::fprintf(stderr, "Written to %s\n", f->c_str());
+        }
     }
     if (g.json) {
         if (auto w = json_io::write_json_file(doc, "-"); !w) return report(w.error(), g);
@@ -137,8 +178,10 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
 
 }  // namespace
 
-void add_validate(CLI::App& app, Context& ctx) {
+void add_validate(CLI::App& app, Context& ctx, const std::vector<std::string>& argv) {
     auto o = std::make_shared<ValidateCommand>();
+    o->command_line = "fabscope";
+    for (size_t i = 1; i < argv.size(); ++i) o->command_line += " " + argv[i];
     CLI::App* cmd = app.add_subcommand(
         "validate", "Is the fabric as it should be? One verdict, an exit code, a report");
     cmd->add_option("--plan", o->plan,
@@ -155,6 +198,13 @@ void add_validate(CLI::App& app, Context& ctx) {
                     "Validate a snapshot instead of the live fabric (one counter reading)")
         ->check(CLI::ExistingFile);
     cmd->add_option("-o,--output", o->output, "Write the report (JSON) to FILE");
+    cmd->add_option("--snapshot", o->snapshot,
+                    "Write the fabric it checked to FILE (a snapshot, as sweep -o writes it)");
+    cmd->add_option("--junit", o->junit,
+                    "Write JUnit XML to FILE (as report --format junit: one case per cable and "
+                    "per check)");
+    cmd->add_option("--html", o->html, "Write the HTML report to FILE (as report)");
+    cmd->add_option("--md", o->md, "Write the Markdown report to FILE (as report --format md)");
     cmd->add_option("--prom", o->prom,
                     "Write Prometheus metrics to FILE (atomically, for node_exporter's textfile "
                     "collector)");
@@ -172,6 +222,7 @@ files, 3 could not reach the fabric, 130 interrupted (the report so far is writt
 Examples:
   fabscope sweep -o good.json && fabscope plan --from good.json -o fabric-plan.yaml
   fabscope validate --plan fabric-plan.yaml --interval 30s -o report.json
+  fabscope validate --plan fabric-plan.yaml --junit fabscope-junit.xml --snapshot fabric.json
   fabscope validate --baseline good.json --interval 10s --json | jq '.findings[].summary'
   fabscope validate --load fabric.json --plan fabric-plan.yaml      # offline
   fabscope validate --plan fabric-plan.yaml -q --prom /var/lib/node_exporter/textfile/fabscope.prom)");

@@ -87,10 +87,11 @@ Manual: man fabscope (docs/fabscope.1).)");
     app.add_option("--node-name-map", ctx.globals.node_name_map,
                    "Names for nodes by GUID, in ibnetdiscover's format (0xGUID \"name\" per line)");
 
+    std::vector<std::string> args(argv, argv + argc);
     cli::add_discover(app, ctx);
     cli::add_sweep(app, ctx);
     cli::add_route(app, ctx);
-    cli::add_validate(app, ctx);
+    cli::add_validate(app, ctx, args);
     cli::add_congestion(app, ctx);
     cli::add_plan(app, ctx);
     cli::add_diff(app, ctx);
@@ -100,7 +101,6 @@ Manual: man fabscope (docs/fabscope.1).)");
     cli::add_exporter(app, ctx);
     cli::add_health(app, ctx);
     cli::add_lab(app, ctx);
-    std::vector<std::string> args(argv, argv + argc);
     cli::add_report(app, ctx, args);
 
     args = cli::split_exec_command(args, ctx.trailing_command);

@@ -96,7 +96,7 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
                           {"interval_s", seconds},
                           {"per_hour", per_hour},
                           {"limit", lim.limit},
-                          {"limit_per_s", static_cast<double>(lim.per.count()) / 1000.0},
+                          {"limit_period_s", static_cast<double>(lim.per.count()) / 1000.0},
                           {"cleared_during_interval", cleared}};
             out.push_back(std::move(x));
         }

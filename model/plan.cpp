@@ -134,12 +134,20 @@ Result<Plan> load_plan(const std::string& path) {
 
 Plan plan_from_fabric(const Fabric& f, const Tiers& tiers) {
     Plan p;
-    // Names: descriptions, unless empty or shared by two nodes.
+    // Names: the description's first word ("h0001" for "h0001 HCA-1", as
+    // people write plans) when no other node's description starts with it;
+    // else the description, unless empty or shared by two nodes (the GUID).
     std::map<std::string, int> uses;
-    for (const Node& n : f.nodes()) ++uses[n.description];
+    std::map<std::string, int> first_word_uses;
+    auto first_word = [](const std::string& d) { return d.substr(0, d.find(' ')); };
+    for (const Node& n : f.nodes()) {
+        ++uses[n.description];
+        ++first_word_uses[first_word(n.description)];
+    }
     auto name_of = [&](const Node& n) {
-        return n.description.empty() || uses[n.description] > 1 ? format_guid(n.guid)
-                                                                : n.description;
+        if (n.description.empty() || uses[n.description] > 1) return format_guid(n.guid);
+        std::string w = first_word(n.description);
+        return !w.empty() && first_word_uses[w] == 1 ? w : n.description;
     };
     for (size_t i = 0; i < f.nodes().size(); ++i) {
         const Node& n = f.nodes()[i];

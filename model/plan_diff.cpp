@@ -158,10 +158,25 @@ void nodes_missing_new_replaced(Ctx& c) {
     }
 }
 
+/// A planned cable end, named as the plan names it.
+PortLabel planned_label(const Ctx& c, const PlanEnd& e) {
+    PortLabel l;
+    l.node = e.node;
+    l.port = e.port;
+    if (auto r = c.ref(e)) {
+        l.node_guid = r->node;
+        l.lid = port_label(c.f, *r).lid;
+    } else if (auto g = c.plan.guids.find(e.node); g != c.plan.guids.end()) {
+        l.node_guid = g->second;
+    }
+    return l;
+}
+
 void links(Ctx& c) {
     std::map<PortRef, PortRef> planned;  // both directions
     std::map<PortRef, const PlanLink*> plan_of;
     for (const PlanLink& l : c.plan.links) {
+        c.out.cables.emplace_back(planned_label(c, l.a), planned_label(c, l.b));
         auto a = c.ref(l.a);
         auto b = c.ref(l.b);
         for (auto r : {a, b}) {

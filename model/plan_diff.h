@@ -18,6 +18,7 @@
 #include "model/fabric.h"
 #include "model/finding.h"
 #include "model/plan.h"
+#include "model/port_label.h"
 #include "model/tiers.h"
 
 namespace fabscope {
@@ -27,6 +28,10 @@ struct PlanDiff {
     /// Ports the plan speaks for: heuristic findings about them (polling,
     /// below peers) are superseded by the plan's.
     std::vector<PortRef> planned_ports;
+    /// Every planned cable, its ends named as the plan names them (with the
+    /// GUID of the node that answers to the name, the planned one when it is
+    /// missing).
+    std::vector<std::pair<PortLabel, PortLabel>> cables;
 };
 
 /// What the plan stands for, which sets the words of the findings: a plan

@@ -31,6 +31,42 @@ bool covered(const Finding& x, const std::vector<Finding>& by) {
 
 }  // namespace
 
+std::string CheckMade::text() const {
+    return detail.empty() ? name : fmt::format("{} ({})", name, detail);
+}
+
+std::string check_of(std::string_view kind, const std::vector<CheckMade>& made) {
+    // The kinds each check finds; the first of a row's checks that was made
+    // claims them (a plan's cabling before a baseline's before the changes).
+    struct Row {
+        std::vector<std::string_view> checks;
+        std::vector<std::string_view> kinds;
+    };
+    static const std::vector<Row> rows = {
+        {{"links"},
+         {"link_below_capability", "link_below_peers", "link_count_asymmetry",
+          "mtu_below_capability", "port_not_active", "port_polling"}},
+        {{"cabling_plan", "cabling_baseline", "changes"},
+         {"node_missing", "node_new", "node_replaced", "link_down", "miswired", "cables_swapped",
+          "unexpected_link", "degraded_link", "leaf_spine_links", "tier_mismatch"}},
+        {{"identities"}, {"duplicate_guid", "duplicate_lid"}},
+        {{"counter_rates", "counter_saturation"},
+         {"counter_rising", "counter_saturated", "counters_unanswered", "xmit_wait",
+          "congestion_root", "congestion_victim"}},
+    };
+    auto was_made = [&](std::string_view id) {
+        return std::any_of(made.begin(), made.end(),
+                           [&](const CheckMade& c) { return c.id == id; });
+    };
+    for (const Row& r : rows) {
+        if (std::find(r.kinds.begin(), r.kinds.end(), kind) == r.kinds.end()) continue;
+        for (std::string_view id : r.checks) {
+            if (was_made(id)) return std::string(id);
+        }
+    }
+    return made.empty() ? std::string() : made.front().id;
+}
+
 bool Validation::failed() const {
     return std::any_of(findings.begin(), findings.end(),
                        [](const Finding& f) { return f.severity != Severity::Info; });
@@ -50,11 +86,14 @@ Validation validate(const ValidationInput& in) {
     Validation v;
     const Fabric& f = in.fabric;
     v.findings = in.sweep_problems;
-    v.checks.push_back(fmt::format("{} nodes, {} links", f.nodes().size(), f.links().size()));
+    v.checks.push_back({"inventory", "nodes and links",
+                        fmt::format("{} nodes, {} links", f.nodes().size(), f.links().size())});
 
     std::vector<Finding> heuristics = check_links(f, in.tiers);
-    v.checks.push_back(
-        "widths and speeds against what both ends can do and against their peers; port states");
+    v.checks.push_back({"links",
+                        "widths and speeds against what both ends can do and against their "
+                        "peers; port states",
+                        ""});
 
     std::set<PortRef> planned;
     bool structural = in.plan || in.baseline;
@@ -70,8 +109,13 @@ Validation validate(const ValidationInput& in) {
         for (Finding& x : d.findings) {
             if (seen.emplace(x.kind, x.where).second) v.findings.push_back(std::move(x));
         }
-        v.checks.push_back(fmt::format("cabling against the {} ({} links)",
-                                       p == in.plan ? "plan" : "baseline", p->links.size()));
+        if (v.expected.empty()) {
+            for (auto& [a, b] : d.cables) v.expected.push_back({std::move(a), std::move(b)});
+        }
+        const bool plan = p == in.plan;
+        v.checks.push_back({plan ? "cabling_plan" : "cabling_baseline",
+                            plan ? "cabling against the plan" : "cabling against the baseline",
+                            fmt::format("{} links", p->links.size())});
     }
     std::vector<Finding> changes;
     if (in.since) {
@@ -82,7 +126,7 @@ Validation validate(const ValidationInput& in) {
             });
             if (!dup) changes.push_back(std::move(x));
         }
-        v.checks.push_back("changes since the first reading");
+        v.checks.push_back({"changes", "changes since the first reading", ""});
     }
     v.findings.insert(v.findings.end(), changes.begin(), changes.end());
     for (Finding& x : heuristics) {
@@ -100,13 +144,14 @@ Validation validate(const ValidationInput& in) {
 
     auto ids = check_identities(f);
     v.findings.insert(v.findings.end(), ids.begin(), ids.end());
-    v.checks.push_back("duplicate LIDs and GUIDs");
+    v.checks.push_back({"identities", "duplicate LIDs and GUIDs", ""});
 
     if (in.before && in.after) {
         auto rates = check_counter_rates(f, *in.before, *in.after, in.thresholds);
         v.findings.insert(v.findings.end(), rates.begin(), rates.end());
-        v.checks.push_back(fmt::format("{} error counters and PortXmitWait as rates on {} ports",
-                                       in.thresholds.counters.size(), in.after->size()));
+        v.checks.push_back({"counter_rates", "error counters and PortXmitWait as rates",
+                            fmt::format("{} counters on {} ports", in.thresholds.counters.size(),
+                                        in.after->size())});
         if (in.after_complete) {
             auto silent = check_unanswered(f, *in.before, *in.after);
             v.findings.insert(v.findings.end(), silent.begin(), silent.end());
@@ -114,8 +159,8 @@ Validation validate(const ValidationInput& in) {
     } else if (in.before) {
         auto sat = check_saturated(f, *in.before);
         v.findings.insert(v.findings.end(), sat.begin(), sat.end());
-        v.checks.push_back(fmt::format(
-            "saturated error counters on {} ports (one reading: no rates)", in.before->size()));
+        v.checks.push_back({"counter_saturation", "saturated error counters",
+                            fmt::format("{} ports, one reading: no rates", in.before->size())});
     }
     sort_by_severity(v.findings);
     return v;
@@ -127,20 +172,22 @@ namespace fabscope {
 
 Validation diff_snapshots(const Fabric& before, const Fabric& after, const Thresholds& t) {
     Validation v;
-    v.checks.push_back(fmt::format("{} nodes, {} links before; {} nodes, {} links after",
-                                   before.nodes().size(), before.links().size(),
-                                   after.nodes().size(), after.links().size()));
+    v.checks.push_back(
+        {"inventory", "nodes and links",
+         fmt::format("{} nodes, {} links before; {} nodes, {} links after", before.nodes().size(),
+                     before.links().size(), after.nodes().size(), after.links().size())});
     Tiers tb = classify_tiers(before);
     Tiers ta = classify_tiers(after);
     PlanDiff d = diff_against_plan(plan_from_fabric(before, tb), after, ta, Expected::Baseline);
     v.findings = std::move(d.findings);
-    v.checks.push_back("nodes, cabling, widths and speeds");
+    v.checks.push_back({"changes", "nodes, cabling, widths and speeds", ""});
     CounterReadings rb = readings_of(before);
     CounterReadings ra = readings_of(after);
     if (!rb.empty() && !ra.empty()) {
         auto rates = check_counter_rates(after, rb, ra, t);
         v.findings.insert(v.findings.end(), rates.begin(), rates.end());
-        v.checks.push_back(fmt::format("error counters as rates on {} ports", ra.size()));
+        v.checks.push_back(
+            {"counter_rates", "error counters as rates", fmt::format("{} ports", ra.size())});
     }
     sort_by_severity(v.findings);
     return v;

@@ -56,12 +56,14 @@ std::string md_escape(std::string_view s) {
             case '|':
             case '~':
             case '!':
+            // CommonMark escapes these as it does the others: the text reads
+            // "<->" rendered, and no tag or entity can start.
+            case '<':
+            case '>':
+            case '&':
                 out += '\\';
                 out += c;
                 break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '&': out += "&amp;"; break;
             case '\n':
             case '\r': out += ' '; break;
             default:

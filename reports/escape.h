@@ -21,7 +21,8 @@ inline std::string xml_escape(std::string_view s) {
 /// spreadsheet does not run it as a formula.
 std::string csv_field(std::string_view s);
 /// Text for a Markdown table cell or paragraph: markup characters
-/// backslash-escaped, newlines and pipes made harmless, < and > as entities.
+/// backslash-escaped (< > & too: no HTML entities in a ticket's text),
+/// newlines and pipes made harmless.
 std::string md_escape(std::string_view s);
 /// A string usable in an HTML id: letters, digits, '-' and '_' kept, every
 /// other byte as '_'.

@@ -29,6 +29,8 @@ th { background: #f6f8fa; } td.num { text-align: right; font-variant-numeric: ta
 .sev.error { color: var(--err); } .sev.warning { color: var(--warn); } .sev.info { color: var(--info); }
 pre { background: #f6f8fa; padding: 8px; overflow-x: auto; font-size: .85em; margin: 4px 0; }
 code, .port { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .9em; }
+.guid { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .8em; color: #57606a; }
+.rates { font-size: .85em; color: #57606a; margin-top: 2px; }
 .drawing { overflow-x: auto; border: 1px solid var(--line); padding: 4px; }
 svg { max-width: 100%; height: auto; }
 svg text { font: 11px ui-monospace, "DejaVu Sans Mono", monospace; fill: var(--fg); }
@@ -72,6 +74,10 @@ std::string where_html(const ReportFinding& f) {
         if (!out.empty()) out += "<br>";
         std::string node = l.node.empty() ? format_guid(l.node_guid) : l.node;
         out += fmt::format("<span class=\"port\">{}[{}]</span>", html_escape(node), l.port);
+        // GUID and LID: what a vendor matches to the hardware.
+        if (l.node_guid != 0)
+            out += fmt::format(" <span class=\"guid\">{}</span>{}", format_guid(l.node_guid),
+                               l.lid ? fmt::format(" LID {}", l.lid) : "");
     }
     return out.empty() ? "—" : out;
 }
@@ -83,9 +89,14 @@ std::string findings_html(const ReportModel& m) {
         "<th>Evidence</th></tr></thead><tbody>\n";
     for (const ReportFinding& f : m.findings) {
         std::string ev = f.evidence.empty()
-                             ? std::string("—")
+                             ? std::string()
                              : "<details open><summary>" + html_escape(f.kind) + "</summary><pre>" +
                                    html_escape(f.evidence.dump(1)) + "</pre></details>";
+        for (size_t i = 0; i < f.labels.size() && f.labels.size() <= 4; ++i) {
+            std::string r = port_rates(m, f.labels[i]);
+            if (!r.empty()) ev += "<div class=\"rates\">" + html_escape(r) + "</div>";
+        }
+        if (ev.empty()) ev = "—";
         out += fmt::format(
             "<tr class=\"finding {0}\"><td class=\"sev {0}\">{0}</td><td>{1}</td><td>{2}</td>"
             "<td>{3}</td></tr>\n",
@@ -129,6 +140,11 @@ std::string counters_html(const ReportModel& m) {
     if (!m.snapshot) return "";
     std::vector<CounterRow> rows = counter_rows(m);
     std::string out = "<section id=\"counters\"><h2>Counters</h2>\n";
+    if (!counters_read(m)) {
+        return out +
+               "<p>Counters were not read: this snapshot holds none (<code>discover</code> reads "
+               "none; <code>sweep</code> and <code>validate</code> do).</p></section>\n";
+    }
     if (rows.empty()) return out + "<p>No error counter is above zero.</p></section>\n";
     out +=
         "<table class=\"counters\"><thead><tr><th>Port</th><th>Counter</th><th>Value</th></tr>"
@@ -220,6 +236,7 @@ std::string meta_html(const ReportModel& m) {
         out += row("incast run",
                    fmt::format("{}, {:.1f} s", m.incast->status, m.incast->wall_seconds));
     for (const std::string& in : m.meta.inputs) out += row("input", in);
+    for (const std::string& w : m.warnings) out += row("warning", w);
     return out + "</dl>\n</section>\n";
 }
 
@@ -234,7 +251,7 @@ std::string render_html_report(const ReportModel& m) {
         fmt::format("{} error{}, {} warning{}, {} for information", e, e == 1 ? "" : "s", w,
                     w == 1 ? "" : "s", m.count(Severity::Info));
     std::string checks;
-    for (const std::string& c : m.checks) checks += "<li>" + html_escape(c) + "</li>\n";
+    for (const CheckMade& c : m.checks) checks += "<li>" + html_escape(c.text()) + "</li>\n";
     return fmt::format(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"

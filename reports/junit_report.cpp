@@ -65,6 +65,110 @@ Case finding_case(std::string classname, std::string name, const ReportFinding& 
     return c;
 }
 
+/// Adds a finding to a case: information in its output, anything worse
+/// fails it (the first such finding gives the failure's type and message).
+void add_to_case(Case& c, const ReportFinding& f) {
+    std::string& text = f.severity == Severity::Info ? c.out : c.body;
+    if (!text.empty()) text += "\n\n";
+    text += finding_text(f);
+    if (f.severity == Severity::Info) return;
+    if (c.failure_type.empty()) {
+        c.failure_type = f.kind;
+        c.message = f.summary;
+    }
+}
+
+/// "leaf03[1] -- spine01[2]", the ends in name order: the same cable is
+/// named the same whichever end discovery met first.
+std::string cable_name(const PortLabel& a, const PortLabel& b) {
+    std::string x = label_name(a);
+    std::string y = label_name(b);
+    if (y < x) std::swap(x, y);
+    return x + " -- " + y;
+}
+
+/// A finding's port names this end: the same node (by GUID where both have
+/// one, else by name) and port. A finding about a whole node (port 0) is its
+/// check's, not each of its cables'.
+bool names_end(const PortLabel& l, const PortLabel& end) {
+    if (l.port == 0 || l.port != end.port) return false;
+    if (l.node_guid != 0 && end.node_guid != 0) return l.node_guid == end.node_guid;
+    return !l.node.empty() && l.node == end.node;
+}
+
+/// One case per cable: the plan's (or baseline's) cables when the validation
+/// names them, so a cable down, swapped or moved fails its own case under
+/// the name it has when healthy, beside the snapshot's cables the plan does
+/// not speak for; else the snapshot's cables. Congestion findings have
+/// their own suite.
+std::vector<Case> link_cases(const ReportModel& m) {
+    struct Cable {
+        std::string name;
+        PortLabel a;
+        PortLabel b;
+    };
+    std::vector<Cable> cables;
+    std::set<std::pair<Guid, uint8_t>> planned;
+    if (m.validation) {
+        for (const ExpectedCable& c : m.validation->expected) {
+            cables.push_back({cable_name(c.a, c.b), c.a, c.b});
+            for (const PortLabel& e : {c.a, c.b}) {
+                if (e.node_guid != 0) planned.insert({e.node_guid, e.port});
+            }
+        }
+    }
+    if (m.snapshot) {
+        const Fabric& f = m.snapshot->fabric;
+        for (const Link& l : f.links()) {
+            if (planned.count({l.a.node, l.a.port}) || planned.count({l.b.node, l.b.port}))
+                continue;  // a planned port: its findings are on the planned cable
+            PortLabel a = port_label(f, l.a);
+            PortLabel b = port_label(f, l.b);
+            cables.push_back({cable_name(a, b), a, b});
+        }
+    }
+    std::stable_sort(cables.begin(), cables.end(),
+                     [](const Cable& x, const Cable& y) { return x.name < y.name; });
+    std::vector<Case> cases;
+    for (const Cable& cable : cables) {
+        Case c{"fabscope.links", cable.name, "", "", "", ""};
+        for (const ReportFinding& f : m.findings) {
+            if (f.source == "congestion") continue;
+            bool here = std::any_of(f.labels.begin(), f.labels.end(), [&](const PortLabel& l) {
+                return names_end(l, cable.a) || names_end(l, cable.b);
+            });
+            if (here) add_to_case(c, f);
+        }
+        cases.push_back(std::move(c));
+    }
+    return cases;
+}
+
+/// One case per check made, under the check's name (the same in every run:
+/// what it covered this time is in its output), failed by every finding it
+/// made that is a warning or an error, whether or not a cable's case names
+/// it too.
+std::vector<Case> validation_cases(const ReportModel& m) {
+    static const std::set<std::string> own_suite = {"perf", "congestion", "mesh", "incast"};
+    std::vector<CheckMade> made;
+    for (const CheckMade& c : m.checks) {
+        if (!own_suite.count(c.id)) made.push_back(c);
+    }
+    std::vector<Case> cases;
+    for (const CheckMade& check : made) {
+        Case c{"fabscope.validation", check.name, "", "", "", check.detail};
+        size_t problems = 0;
+        for (const ReportFinding& f : m.findings) {
+            if (f.source != "validation" || check_of(f.kind, made) != check.id) continue;
+            add_to_case(c, f);
+            problems += f.severity == Severity::Info ? 0 : 1;
+        }
+        if (problems > 1) c.message = fmt::format("{} problems, first: {}", problems, c.message);
+        cases.push_back(std::move(c));
+    }
+    return cases;
+}
+
 /// One case per tree root, per victim (naming its root), per port that did
 /// not answer, and per hot port in no tree; one passing case when nothing waited.
 std::vector<Case> congestion_cases(const ReportModel& m) {
@@ -115,8 +219,8 @@ std::vector<Case> congestion_cases(const ReportModel& m) {
                          f.summary, finding_text(f), ""});
     }
     if (cases.empty()) {
-        cases.push_back({"fabscope.congestion",
-                         fmt::format("{} ports read, none waiting", c.ports_read), "", "", "", ""});
+        cases.push_back({"fabscope.congestion", "no port waiting", "", "", "",
+                         fmt::format("{} ports read, none waiting", c.ports_read)});
     }
     return cases;
 }
@@ -133,10 +237,9 @@ std::vector<Case> mesh_cases(const ReportModel& m) {
         cases.push_back({"fabscope.mesh", name, f.kind, f.summary, finding_text(f), ""});
     }
     if (cases.empty() || m.mesh->suspects.empty()) {
-        cases.push_back({"fabscope.mesh",
+        cases.push_back({"fabscope.mesh", "no suspect", "", "", "",
                          fmt::format("{} of {} flows measured, no suspect", m.mesh->measured(),
-                                     m.mesh->flows.size()),
-                         "", "", "", ""});
+                                     m.mesh->flows.size())});
     }
     return cases;
 }
@@ -174,45 +277,12 @@ std::vector<Case> incast_cases(const ReportModel& m) {
 
 }  // namespace
 
-std::string render_junit_report(const ReportModel& m) {
+JunitReport junit_report(const ReportModel& m) {
     std::vector<std::pair<std::string, std::vector<Case>>> suites;
-    std::set<size_t> on_links;
-    if (m.snapshot) {
-        std::vector<Case> cases;
-        for (size_t li = 0; li < m.snapshot->fabric.links().size(); ++li) {
-            Case c{"fabscope.links", m.link_name(li), "", "", "", ""};
-            for (size_t fi : m.link_findings[li]) {
-                const ReportFinding& f = m.findings[fi];
-                if (f.source == "congestion") continue;  // its own suite below
-                on_links.insert(fi);
-                std::string& text = f.severity == Severity::Info ? c.out : c.body;
-                if (!text.empty()) text += "\n\n";
-                text += finding_text(f);
-                if (f.severity == Severity::Info) continue;
-                if (c.failure_type.empty()) {
-                    c.failure_type = f.kind;
-                    c.message = f.summary;
-                }
-            }
-            cases.push_back(std::move(c));
-        }
-        suites.emplace_back("links", std::move(cases));
-    }
-    std::vector<Case> checks;
-    for (const std::string& text : m.checks)
-        checks.push_back({"fabscope.checks", text, "", "", "", ""});
-    for (size_t i = 0; i < m.findings.size(); ++i) {
-        const ReportFinding& f = m.findings[i];
-        if (on_links.count(i) || f.source == "perf" || f.source == "congestion" ||
-            f.source == "mesh" || f.source == "incast")
-            continue;
-        std::string where;
-        for (const PortLabel& l : f.labels)
-            where +=
-                fmt::format(" {}[{}]", l.node.empty() ? format_guid(l.node_guid) : l.node, l.port);
-        checks.push_back(finding_case("fabscope.findings." + f.kind, f.kind + where, f));
-    }
-    suites.emplace_back("validation", std::move(checks));
+    if (m.snapshot || (m.validation && !m.validation->expected.empty()))
+        suites.emplace_back("links", link_cases(m));
+    if (auto checks = validation_cases(m); !checks.empty())
+        suites.emplace_back("validation", std::move(checks));
     if (std::any_of(m.pairs.begin(), m.pairs.end(), [](const PairCheck& p) { return !p.mesh; })) {
         std::vector<Case> cases;
         for (const PairCheck& p : m.pairs) {
@@ -238,18 +308,22 @@ std::string render_junit_report(const ReportModel& m) {
     if (m.congestion) suites.emplace_back("congestion", congestion_cases(m));
     if (m.mesh) suites.emplace_back("mesh", mesh_cases(m));
     if (m.incast) suites.emplace_back("incast", incast_cases(m));
-    size_t tests = 0;
-    size_t failures = 0;
+    JunitReport out;
     std::string body;
     for (const auto& [n, cases] : suites) {
-        tests += cases.size();
-        for (const Case& c : cases) failures += c.failure_type.empty() ? 0 : 1;
+        out.tests += cases.size();
+        for (const Case& c : cases) out.failures += c.failure_type.empty() ? 0 : 1;
         body += suite_xml(n, cases);
     }
-    return fmt::format(
+    out.xml = fmt::format(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fabscope\" tests=\"{}\" "
         "failures=\"{}\" errors=\"0\" timestamp=\"{}\">\n{}</testsuites>\n",
-        tests, failures, xml_escape(m.meta.generated), body);
+        out.tests, out.failures, xml_escape(m.meta.generated), body);
+    return out;
+}
+
+std::string render_junit_report(const ReportModel& m) {
+    return junit_report(m).xml;
 }
 
 }  // namespace fabscope

@@ -36,10 +36,24 @@ Result<ValidationDoc> validation_doc_from_json(const nlohmann::json& j) {
         d.result = json_io::get_string(j, "result", "");
         d.nodes = json_io::get_uint<size_t>(j, "nodes", 0);
         d.links = json_io::get_uint<size_t>(j, "links", 0);
-        if (j.contains("checks")) {
+        d.fingerprint = json_io::get_string(j, "fabric_fingerprint", "");
+        if (j.contains("check_list")) {
+            for (const nlohmann::json& c : json_io::get_array(j, "check_list")) {
+                d.checks.push_back({json_io::get_string(c, "id"), json_io::get_string(c, "name"),
+                                    json_io::get_string(c, "detail", "")});
+            }
+        } else if (j.contains("checks")) {
+            // Written before the checks had ids: each text is its own name.
             for (const nlohmann::json& c : json_io::get_array(j, "checks")) {
                 if (!c.is_string()) json_io::fail(c, "must be a string");
-                d.checks.push_back(c.get<std::string>());
+                d.checks.push_back({"", c.get<std::string>(), ""});
+            }
+        }
+        if (j.contains("expected_links")) {
+            for (const nlohmann::json& c : json_io::get_array(j, "expected_links")) {
+                if (!c.is_array() || c.size() != 2 || !c[0].is_object() || !c[1].is_object())
+                    json_io::fail(c, "must be a pair of ports");
+                d.expected.push_back({port_label_from_json(c[0]), port_label_from_json(c[1])});
             }
         }
         for (const nlohmann::json& x : json_io::get_array(j, "findings"))

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <map>
 
+#include "model/fingerprint.h"
 #include "model/validation.h"
 #include "pairtest/results/compare.h"
 #include "reports/report_runs.h"
+#include "util/exit_status.h"
 
 namespace fabscope {
 namespace {
@@ -16,6 +18,41 @@ ReportFinding from_finding(const Fabric& f, const Finding& x) {
     ReportFinding r{"validation", x.kind, x.severity, x.summary, x.where, {}, x.evidence};
     for (const PortRef& p : x.where) r.labels.push_back(port_label(f, p));
     return r;
+}
+
+/// A snapshot and a validation of another fabric, or of the same fabric at
+/// another time, would mix one state's findings with another's drawing: say so.
+void check_same_fabric(ReportModel& m) {
+    const Fabric& f = m.snapshot->fabric;
+    const ValidationDoc& v = *m.validation;
+    const bool same = v.fingerprint.empty()
+                          ? v.nodes == f.nodes().size() && v.links == f.links().size()
+                          : v.fingerprint == fabric_fingerprint(f);
+    if (same) return;
+    m.warnings.push_back(fmt::format(
+        "the snapshot ({} nodes, {} links, taken {}) is not the fabric the validation checked "
+        "({} nodes, {} links, validated {}): its findings may name links the drawing shows "
+        "otherwise; give the snapshot the validation checked (validate --snapshot FILE writes it)",
+        f.nodes().size(), f.links().size(),
+        m.snapshot->source.started.empty() ? "at an unknown time" : m.snapshot->source.started,
+        v.nodes, v.links, v.meta.started.empty() ? "at an unknown time" : v.meta.started));
+}
+
+/// Per link of the snapshot, the findings naming one of its ports.
+void index_link_findings(ReportModel& m) {
+    m.link_findings.clear();
+    if (!m.snapshot) return;
+    const Fabric& f = m.snapshot->fabric;
+    m.link_findings.assign(f.links().size(), {});
+    for (size_t i = 0; i < m.findings.size(); ++i) {
+        for (const PortRef& p : m.findings[i].where) {
+            const Link* l = f.link_of(p);
+            if (!l) continue;
+            auto li = static_cast<size_t>(l - f.links().data());
+            auto& v = m.link_findings[li];
+            if (std::find(v.begin(), v.end(), i) == v.end()) v.push_back(i);
+        }
+    }
 }
 
 size_t index_of(std::vector<std::string>& names, const std::string& n) {
@@ -153,6 +190,27 @@ std::string ReportModel::fabric_identity() const {
     return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+std::string port_rates(const ReportModel& m, const PortLabel& l) {
+    const Port* p = m.snapshot ? m.snapshot->fabric.port({l.node_guid, l.port}) : nullptr;
+    if (!p || l.port == 0) return "";
+    std::string active = p->width_active && p->speed_active
+                             ? fmt::format("{} {}", name(*p->width_active), name(*p->speed_active))
+                             : fmt::format("{}/{}", name(p->state), name(p->phys_state));
+    return fmt::format("{}: {}; enabled {} {}; supported {} {}", label_name(l), active,
+                       to_string(p->width_enabled), to_string(p->speed_enabled),
+                       to_string(p->width_supported), to_string(p->speed_supported));
+}
+
+bool counters_read(const ReportModel& m) {
+    if (!m.snapshot) return false;
+    for (const Node& n : m.snapshot->fabric.nodes()) {
+        for (const Port& p : n.ports) {
+            if (p.counters) return true;
+        }
+    }
+    return false;
+}
+
 std::vector<CounterRow> counter_rows(const ReportModel& m, size_t max) {
     std::vector<CounterRow> rows;
     if (!m.snapshot) return rows;
@@ -191,6 +249,7 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
         m.tiers = classify_tiers(m.snapshot->fabric);
         m.interrupted = m.snapshot->source.interrupted;
     }
+    if (m.snapshot && m.validation) check_same_fabric(m);
     if (m.validation) {
         m.checks = m.validation->checks;
         m.findings = m.validation->findings;
@@ -208,12 +267,13 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
         m.interrupted = m.interrupted || !p.meta.complete;
     }
     if (!m.perf.empty())
-        m.checks.push_back("pairwise RDMA tests, each against the best of its run");
+        m.checks.push_back({"perf", "pairwise RDMA tests, each against the best of its run", ""});
     if (m.congestion) {
         const CongestionDoc& c = *m.congestion;
-        m.checks.push_back(fmt::format(
-            "congestion: PortXmitWait of {} port{} over {:.1f} s, trees from {:.0f}% waiting",
-            c.ports_read, c.ports_read == 1 ? "" : "s", c.interval_s, c.warn * 100));
+        m.checks.push_back(
+            {"congestion", "congestion: PortXmitWait",
+             fmt::format("{} port{} over {:.1f} s, trees from {:.0f}% waiting", c.ports_read,
+                         c.ports_read == 1 ? "" : "s", c.interval_s, c.warn * 100)});
         m.findings.insert(m.findings.end(), c.findings.begin(), c.findings.end());
         m.interrupted = m.interrupted || c.interrupted;
     }
@@ -222,20 +282,36 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
         m.findings.begin(), m.findings.end(),
         [](const ReportFinding& a, const ReportFinding& b) { return a.severity > b.severity; });
     build_matrices(m);
-    if (m.snapshot) {
-        const Fabric& f = m.snapshot->fabric;
-        m.link_findings.assign(f.links().size(), {});
-        for (size_t i = 0; i < m.findings.size(); ++i) {
-            for (const PortRef& p : m.findings[i].where) {
-                const Link* l = f.link_of(p);
-                if (!l) continue;
-                auto li = static_cast<size_t>(l - f.links().data());
-                auto& v = m.link_findings[li];
-                if (std::find(v.begin(), v.end(), i) == v.end()) v.push_back(i);
-            }
-        }
-    }
+    index_link_findings(m);
     return m;
+}
+
+Status keep_findings(ReportModel& m, const std::vector<std::string>& selectors) {
+    if (selectors.empty()) return Ok{};
+    auto matches = [&](const ReportFinding& f, const std::string& s) {
+        if (f.kind == s) return true;
+        return std::any_of(f.labels.begin(), f.labels.end(), [&](const PortLabel& l) {
+            const std::string first = l.node.substr(0, l.node.find(' '));
+            return label_name(l) == s || l.node == s || first == s ||
+                   fmt::format("{}[{}]", first, l.port) == s;
+        });
+    };
+    std::vector<ReportFinding> kept;
+    for (const ReportFinding& f : m.findings) {
+        if (std::any_of(selectors.begin(), selectors.end(),
+                        [&](const std::string& s) { return matches(f, s); }))
+            kept.push_back(f);
+    }
+    if (kept.empty()) {
+        return make_error(fmt::format("report: --finding {}: no finding of the {} is of that kind "
+                                      "or names that node or port; give a kind (link_down), a "
+                                      "node (leaf02) or a port (leaf02[5])",
+                                      fmt::join(selectors, ", "), m.findings.size()),
+                          kExitUsage);
+    }
+    m.findings = std::move(kept);
+    index_link_findings(m);
+    return Ok{};
 }
 
 }  // namespace fabscope

@@ -25,10 +25,14 @@ namespace fabscope {
 struct ValidationDoc {
     ValidationMeta meta;
     std::string result;  ///< "pass", "fail", "interrupted"
-    std::vector<std::string> checks;
+    std::vector<CheckMade> checks;
+    /// The cables its plan (or baseline) expects; empty without either, or
+    /// in a document written before they were recorded.
+    std::vector<ExpectedCable> expected;
     std::vector<ReportFinding> findings;
     size_t nodes = 0;
     size_t links = 0;
+    std::string fingerprint;  ///< of the fabric it checked (model/fingerprint); "" in older files
 };
 
 /// One pairwise test as a check: a row of the JUnit perf suite.
@@ -74,13 +78,16 @@ struct ReportModel {
     std::optional<CongestionDoc> congestion;
     std::optional<MeshRunDoc> mesh;
     std::optional<IncastDoc> incast;
-    std::vector<std::string> checks;      ///< what was checked, for people
+    std::vector<CheckMade> checks;        ///< what was checked
     std::vector<ReportFinding> findings;  ///< errors first
     std::vector<PairCheck> pairs;
     std::vector<PairMatrix> matrices;
     /// Per link of the snapshot's fabric: the findings naming one of its ports.
     std::vector<std::vector<size_t>> link_findings;
     bool interrupted = false;
+    /// What the reader should know about the inputs: a snapshot and a
+    /// validation that are not of the same fabric state.
+    std::vector<std::string> warnings;
 
     /// "PASS", "FAIL" or "INTERRUPTED".
     std::string verdict() const;
@@ -92,6 +99,14 @@ struct ReportModel {
     /// "ibsim0 port 1, 24 nodes, 40 links, fabric 3f2a9c01d4e6", or what is known.
     std::string fabric_identity() const;
 };
+
+/// What a port of the snapshot runs and could run, the rates that tell a
+/// link configured down (enabled) from one that trained down (active below
+/// enabled): "leaf02[5]: 1X HDR; enabled 1X HDR; supported 1X,4X HDR";
+/// "" without a snapshot or for a port it does not have.
+std::string port_rates(const ReportModel& m, const PortLabel& l);
+/// Whether the snapshot holds any port's counters (discover reads none).
+bool counters_read(const ReportModel& m);
 
 /// A non-zero error counter (or PortXmitWait) of a port of the snapshot.
 struct CounterRow {
@@ -119,6 +134,11 @@ struct RunDocs {
 ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<ValidationDoc> validation,
                          std::vector<perf::PerfReport> perf, ReportMeta meta,
                          std::optional<CongestionDoc> congestion = std::nullopt, RunDocs runs = {});
+
+/// Keeps the findings a ticket is about: those of a kind ("link_down"), or
+/// naming a node ("leaf02", "h0001") or a port ("leaf02[5]") that
+/// `selectors` give; none given keeps all. An error (exit 2) when none is left.
+Status keep_findings(ReportModel& m, const std::vector<std::string>& selectors);
 
 /// Reads a validation document; errors name the JSON path of the bad value.
 Result<ValidationDoc> validation_doc_from_json(const nlohmann::json& j);

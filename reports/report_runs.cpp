@@ -95,11 +95,11 @@ void add_runs(ReportModel& m) {
     std::vector<ReportFinding> first;
     if (m.mesh) {
         const MeshRunDoc& d = *m.mesh;
-        m.checks.push_back(fmt::format(
-            "mesh run ({}, {}): {} of {} flows measured in {} of {} rounds, each against its "
-            "plane's median (slow below {:.2f})",
-            d.pattern, d.test, d.measured(), d.flows.size(), d.rounds_done, d.rounds,
-            d.slow_ratio));
+        m.checks.push_back(
+            {"mesh", fmt::format("mesh run ({}, {})", d.pattern, d.test),
+             fmt::format("{} of {} flows measured in {} of {} rounds, each against its plane's "
+                         "median, slow below {:.2f}",
+                         d.measured(), d.flows.size(), d.rounds_done, d.rounds, d.slow_ratio)});
         first = mesh_findings(d);
         m.interrupted = m.interrupted || d.status == "interrupted" || d.status == "running";
         for (size_t i : mesh_matrix_flows(d, kMeshMatrixHosts)) {
@@ -121,10 +121,12 @@ void add_runs(ReportModel& m) {
     }
     if (m.incast) {
         const IncastDoc& d = *m.incast;
-        m.checks.push_back(fmt::format(
-            "latency under load: a {} B READ probe from {} to {}, alone and during an incast of "
-            "{} sender{}",
-            d.probe_size, d.prober, d.receiver, d.flows.size(), d.flows.size() == 1 ? "" : "s"));
+        m.checks.push_back(
+            {"incast", "latency under load",
+             fmt::format("a {} B READ probe from {} to {}, alone and during an incast of {} "
+                         "sender{}",
+                         d.probe_size, d.prober, d.receiver, d.flows.size(),
+                         d.flows.size() == 1 ? "" : "s")});
         std::vector<ReportFinding> f = incast_findings(d);
         first.insert(first.end(), f.begin(), f.end());
         m.interrupted = m.interrupted || d.status == "interrupted" || d.status == "running";

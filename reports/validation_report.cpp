@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/fingerprint.h"
 #include "reports/severity_tag.h"
 
 namespace fabscope {
@@ -29,7 +30,7 @@ std::string render_validation_summary(const Validation& v, const ValidationMeta&
                                   errors + warnings == 1 ? "" : "s", errors, errors == 1 ? "" : "s",
                                   warnings, warnings == 1 ? "" : "s");
     std::string out = fmt::format("{}  fabscope {}: {}  ({}; {})\n", head, m.command, counts,
-                                  v.checks.empty() ? "" : v.checks.front(), scope);
+                                  v.checks.empty() ? "" : v.checks.front().detail, scope);
     size_t shown = 0;
     for (const Finding& f : v.findings) {
         if (shown == max_listed) break;
@@ -41,12 +42,35 @@ std::string render_validation_summary(const Validation& v, const ValidationMeta&
                            v.findings.size() - shown);
     }
     if (infos && !v.failed()) out += fmt::format("  ({} for information only)\n", infos);
-    out +=
-        st.dim(fmt::format("Checked: {}.", fmt::join(v.checks.begin() + (v.checks.empty() ? 0 : 1),
-                                                     v.checks.end(), "; "))) +
-        "\n";
+    std::vector<std::string> checked;
+    for (size_t i = 1; i < v.checks.size(); ++i) checked.push_back(v.checks[i].text());
+    out += st.dim(fmt::format("Checked: {}.", fmt::join(checked, "; "))) + "\n";
     return out;
 }
+
+nlohmann::json checks_to_json(const std::vector<CheckMade>& checks) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const CheckMade& c : checks)
+        out.push_back({{"id", c.id}, {"name", c.name}, {"detail", c.detail}});
+    return out;
+}
+
+nlohmann::json expected_to_json(const std::vector<ExpectedCable>& cables) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const ExpectedCable& c : cables) out.push_back({to_json(c.a), to_json(c.b)});
+    return out;
+}
+
+namespace {
+
+std::vector<std::string> check_texts(const std::vector<CheckMade>& checks) {
+    std::vector<std::string> out;
+    out.reserve(checks.size());
+    for (const CheckMade& c : checks) out.push_back(c.text());
+    return out;
+}
+
+}  // namespace
 
 nlohmann::json validation_to_json(const Fabric& f, const Validation& v, const ValidationMeta& m) {
     return {{"format", "fabscope-validation"},
@@ -67,9 +91,12 @@ nlohmann::json validation_to_json(const Fabric& f, const Validation& v, const Va
              {{"error", v.count(Severity::Error)},
               {"warning", v.count(Severity::Warning)},
               {"info", v.count(Severity::Info)}}},
-            {"checks", v.checks},
+            {"checks", check_texts(v.checks)},
+            {"check_list", checks_to_json(v.checks)},
+            {"expected_links", expected_to_json(v.expected)},
             {"nodes", f.nodes().size()},
             {"links", f.links().size()},
+            {"fabric_fingerprint", fabric_fingerprint(f)},
             {"findings", findings_to_json(f, v.findings)}};
 }
 

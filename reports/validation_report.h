@@ -29,5 +29,9 @@ struct ValidationMeta {
 std::string render_validation_summary(const Validation& v, const ValidationMeta& m,
                                       const TextStyle& st, size_t max_listed = 20);
 nlohmann::json validation_to_json(const Fabric& f, const Validation& v, const ValidationMeta& m);
+/// [{"id", "name", "detail"}]: the checks as a CI server trends them.
+nlohmann::json checks_to_json(const std::vector<CheckMade>& checks);
+/// [[end, end]] of the expected cables, each end a port label.
+nlohmann::json expected_to_json(const std::vector<ExpectedCable>& cables);
 
 }  // namespace fabscope

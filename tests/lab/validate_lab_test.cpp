@@ -5,8 +5,12 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "lab_harness.h"
@@ -179,8 +183,75 @@ TEST_F(ValidateLab, AHostMissing) {
     Outcome o = validate();
     EXPECT_EQ(o.exit_code, 1);
     ASSERT_EQ(o.kinds, std::vector<std::string>{"node_missing"}) << o.report["findings"].dump(1);
-    EXPECT_EQ(o.report["findings"][0]["summary"],
-              "host h0006 HCA-1 is missing (planned on leaf02[2])");
+    EXPECT_EQ(o.report["findings"][0]["summary"], "host h0006 is missing (planned on leaf02[2])");
+}
+
+/// Each JUnit test case as "classname|name", and the failing ones.
+std::pair<std::set<std::string>, std::set<std::string>> junit_cases(const std::string& path) {
+    std::stringstream ss;
+    ss << std::ifstream(path).rdbuf();
+    const std::string xml = ss.str();
+    std::set<std::string> all;
+    std::set<std::string> failing;
+    const std::regex kCase(R"re(<testcase classname="([^"]*)" name="([^"]*)"(/?)>)re");
+    for (auto it = std::sregex_iterator(xml.begin(), xml.end(), kCase);
+         it != std::sregex_iterator(); ++it) {
+        const std::string key = (*it)[1].str() + "|" + (*it)[2].str();
+        all.insert(key);
+        const size_t after = static_cast<size_t>(it->position() + it->length());
+        if ((*it)[3].str().empty() && xml.compare(after, 16, "\n      <failure ") == 0)
+            failing.insert(key);
+    }
+    return {all, failing};
+}
+
+TEST_F(ValidateLab, OneCommandForCiWhoseJunitCasesKeepTheirNamesThroughFaults) {
+    const std::string d = lab_->dir();
+    CmdResult clean = lab_->exec({fabscope(), "validate", "--plan", plan_, "--interval", "1s", "-q",
+                                  "--junit", d + "-clean.xml"});
+    ASSERT_EQ(clean.exit_code, 0) << clean.err;
+    // The maintenance mistakes of a real window: two uplinks swapped, one
+    // at 1X, one down.
+    fault({"swap", "leaf01[5]", "leaf01[6]"});
+    fault({"width", "leaf02[6]", "1x"});
+    fault({"link-down", "leaf03[5]"});
+    CmdResult bad = lab_->exec({fabscope(), "validate", "--plan", plan_, "--interval", "1s", "-o",
+                                d + "-bad.json", "--snapshot", d + "-bad-fabric.json", "--junit",
+                                d + "-bad.xml", "--html", d + "-bad.html", "--md", d + "-bad.md"});
+    ASSERT_EQ(bad.exit_code, 1) << bad.err;
+    for (const char* f : {"-bad-fabric.json", "-bad.html", "-bad.md"})
+        EXPECT_TRUE(std::filesystem::is_regular_file(d + f)) << f;
+    EXPECT_TRUE(fabscope::testing::schema_errors(json::parse(std::ifstream(d + "-bad-fabric.json")),
+                                                 "snapshot.schema.json")
+                    .empty());
+    for (const auto& e : fabscope::testing::schema_errors(
+             json::parse(std::ifstream(d + "-bad.json")), "validation.schema.json"))
+        ADD_FAILURE() << "validate -o: " << e;
+    auto [clean_all, clean_failing] = junit_cases(d + "-clean.xml");
+    auto [bad_all, bad_failing] = junit_cases(d + "-bad.xml");
+    EXPECT_EQ(clean_all, bad_all);  // the same cases, in the same suites
+    EXPECT_TRUE(clean_failing.empty());
+    EXPECT_EQ(bad_failing, (std::set<std::string>{"fabscope.links|leaf01[5] -- spine01[1]",
+                                                  "fabscope.links|leaf01[6] -- spine02[1]",
+                                                  "fabscope.links|leaf02[6] -- spine02[2]",
+                                                  "fabscope.links|leaf03[5] -- spine01[3]",
+                                                  "fabscope.validation|cabling against the plan"}));
+    // `report` on the same two files counts what the XML counts.
+    CmdResult r = run({fabscope(), "report", d + "-bad-fabric.json", d + "-bad.json", "--format",
+                       "junit", "-o", d + "-report.xml"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("(FAIL, 5 of " + std::to_string(bad_all.size()) +
+                         " test cases failing; 3 findings)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(junit_cases(d + "-report.xml"), junit_cases(d + "-bad.xml"));
+    // The good snapshot beside the bad validation: joined, with a warning.
+    r = run({fabscope(), "report", good_, d + "-bad.json", "-o", d + "-mixed.html"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("warning: the snapshot (22 nodes, 24 links"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("is not the fabric the validation checked (22 nodes, 23 links"),
+              std::string::npos)
+        << r.err;
 }
 
 TEST_F(ValidateLab, BadInputsAreExitTwoAndInterruptKeepsTheReport) {

@@ -15,6 +15,7 @@ namespace {
 
 using testing::leaf_spine_nodes;
 using testing::node_named;
+using testing::swap_cables;
 
 const testing::LeafSpineShape kShape{.spines = 2, .leaves = 4, .hosts_per_leaf = 2};
 
@@ -38,18 +39,6 @@ Validation run(const std::vector<Node>& nodes, const Plan& plan) {
         ValidationInput{*f, t, {}, nullptr, nullptr, &plan, nullptr, default_thresholds()});
 }
 
-void swap_cables(std::vector<Node>& nodes, const std::string& n, uint8_t p1, uint8_t p2) {
-    Node& a = node_named(nodes, n);
-    PortRef x = *a.port(p1)->peer;
-    PortRef y = *a.port(p2)->peer;
-    a.port(p1)->peer = y;
-    a.port(p2)->peer = x;
-    for (Node& m : nodes) {
-        if (m.guid == x.node) m.port(x.port)->peer = PortRef{a.guid, p2};
-        if (m.guid == y.node) m.port(y.port)->peer = PortRef{a.guid, p1};
-    }
-}
-
 TEST(Plan, RoundTripsThroughYaml) {
     Plan p = good_plan();
     p.links_per_leaf_spine = 1;
@@ -68,6 +57,28 @@ TEST(Plan, RoundTripsThroughYaml) {
     }
     EXPECT_EQ(back->guids, p.guids);
     EXPECT_EQ(back->links_per_leaf_spine, 1);
+}
+
+TEST(Plan, FromAFabricNamesHostsAsTheUserGuideDoes) {
+    // "h0001", as people write plans, not "h0001 HCA-1"; the full
+    // description where two nodes' start alike (two HCAs in one host).
+    std::vector<Node> nodes = leaf_spine_nodes(kShape);
+    node_named(nodes, "h0002 HCA-1").description = "h0001 HCA-2";
+    Fabric f = Fabric::build(std::move(nodes)).value();
+    Plan p = plan_from_fabric(f, classify_tiers(f));
+    const auto& hosts = p.tiers.at("host");
+    EXPECT_EQ(std::count(hosts.begin(), hosts.end(), "h0003"), 1);
+    EXPECT_EQ(std::count(hosts.begin(), hosts.end(), "h0001 HCA-1"), 1);
+    EXPECT_EQ(std::count(hosts.begin(), hosts.end(), "h0001 HCA-2"), 1);
+    EXPECT_EQ(std::count(hosts.begin(), hosts.end(), "leaf01"), 0);
+    EXPECT_TRUE(run(leaf_spine_nodes(kShape), good_plan()).findings.empty());
+    // Either name finds the host: a plan that writes the description too.
+    std::string yaml = plan_to_yaml(good_plan());
+    for (size_t at = yaml.find("h0003"); at != std::string::npos; at = yaml.find("h0003", at + 12))
+        yaml.replace(at, 5, "h0003 HCA-1");
+    auto described = parse_plan(yaml, "described.yaml");
+    ASSERT_TRUE(described) << described.error().message;
+    EXPECT_TRUE(run(leaf_spine_nodes(kShape), *described).findings.empty());
 }
 
 TEST(Plan, AHandWrittenPlan) {
@@ -185,7 +196,7 @@ TEST(PlanDiff, AHostMissingIsOneFinding) {
                              [](const Node& n) { return n.description == "h0005 HCA-1"; }));
     auto v = run(nodes, good_plan());
     ASSERT_EQ(kinds_of(v.findings), std::vector<std::string>{"node_missing"});
-    EXPECT_EQ(v.findings[0].summary, "host h0005 HCA-1 is missing (planned on leaf03[1])");
+    EXPECT_EQ(v.findings[0].summary, "host h0005 is missing (planned on leaf03[1])");
 }
 
 TEST(PlanDiff, NewNodesAndReplacedHardware) {

@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
+#include <sstream>
 
+#include "model/plan.h"
+#include "model/validation.h"
 #include "reports/csv_report.h"
 #include "reports/escape.h"
 #include "reports/fabric_svg.h"
@@ -13,6 +17,7 @@
 #include "reports/junit_report.h"
 #include "reports/markdown_report.h"
 #include "reports/report_model.h"
+#include "reports/validation_report.h"
 #include "test_fabrics.h"
 
 namespace fabscope {
@@ -82,7 +87,7 @@ TEST(ReportEscape, HtmlCsvMarkdown) {
     EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
     EXPECT_EQ(csv_field("=cmd()"), "'=cmd()");
     EXPECT_EQ(csv_field("-5"), "-5");
-    EXPECT_EQ(md_escape("a|b *c* <x>\nd"), "a\\|b \\*c\\* &lt;x&gt; d");
+    EXPECT_EQ(md_escape("a|b *c* <x> & y\nd"), "a\\|b \\*c\\* \\<x\\> \\& y d");
     EXPECT_EQ(html_id("leaf02[5] -- spine01[2]"), "leaf02_5__--_spine01_2_");
 }
 
@@ -154,9 +159,14 @@ TEST(HtmlReport, NodeDescriptionsAreInert) {
         EXPECT_EQ(out.find("<img"), std::string::npos);
         EXPECT_NE(out.find("&lt;script&gt;"), std::string::npos);
     }
+    // Markdown: every < from the fabric backslash-escaped (CommonMark shows
+    // it as text; no tag can start), only the report's own <sub> left.
     std::string md = render_markdown_report(m);
-    EXPECT_EQ(md.find("<script"), std::string::npos);
-    EXPECT_EQ(md.find("<img"), std::string::npos);
+    for (size_t at = md.find('<'); at != std::string::npos; at = md.find('<', at + 1)) {
+        if (md.compare(at, 5, "<sub>") == 0 || md.compare(at, 6, "</sub>") == 0) continue;
+        EXPECT_TRUE(at > 0 && md[at - 1] == '\\') << md.substr(at, 20);
+    }
+    EXPECT_NE(md.find("\\<script\\>"), std::string::npos) << md;
 }
 
 TEST(MarkdownReport, VerdictFindingsLinksPairs) {
@@ -167,18 +177,48 @@ TEST(MarkdownReport, VerdictFindingsLinksPairs) {
     EXPECT_NE(md.find("**degraded**"), std::string::npos);
 }
 
+TEST(MarkdownReport, AOneProblemTicketReadsAsTheGoldenFile) {
+    // What a vendor gets: the one problem (--finding leaf02[5]), its ports
+    // with GUIDs and LIDs, its evidence as words with both ends' active,
+    // enabled and supported rates, when it was measured, and no HTML
+    // entity or raw JSON anywhere.
+    const std::string dir = std::string(FIXTURES_DIR) + "/report/";
+    auto m = load_report({dir + "fabric-degraded.json"},
+                         {"1.2.3",
+                          "fabscope report fabric-degraded.json --finding leaf02[5]",
+                          "2026-12-04T12:00:00Z",
+                          {}});
+    ASSERT_TRUE(m) << m.error().message;
+    m->meta.inputs = {"fabric-degraded.json (snapshot)"};
+    ASSERT_TRUE(keep_findings(*m, {"leaf02[5]"}));
+    ASSERT_EQ(m->findings.size(), 1U);
+    const std::string md = render_markdown_report(*m);
+    std::stringstream golden;
+    golden << std::ifstream(dir + "ticket.md").rdbuf();
+    if (md != golden.str()) {
+        // What it wrote, to compare with (and, when the change is meant, copy to) the golden file.
+        const std::string actual = ::testing::TempDir() + "ticket.md";
+        std::ofstream(actual) << md;
+        ADD_FAILURE() << "the ticket differs from tests/fixtures/report/ticket.md; it wrote "
+                      << actual;
+    }
+    EXPECT_EQ(md.find("&lt;"), std::string::npos);
+    EXPECT_EQ(md.find("{\""), std::string::npos);
+
+    // Nothing of that kind or place: an error naming what to give, exit 2.
+    auto none = keep_findings(*m, {"link_down"});
+    ASSERT_FALSE(none);
+    EXPECT_EQ(none.error().code, 2);
+    EXPECT_NE(none.error().message.find("--finding link_down"), std::string::npos);
+}
+
 TEST(JunitReport, OneCasePerLinkCheckAndPairFailuresCarryTheEvidence) {
     ReportModel m = degraded_model();
     std::string xml = render_junit_report(m);
     size_t links = m.snapshot->fabric.links().size();
-    size_t other = 0;  // findings not on a cable
-    for (size_t i = 0; i < m.findings.size(); ++i) {
-        bool on_link = false;
-        for (const auto& v : m.link_findings)
-            on_link = on_link || std::find(v.begin(), v.end(), i) != v.end();
-        other += (!on_link && m.findings[i].source == "validation") ? 1 : 0;
-    }
-    EXPECT_EQ(count_of(xml, "<testcase "), links + m.checks.size() + other + m.pairs.size());
+    // A case per cable, per check of the validation (the perf check is its
+    // suite's) and per pair; a finding is in its check's case, not its own.
+    EXPECT_EQ(count_of(xml, "<testcase "), links + (m.checks.size() - 1) + m.pairs.size());
     EXPECT_EQ(count_of(xml, "<testsuite "), 3U);
     EXPECT_NE(xml.find("name=\"leaf02[5] -- spine01[2]\">\n      <failure type=\"link_below"),
               std::string::npos);
@@ -186,6 +226,75 @@ TEST(JunitReport, OneCasePerLinkCheckAndPairFailuresCarryTheEvidence) {
     EXPECT_NE(xml.find("<failure type=\"pair_degraded\""), std::string::npos);
     EXPECT_NE(xml.find("<failure type=\"test_failed\""), std::string::npos);
     EXPECT_NE(xml.find("peer gone"), std::string::npos);
+}
+
+/// classname|name of every test case, and the failing ones.
+struct JunitCases {
+    std::set<std::string> all;
+    std::set<std::string> failing;
+};
+JunitCases junit_cases(const std::string& xml) {
+    JunitCases out;
+    const std::string open = "<testcase classname=\"";
+    for (size_t at = xml.find(open); at != std::string::npos; at = xml.find(open, at + 1)) {
+        size_t c_end = xml.find('"', at + open.size());
+        size_t n_at = xml.find("name=\"", c_end) + 6;
+        size_t n_end = xml.find('"', n_at);
+        std::string key = xml.substr(at + open.size(), c_end - at - open.size()) + "|" +
+                          xml.substr(n_at, n_end - n_at);
+        out.all.insert(key);
+        size_t next = xml.find("<testcase ", n_end);
+        size_t failure = xml.find("<failure ", n_end);
+        if (failure != std::string::npos && failure < next) out.failing.insert(key);
+    }
+    return out;
+}
+
+/// `validate --plan` on `nodes` as JUnit, through the validation document
+/// as `report` reads it.
+JunitReport junit_of_validation(std::vector<Node> nodes, const Plan& plan) {
+    Snapshot s;
+    s.fabric = Fabric::build(std::move(nodes)).value();
+    Tiers t = classify_tiers(s.fabric);
+    Validation v = validate(ValidationInput{s.fabric, t, {}, nullptr, nullptr, &plan});
+    ValidationMeta meta;
+    meta.command = "validate";
+    auto doc = validation_doc_from_json(validation_to_json(s.fabric, v, meta));
+    EXPECT_TRUE(doc) << doc.error().message;
+    return junit_report(build_report(std::move(s), std::move(doc).value(), {}, {}));
+}
+
+TEST(JunitReport, AHealthyAndAFaultedRunOfOnePlanHaveTheSameCases) {
+    std::vector<Node> good = testing::leaf_spine_nodes({});
+    Fabric f = Fabric::build(good).value();
+    const Plan plan = plan_from_fabric(f, classify_tiers(f));
+    JunitReport healthy = junit_of_validation(good, plan);
+    EXPECT_EQ(healthy.failures, 0u) << healthy.xml;
+
+    // Two host cables swapped on leaf03, leaf02[5] at 1X, leaf04[6] down.
+    std::vector<Node> bad = good;
+    testing::swap_cables(bad, "leaf03", 1, 2);
+    testing::set_link_width(bad, "leaf02", 5, Width::X1, WidthSet{Width::X1});
+    testing::unplug(bad, "leaf04", 6);
+    JunitReport faulted = junit_of_validation(bad, plan);
+
+    JunitCases h = junit_cases(healthy.xml);
+    JunitCases x = junit_cases(faulted.xml);
+    // The same cases, by suite and name: counts are not in names, the down
+    // and the swapped cables keep their planned names, nothing moves suite.
+    EXPECT_EQ(h.all, x.all);
+    EXPECT_TRUE(h.failing.empty());
+    EXPECT_EQ(x.failing, (std::set<std::string>{"fabscope.links|h0009[1] -- leaf03[1]",
+                                                "fabscope.links|h0010[1] -- leaf03[2]",
+                                                "fabscope.links|leaf02[5] -- spine01[2]",
+                                                "fabscope.links|leaf04[6] -- spine02[4]",
+                                                "fabscope.validation|cabling against the plan"}))
+        << faulted.xml;
+    EXPECT_EQ(faulted.failures, x.failing.size());
+    EXPECT_NE(faulted.xml.find("failures=\"" + std::to_string(faulted.failures) + "\" errors"),
+              std::string::npos);
+    // The check made three findings: its message counts them.
+    EXPECT_NE(faulted.xml.find("message=\"3 problems, first: "), std::string::npos) << faulted.xml;
 }
 
 TEST(CsvReport, SectionsAndQuoting) {
@@ -215,7 +324,7 @@ TEST(ReportInput, ValidationDocumentReadsBack) {
     ReportModel from_snapshot = degraded_model();
     Snapshot s = degraded_snapshot();
     Validation v;
-    v.checks = {"a check"};
+    v.checks = {{"inventory", "a check", "3 nodes"}};
     Finding f{"link_below_peers",
               Severity::Warning,
               "leaf02[5] runs 1X",
@@ -234,7 +343,25 @@ TEST(ReportInput, ValidationDocumentReadsBack) {
     // With the snapshot the finding marks its cable; without, it still has a verdict.
     ReportModel both = build_report(std::move(s), *doc, {}, {});
     EXPECT_TRUE(both.link_severity(degraded_link(both)).has_value());
+    EXPECT_TRUE(both.warnings.empty());  // the fabric it checked
     EXPECT_EQ(build_report(std::nullopt, *doc, {}, {}).verdict(), "FAIL");
+    ASSERT_EQ(doc->checks.size(), 1U);
+    EXPECT_EQ(doc->checks[0].id, "inventory");
+    EXPECT_EQ(doc->checks[0].detail, "3 nodes");
+
+    // A snapshot of the same fabric in another state (a cable since down):
+    // joined, with a warning saying so.
+    std::vector<Node> later = testing::leaf_spine_nodes({});
+    testing::set_link_width(later, "leaf02", 5, Width::X1, WidthSet{Width::X1});
+    testing::unplug(later, "leaf04", 6);
+    Snapshot other;
+    other.fabric = Fabric::build(std::move(later)).value();
+    other.source.started = "2026-12-04T10:00:00Z";
+    ReportModel mixed = build_report(std::move(other), *doc, {}, {});
+    ASSERT_EQ(mixed.warnings.size(), 1U);
+    EXPECT_NE(mixed.warnings[0].find("is not the fabric the validation checked"), std::string::npos)
+        << mixed.warnings[0];
+    EXPECT_NE(render_markdown_report(mixed).find("> **Warning:** the snapshot"), std::string::npos);
 
     EXPECT_FALSE(validation_doc_from_json({{"format", "fabscope-validation"}, {"version", 2}}));
     auto bad = validation_doc_from_json(

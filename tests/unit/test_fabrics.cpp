@@ -194,6 +194,18 @@ Node& node_named(std::vector<Node>& nodes, const std::string& name) {
     throw std::runtime_error("no node " + name);
 }
 
+void swap_cables(std::vector<Node>& nodes, const std::string& node, uint8_t p1, uint8_t p2) {
+    Node& a = node_named(nodes, node);
+    PortRef x = *a.port(p1)->peer;
+    PortRef y = *a.port(p2)->peer;
+    a.port(p1)->peer = y;
+    a.port(p2)->peer = x;
+    for (Node& m : nodes) {
+        if (m.guid == x.node) m.port(x.port)->peer = PortRef{a.guid, p2};
+        if (m.guid == y.node) m.port(y.port)->peer = PortRef{a.guid, p1};
+    }
+}
+
 void unplug(std::vector<Node>& nodes, const std::string& node, uint8_t port) {
     Port* a = node_named(nodes, node).port(port);
     PortRef far = *a->peer;

@@ -34,6 +34,8 @@ Fabric routed_leaf_spine(const LeafSpineShape& shape, uint8_t lmc = 0);
 Node& node_named(std::vector<Node>& nodes, const std::string& name);
 /// Disconnects a cable: both ends Down/Polling, no peers.
 void unplug(std::vector<Node>& nodes, const std::string& node, uint8_t port);
+/// Swaps the cables at node[p1] and node[p2] (each far end now on the other port).
+void swap_cables(std::vector<Node>& nodes, const std::string& node, uint8_t p1, uint8_t p2);
 /// Sets both ends of the cable at node[port] to run `w`, with `enabled` widths enabled.
 void set_link_width(std::vector<Node>& nodes, const std::string& node, uint8_t port, Width w,
                     WidthSet enabled);
