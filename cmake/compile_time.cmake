@@ -34,11 +34,7 @@ if(FABSCOPE_PCH)
   # from the PCH's <string> (model/validation.cpp, host/rdma_nl_parse.cpp;
   # the same code without the PCH is clean): a known false positive of its
   # inliner, which warnings-as-errors would make a failed build.
-  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    foreach(target fabscope_model ${reusing})
-      target_compile_options(${target} PRIVATE -Wno-stringop-overread)
-    endforeach()
-  endif()
+  set(overread_quiet fabscope_model ${reusing} fabscope)
   target_precompile_headers(fabscope PRIVATE ${FABSCOPE_PCH_HEADERS} <CLI/CLI.hpp>)
   set(tests "")
   foreach(target unit_tests cli_tests lab_tests)
@@ -47,6 +43,11 @@ if(FABSCOPE_PCH)
       list(APPEND tests ${target})
     endif()
   endforeach()
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    foreach(target ${overread_quiet} ${tests})
+      target_compile_options(${target} PRIVATE -Wno-stringop-overread)
+    endforeach()
+  endif()
   # ccache caches compiles that use a PCH well only with this sloppiness (its
   # manual, "Precompiled headers").
   if(CMAKE_CXX_COMPILER_LAUNCHER MATCHES "ccache")
