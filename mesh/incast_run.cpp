@@ -166,22 +166,13 @@ bool start(Incast& x) {
         x.progress();
     }
     if (!plan) return false;
-    try {
-        x.p.receiver = plan->at("receiver").get<int>();
-        x.p.prober = plan->at("prober").get<int>();
-        x.p.senders = plan->at("senders").get<std::vector<int>>();
-    } catch (const std::exception& e) {
-        x.out.error = std::string("rank 0 sent a bad plan: ") + e.what();
-        x.out.lost_root = true;
-        return false;
-    }
-    if (x.root()) {
-        x.ranks.skip_unready();
-        x.progress();
-    } else if (!x.self.error.empty()) {
-        x.out.error = x.self.error;
-        return false;
-    }
+    auto read = [&](const json& p) {
+        x.p.receiver = p.at("receiver").get<int>();
+        x.p.prober = p.at("prober").get<int>();
+        x.p.senders = p.at("senders").get<std::vector<int>>();
+    };
+    if (!x.ranks.take_plan(*plan, read, x.self, x.out)) return false;
+    if (x.root()) x.progress();
     return true;
 }
 

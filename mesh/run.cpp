@@ -162,20 +162,9 @@ bool start(Run& r) {
         r.progress();
     }
     if (!plan) return false;
-    try {
-        r.rounds = rounds_from_json(plan->at("rounds"));
-    } catch (const std::exception& e) {
-        r.out.error = std::string("rank 0 sent a bad plan: ") + e.what();
-        r.out.lost_root = true;
-        return false;
-    }
-    if (r.root()) {
-        r.ranks.skip_unready();
-        r.progress();
-    } else if (!r.self.error.empty()) {
-        r.out.error = r.self.error;
-        return false;
-    }
+    auto read = [&](const json& p) { r.rounds = rounds_from_json(p.at("rounds")); };
+    if (!r.ranks.take_plan(*plan, read, r.self, r.out)) return false;
+    if (r.root()) r.progress();
     return true;
 }
 

@@ -112,6 +112,25 @@ std::optional<json> RankRun::plan(const json& plan, MeshDeadline by, Millis wait
     return got;
 }
 
+bool RankRun::take_plan(const nlohmann::json& plan,
+                        const std::function<void(const nlohmann::json&)>& read,
+                        const MeshRank& self, RankOutcome& out) {
+    try {
+        read(plan);
+    } catch (const std::exception& e) {
+        out.error = std::string("rank 0 sent a bad plan: ") + e.what();
+        out.lost_root = true;
+        return false;
+    }
+    if (root()) {
+        skip_unready();
+    } else if (!self.error.empty()) {
+        out.error = self.error;
+        return false;
+    }
+    return true;
+}
+
 void RankRun::skip_unready() {
     for (const MeshRank& r : ranks_) {
         if (r.rank >= 0 && static_cast<size_t>(r.rank) < skip_.size() && !r.error.empty())

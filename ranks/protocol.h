@@ -86,6 +86,15 @@ class RankRun {
     /// take no part in the steps.
     void skip_unready();
 
+    /// A plan received, taken up by every rank: `read` takes what the
+    /// pattern needs from it (a plan it cannot read counts as rank 0 lost);
+    /// then rank 0 leaves out the ranks not ready (skip_unready), and a rank
+    /// whose own device failed (`self.error`) stops. False when this rank's
+    /// run ends here, with `out` saying why.
+    bool take_plan(const nlohmann::json& plan,
+                   const std::function<void(const nlohmann::json&)>& read, const MeshRank& self,
+                   RankOutcome& out);
+
     struct Step {
         size_t number = 0;       ///< the step's tags
         int round = -1;          ///< a gone rank's gone_round and finding (-1: none)
