@@ -24,13 +24,24 @@ class Fnv1a {
     uint64_t h_ = 1469598103934665603ULL;
 };
 
-}  // namespace
-
-std::string fabric_fingerprint(const Fabric& f) {
+std::vector<Guid> sorted_guids(const Fabric& f) {
     std::vector<Guid> guids;
     guids.reserve(f.nodes().size());
     for (const Node& n : f.nodes()) guids.push_back(n.guid);
     std::sort(guids.begin(), guids.end());
+    return guids;
+}
+
+}  // namespace
+
+std::string node_set_fingerprint(const Fabric& f) {
+    Fnv1a h;
+    for (Guid g : sorted_guids(f)) h.add(g);
+    return fmt::format("{:012x}", h.value() >> 16);
+}
+
+std::string fabric_fingerprint(const Fabric& f) {
+    const std::vector<Guid> guids = sorted_guids(f);
     // Each link with its lower end first, then its rate (0 when not read).
     using Row = std::array<uint64_t, 6>;
     std::vector<Row> links;

@@ -16,4 +16,8 @@ namespace fabscope {
 /// met the nodes and links in.
 std::string fabric_fingerprint(const Fabric& f);
 
+/// 12 hex digits over the sorted node GUIDs alone: which fabric it is,
+/// whatever its cables do (what a report's identity line shows).
+std::string node_set_fingerprint(const Fabric& f);
+
 }  // namespace fabscope

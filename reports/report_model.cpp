@@ -160,19 +160,8 @@ std::string ReportModel::fabric_identity() const {
         if (!s.input_file.empty()) parts.push_back(s.input_file);
         const Fabric& f = snapshot->fabric;
         parts.push_back(fmt::format("{} nodes, {} links", f.nodes().size(), f.links().size()));
-        // A short fingerprint of which nodes are there (FNV-1a over the sorted
-        // GUIDs), so two reports can be seen to be of the same fabric.
-        std::vector<Guid> guids;
-        for (const Node& n : f.nodes()) guids.push_back(n.guid);
-        std::sort(guids.begin(), guids.end());
-        uint64_t h = 1469598103934665603ULL;
-        for (Guid g : guids) {
-            for (int b = 0; b < 8; ++b) {
-                h ^= (g >> (8 * b)) & 0xFF;
-                h *= 1099511628211ULL;
-            }
-        }
-        parts.push_back(fmt::format("fabric {:012x}", h >> 16));
+        // Which nodes are there, so two reports can be seen to be of the same fabric.
+        parts.push_back("fabric " + node_set_fingerprint(f));
     } else if (validation) {
         parts.push_back(validation->meta.fabric_from);
         parts.push_back(fmt::format("{} nodes, {} links", validation->nodes, validation->links));
