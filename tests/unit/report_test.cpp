@@ -369,6 +369,22 @@ TEST(ReportInput, ValidationDocumentReadsBack) {
     ASSERT_FALSE(bad);
     EXPECT_NE(bad.error().message.find("/findings/0/kind"), std::string::npos)
         << bad.error().message;
+    // The checks and the planned cables are read as strictly: a cable that
+    // is not a pair of ports, a check without its name.
+    auto cable = validation_doc_from_json({{"format", "fabscope-validation"},
+                                           {"version", 1},
+                                           {"findings", nlohmann::json::array()},
+                                           {"expected_links", {{1}}}});
+    ASSERT_FALSE(cable);
+    EXPECT_NE(cable.error().message.find("/expected_links/0"), std::string::npos)
+        << cable.error().message;
+    auto check = validation_doc_from_json({{"format", "fabscope-validation"},
+                                           {"version", 1},
+                                           {"findings", nlohmann::json::array()},
+                                           {"check_list", {{{"id", "links"}}}}});
+    ASSERT_FALSE(check);
+    EXPECT_NE(check.error().message.find("/check_list/0"), std::string::npos)
+        << check.error().message;
 }
 
 TEST(ReportInput, TellsKindsApartAndNamesTheBadFile) {
