@@ -16,7 +16,6 @@ Progress progress_for(bool quiet, int verbose) {
 
 bool wait_with_countdown(std::chrono::milliseconds d, const StopToken& stop, Progress p,
                          std::string_view what) {
-    using Clock = std::chrono::steady_clock;
     const std::string text(what);
     if (p == Progress::Lines) {
         std::fprintf(stderr, "%s in %.1f s (Ctrl-C stops; what was read is kept)\n", text.c_str(),
@@ -24,10 +23,11 @@ bool wait_with_countdown(std::chrono::milliseconds d, const StopToken& stop, Pro
         std::fflush(stderr);
         return stop.sleep_for(d);
     }
-    const auto end = Clock::now() + d;
+    const auto end = std::chrono::steady_clock::now() + d;
     bool whole = true;
     for (;;) {
-        auto left = std::chrono::ceil<std::chrono::milliseconds>(end - Clock::now());
+        auto left =
+            std::chrono::ceil<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
         if (left.count() <= 0) break;
         if (p == Progress::Live) {
             std::fprintf(stderr, "\r%s in %3lld s (Ctrl-C stops; what was read is kept) ",

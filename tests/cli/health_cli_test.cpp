@@ -18,15 +18,12 @@ using labtest::CmdResult;
 using labtest::fabscope;
 using labtest::run;
 
-std::string tree(const std::string& name) {
-    return std::string(FABSCOPE_SOURCE_DIR) + "/tests/fixtures/host/" + name;
-}
-
 class HealthCli : public ::testing::Test {
   protected:
     CmdResult health(const std::string& t, std::vector<std::string> extra = {}) {
-        std::vector<std::string> argv{fabscope(), "health",  "--sysfs-root",
-                                      tree(t),    "--state", scratch_.path("state.json")};
+        std::vector<std::string> argv{fabscope(),     "health",
+                                      "--sysfs-root", labtest::fixture("host/" + t),
+                                      "--state",      scratch_.path("state.json")};
         argv.insert(argv.end(), extra.begin(), extra.end());
         return run(argv, std::chrono::seconds(30));
     }
@@ -116,7 +113,8 @@ TEST_F(HealthCli, BadInputIsExitTwoAndPermissionThree) {
     EXPECT_EQ(r.exit_code, 2);
     // A state folder that cannot be made (its parent is a file).
     std::string file = scratch_.write("file", "x");
-    r = run({fabscope(), "health", "--sysfs-root", tree("healthy"), "--state", file + "/s.json"});
+    r = run({fabscope(), "health", "--sysfs-root", labtest::fixture("host/healthy"), "--state",
+             file + "/s.json"});
     EXPECT_EQ(r.exit_code, 3) << r.err;
     // --drain whose scontrol cannot run.
     r = health("pcie-x8", {"--no-state", "--drain", "--node-name", "n1", "--scontrol",

@@ -20,23 +20,20 @@ using labtest::fabscope;
 using labtest::run;
 using nlohmann::json;
 
-std::string tree(const std::string& name) {
-    return std::string(FABSCOPE_SOURCE_DIR) + "/tests/fixtures/host/" + name;
-}
-
 TEST(RoceDiscoverCli, NoLldpdAloneCannotRunAndAHostReportSaysWhy) {
     labtest::ScratchDir scratch("fabscope-roce-discover");
     std::string sock = scratch.path("no-lldpd.sock");
-    auto alone = run({fabscope(), "discover", "--roce", "--sysfs-root", tree("healthy"),
-                      "--lldp-socket", sock, "-o", scratch.path("alone.json")},
-                     std::chrono::seconds(30));
+    auto alone =
+        run({fabscope(), "discover", "--roce", "--sysfs-root", labtest::fixture("host/healthy"),
+             "--lldp-socket", sock, "-o", scratch.path("alone.json")},
+            std::chrono::seconds(30));
     EXPECT_EQ(alone.exit_code, 3) << alone.err;
     EXPECT_NE(alone.err.find("no lldpd answers on " + sock), std::string::npos) << alone.err;
 
-    auto rep =
-        run({fabscope(), "discover", "--roce", "--sysfs-root", tree("healthy"), "--lldp-socket",
-             sock, "--host-name", "gpu07", "--host-report", scratch.path("gpu07.json")},
-            std::chrono::seconds(30));
+    auto rep = run({fabscope(), "discover", "--roce", "--sysfs-root",
+                    labtest::fixture("host/healthy"), "--lldp-socket", sock, "--host-name", "gpu07",
+                    "--host-report", scratch.path("gpu07.json")},
+                   std::chrono::seconds(30));
     EXPECT_EQ(rep.exit_code, 0) << rep.err;
     auto merged = run({fabscope(), "discover", "--roce", "--merge", scratch.path("gpu07.json"),
                        "-o", scratch.path("snap.json")},

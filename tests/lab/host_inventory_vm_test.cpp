@@ -25,13 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 /// A GID in any spelling inet_pton takes ("fe80::1", "::ffff:10.0.0.1", the
 /// eight full groups) as sysfs spells it; "" when it is not one.
 std::string sysfs_gid(const std::string& text) {
@@ -126,9 +119,9 @@ in_host h1 $(guest_path {}) > nl-capture.hex; echo "capture_rc=$?"
     EXPECT_EQ(vm.value("link_rc"), "0");
     EXPECT_EQ(vm.value("capture_rc"), "0");
     json h = vm.file("health.json", "health.schema.json");
-    json link = json::parse(slurp(vm.dir / "link.json"));
-    json dev = json::parse(slurp(vm.dir / "dev.json"));
-    Devinfo di = parse_devinfo(slurp(vm.dir / "devinfo.txt"));
+    json link = json::parse(slurp((vm.dir / "link.json").string()));
+    json dev = json::parse(slurp((vm.dir / "dev.json").string()));
+    Devinfo di = parse_devinfo(slurp((vm.dir / "devinfo.txt").string()));
 
     const json& inv = h["inventory"];
     EXPECT_EQ(inv["sources"], json({"sysfs", "libibverbs", "netlink"}));
@@ -139,7 +132,7 @@ in_host h1 $(guest_path {}) > nl-capture.hex; echo "capture_rc=$?"
     const json& d = inv["devices"][0];
     const json& p = d["ports"][0];
     const json& l = link[0];
-    ASSERT_TRUE(di.ports.count(1)) << slurp(vm.dir / "devinfo.txt");
+    ASSERT_TRUE(di.ports.count(1)) << slurp((vm.dir / "devinfo.txt").string());
     const DevinfoPort& dp = di.ports.at(1);
 
     Compare c;

@@ -34,14 +34,18 @@ std::string ScratchDir::write(const std::string& name, const std::string& text) 
     std::ofstream(p) << text;
     return p;
 }
-namespace fs = std::filesystem;
-
-namespace {
-
 std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
+
+std::string fixture(const std::string& relative) {
+    return std::string(FABSCOPE_SOURCE_DIR) + "/tests/fixtures/" + relative;
+}
+
+namespace fs = std::filesystem;
+
+namespace {
 
 std::string scratch_base() {
     const char* base = std::getenv("FABSCOPE_LAB_BASE");

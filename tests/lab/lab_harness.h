@@ -28,6 +28,10 @@ CmdResult run(const std::vector<std::string>& argv,
 std::string scratch_path(const char* what);
 /// The fabscope binary under test.
 std::string fabscope();
+/// A file's bytes (empty when it cannot be read).
+std::string slurp(const std::string& path);
+/// A file under tests/fixtures/ (FABSCOPE_SOURCE_DIR's).
+std::string fixture(const std::string& relative);
 
 /// Waits until the file at `path` holds `text` (a child's stderr saying it
 /// reached a step), polling every 50 ms; false after `timeout`. Tests wait

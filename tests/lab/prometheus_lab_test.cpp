@@ -74,11 +74,6 @@ class Child {
     std::optional<ProcessId> id_;
 };
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 /// Polls `f` every 250 ms until it returns true or `limit` passes.
 template <class F>
 bool eventually(std::chrono::milliseconds limit, F f) {

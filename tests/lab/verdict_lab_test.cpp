@@ -21,12 +21,6 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-std::string slurp(const std::string& path) {
-    std::stringstream s;
-    s << std::ifstream(path).rdbuf();
-    return s.str();
-}
-
 /// The lines of `text` between "== name ==" and the next section.
 std::vector<std::string> section(const std::string& text, const std::string& name) {
     std::vector<std::string> out;

@@ -8,13 +8,12 @@
 
 #include <map>
 
+#include "discover/smp_decode.h"
 #include "test_fabrics.h"
 #include "util/exit_status.h"
 
 namespace fabscope {
 namespace {
-
-constexpr uint32_t kIsSM = 1U << 1;
 
 // Plane k: the lab's leaf-spine with GUIDs moved by k << 24.
 std::vector<Node> plane(int k, bool with_sm) {
@@ -30,7 +29,7 @@ std::vector<Node> plane(int k, bool with_sm) {
     }
     if (with_sm)
         testing::node_named(nodes, fmt::format("h0001 HCA-1-{}", k)).port(1)->capability_mask |=
-            kIsSM;
+            kCapIsSM;
     return nodes;
 }
 

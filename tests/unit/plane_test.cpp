@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "discover/smp_decode.h"
 #include "model/identity_checks.h"
 #include "model/snapshot.h"
 #include "schema_check.h"
@@ -16,8 +17,6 @@ namespace fabscope {
 namespace {
 
 using nlohmann::json;
-
-constexpr uint32_t kIsSM = 1U << 1;
 
 // A leaf-spine plane whose GUIDs are moved by `offset` and whose names end in
 // `suffix`, as the second HCA of every host and its own switches would be.
@@ -37,7 +36,7 @@ std::vector<Node> plane_nodes(Guid offset, const std::string& suffix) {
 Snapshot plane_snapshot(Guid offset, const std::string& suffix, uint64_t prefix) {
     auto nodes = plane_nodes(offset, suffix);
     Node& sm_host = testing::node_named(nodes, "h0001 HCA-1" + suffix);
-    sm_host.port(1)->capability_mask |= kIsSM;
+    sm_host.port(1)->capability_mask |= kCapIsSM;
     Snapshot s;
     s.source.method = "sweep";
     s.source.ca = "mlx5_" + std::to_string(offset >> 24);

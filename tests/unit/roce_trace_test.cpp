@@ -21,7 +21,7 @@
 namespace fabscope::perf {
 namespace {
 
-using testing::schema_errors;
+using fabscope::testing::schema_errors;
 
 /// Routers answer by source port, like an ECMP fabric hashing on it; what is
 /// beyond the last router (the destination) answers nothing unless told to.
