@@ -35,6 +35,7 @@ struct TuiCommand {
     std::string baseline;
     std::string thresholds;
     std::string refresh = "2s";
+    std::string rate_window = "1m";
     std::string view = "fabric";
     std::string filter;
     std::string dump;
@@ -89,6 +90,14 @@ int run_tui(const TuiCommand& o, const Globals& g) {
                                              o.refresh)),
                       g);
     }
+    auto window = parse_duration(o.rate_window);
+    if (!window || *window < *refresh || window->count() > 24LL * 3600 * 1000) {
+        return report(
+            make_error(fmt::format("--rate-window {}: a duration from --refresh ({}) to 24h, "
+                                   "e.g. 1m",
+                                   o.rate_window, o.refresh)),
+            g);
+    }
     if (!parse_view(o.view)) {
         return report(
             make_error(fmt::format(
@@ -114,6 +123,7 @@ int run_tui(const TuiCommand& o, const Globals& g) {
     }
     BuilderConfig cfg;
     cfg.interval_s = static_cast<double>(refresh->count()) / 1000.0;
+    cfg.rate_window_s = static_cast<double>(window->count()) / 1000.0;
     if (!o.plan.empty()) {
         auto p = load_plan(o.plan);
         if (!p) return report(p.error(), g);
@@ -203,6 +213,9 @@ void add_tui(CLI::App& app, Context& ctx) {
                     "A congestion report (congestion --json) for the congestion view")
         ->check(CLI::ExistingFile);
     cmd->add_option("--refresh", o->refresh, "Live: read the fabric this often (default 2s)");
+    cmd->add_option("--rate-window", o->rate_window,
+                    "Rates are over the readings of the last this long (default 1m); errors "
+                    "since the first reading are shown beside them");
     cmd->add_option("--view", o->view,
                     "Start in this view: fabric, links, counters, pairs, findings, congestion");
     cmd->add_option("--filter", o->filter, "Start with this filter (name, GUID or LID)");

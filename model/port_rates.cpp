@@ -38,6 +38,7 @@ RateMap port_rates(const Fabric& f, const CounterReadings& before, const Counter
             if (!is_error_counter(c)) continue;
             if (auto d = delta(c)) errors += *d;
         }
+        r.errors = errors;
         r.errors_per_s = static_cast<double>(errors) / r.seconds;
         const Port* port = f.port(ref);
         if (auto d = delta(Counter::PortXmitWait); d && port && port->speed_active) {

@@ -15,6 +15,7 @@ struct PortRates {
     double xmit_gbps = 0;     ///< PortXmitData
     double rcv_gbps = 0;      ///< PortRcvData
     double errors_per_s = 0;  ///< every error counter together
+    uint64_t errors = 0;      ///< their increments over the interval
     /// PortXmitWait as a share of the interval (0..1); needs the link's speed.
     std::optional<double> xmit_wait;
     /// A counter went down (cleared) or stands at its maximum (saturated):

@@ -33,6 +33,7 @@ PortRates combine(const PortRates& x, const PortRates& y) {
     r.xmit_gbps = std::max(x.xmit_gbps, y.xmit_gbps);
     r.rcv_gbps = std::max(x.rcv_gbps, y.rcv_gbps);
     r.errors_per_s = std::max(x.errors_per_s, y.errors_per_s);
+    r.errors = std::max(x.errors, y.errors);
     if (y.xmit_wait) r.xmit_wait = std::max(x.xmit_wait.value_or(0), *y.xmit_wait);
     r.cleared = x.cleared || y.cleared;
     r.saturated = x.saturated || y.saturated;
@@ -136,7 +137,6 @@ class Builder {
     }
 
     void add_planned_links() {
-        const Fabric& f = in_.fabric;
         for (const PlanLink& pl : in_.expected->links) {
             auto ia = planned_.find(pl.a.node);
             auto ib = planned_.find(pl.b.node);
@@ -150,10 +150,13 @@ class Builder {
             if (na.present && nb.present) {
                 const PortRef ra{na.guid, pl.a.port};
                 const PortRef rb{nb.guid, pl.b.port};
-                const Port* pa = f.port(ra);
+                const Port* pa = in_.fabric.port(ra);
                 if (pa && pa->peer == rb) continue;  // cabled as expected
+                // Its ports cabled elsewhere: those cables are drawn as miscabled,
+                // naming this one; it is not also drawn as down.
+                if (mark_miscabled(ra, bl) + mark_miscabled(rb, bl) > 0) continue;
                 bl.status = LinkStatus::Down;
-                const Port* pb = f.port(rb);
+                const Port* pb = in_.fabric.port(rb);
                 bl.state = pa ? state_text(*pa) : pb ? state_text(*pb) : "not read";
                 by_port_[ra].push_back(b_.links.size());
                 by_port_[rb].push_back(b_.links.size());
@@ -169,6 +172,28 @@ class Builder {
             order_ends(bl);
             b_.links.push_back(std::move(bl));
         }
+    }
+
+    /// The cable up at `port`, if any, is not the planned `want`: it is
+    /// marked miscabled and names `want`. Returns how many were marked.
+    int mark_miscabled(const PortRef& port, BoardLink want) {
+        auto it = by_port_.find(port);
+        if (it == by_port_.end()) return 0;
+        order_ends(want);
+        const std::string name = fmt::format("{} ↔ {}", b_.end_name(want.a), b_.end_name(want.b));
+        int marked = 0;
+        for (size_t li : it->second) {
+            BoardLink& l = b_.links[li];
+            if (!l.cabled()) continue;
+            l.status = LinkStatus::Miscabled;
+            l.health = Health::Error;
+            if (std::find(l.planned.begin(), l.planned.end(), name) == l.planned.end())
+                l.planned.push_back(name);
+            // Both its ports planned for other cables: one of a swapped pair.
+            l.state = l.planned.size() > 1 ? "swapped" : "miscabled";
+            ++marked;
+        }
+        return marked;
     }
 
     void attach_findings() {
@@ -190,13 +215,16 @@ class Builder {
     }
 
     void attach_rates() {
-        if (!in_.rates) return;
         for (auto& [ref, ids] : by_port_) {
-            auto it = in_.rates->find(ref);
-            if (it == in_.rates->end()) continue;
             for (size_t li : ids) {
                 BoardLink& l = b_.links[li];
-                l.rates = l.rates ? combine(*l.rates, it->second) : it->second;
+                if (!l.cabled()) continue;
+                if (auto it = in_.rates ? in_.rates->find(ref) : RateMap::const_iterator();
+                    in_.rates && it != in_.rates->end())
+                    l.rates = l.rates ? combine(*l.rates, it->second) : it->second;
+                if (auto it = in_.totals ? in_.totals->find(ref) : RateMap::const_iterator();
+                    in_.totals && it != in_.totals->end())
+                    l.errors_total = std::max(l.errors_total.value_or(0), it->second.errors);
             }
         }
     }

@@ -22,9 +22,10 @@ namespace fabscope::tui {
 enum class Health : uint8_t { Unknown, Ok, Warning, Error };
 
 enum class LinkStatus : uint8_t {
-    Up,       ///< cabled and LinkUp
-    Down,     ///< expected here, both nodes answer, the cable is not up (or elsewhere)
-    Missing,  ///< expected here, a node at one end is gone
+    Up,         ///< cabled and LinkUp
+    Miscabled,  ///< up, but the expected shape has other cables at its ports (swapped, miswired)
+    Down,       ///< expected here, both nodes answer, the cable is not up (or elsewhere)
+    Missing,    ///< expected here, a node at one end is gone
 };
 
 struct BoardEnd {
@@ -40,8 +41,16 @@ struct BoardLink {
     std::optional<Speed> speed;
     std::string state;  ///< "Active/LinkUp", "Down/Polling", "missing"
     Health health = Health::Ok;
-    std::vector<size_t> findings;    ///< indices into Board::findings
-    std::optional<PortRates> rates;  ///< the busier end's, when there were two readings
+    std::vector<size_t> findings;  ///< indices into Board::findings
+    /// Over the rate window, the busier end's (when there were two readings).
+    std::optional<PortRates> rates;
+    /// Error counter increments at either end since its first reading.
+    std::optional<uint64_t> errors_total;
+    /// Miscabled: the cables the expected shape has at its ports, each
+    /// "leaf03[1] ↔ h0001[1]" (its ends as end_name writes them).
+    std::vector<std::string> planned;
+    /// Up, as planned or not.
+    bool cabled() const { return status == LinkStatus::Up || status == LinkStatus::Miscabled; }
 };
 
 struct BoardNode {
@@ -75,6 +84,7 @@ struct Board {
     /// Node indices per tier 0..max_tier, natural name order.
     std::vector<std::vector<size_t>> tiers;
     std::vector<size_t> unreachable;  ///< switches with no path to a host
+    double rate_window_s = 0;         ///< what the links' rates span (0: no rates)
     /// Top block first: spines-core, then leaves-spines.
     std::vector<TierBlock> blocks;
     size_t count(LinkStatus s) const;
@@ -92,7 +102,8 @@ struct BoardInput {
     /// What should be there (a plan, or a baseline turned into one); may be null.
     const Plan* expected = nullptr;
     std::vector<Finding> findings;
-    const RateMap* rates = nullptr;
+    const RateMap* rates = nullptr;   ///< over the rate window
+    const RateMap* totals = nullptr;  ///< since each port's first reading
 };
 
 Board build_board(const BoardInput& in);

@@ -32,6 +32,7 @@ Style severity_style(Severity s) {
 }
 
 char32_t link_glyph(const BoardLink& l) {
+    if (l.status == LinkStatus::Miscabled) return U'⇄';
     if (l.status != LinkStatus::Up) return U'×';
     switch (l.health) {
         case Health::Warning: return U'▲';
@@ -59,17 +60,71 @@ std::string format_rate(double v) {
     return fmt::format("{:.2f}", v);
 }
 
+std::string format_count(uint64_t n) {
+    if (n < 10000) return std::to_string(n);
+    return format_rate(static_cast<double>(n));
+}
+
 std::string format_link_rate(const BoardLink& l) {
-    if (l.status != LinkStatus::Up || !l.width || !l.speed) return "-";
+    if (!l.cabled() || !l.width || !l.speed) return "-";
     return fmt::format("{} {}", name(*l.width), name(*l.speed));
 }
 
+std::string link_line(const Board& b, const BoardLink& l) {
+    std::string s = fmt::format("{} ↔ {}  {}  {}", b.end_name(l.a), b.end_name(l.b),
+                                format_link_rate(l), l.state);
+    if (!l.planned.empty()) {
+        s += "  plan:";
+        for (const std::string& p : l.planned) s += (&p == &l.planned.front() ? " " : ", ") + p;
+    }
+    if (l.rates) {
+        s += fmt::format("  err {}/s over {:.0f} s", format_rate(l.rates->errors_per_s),
+                         l.rates->seconds);
+        if (l.rates->xmit_wait) s += fmt::format("  wait {:.1f}%", *l.rates->xmit_wait * 100);
+    }
+    if (l.errors_total) s += fmt::format("  {} errors since the first reading", *l.errors_total);
+    // A miscabled link's plan says what its finding would (the finding's kind
+    // is enough); any other link's finding is said whole.
+    if (!l.findings.empty()) {
+        const Finding& f = b.findings[l.findings.front()];
+        s += "  — " + (l.planned.empty() ? f.summary : f.kind);
+    }
+    return s;
+}
+
+namespace {
+
+/// Calls `one` for each alternative of "a|b|c"; true when any matches.
+template <class Fn>
+bool any_alternative(std::string_view filter, Fn&& one) {
+    while (true) {
+        const size_t bar = filter.find('|');
+        const std::string_view alt = filter.substr(0, bar);
+        if (!alt.empty() && one(alt)) return true;
+        if (bar == std::string_view::npos) return false;
+        filter.remove_prefix(bar + 1);
+    }
+}
+
+bool node_matches_one(const BoardNode& n, std::string_view filter);
+
+}  // namespace
+
 bool text_matches(std::string_view text, std::string_view filter) {
-    return filter.empty() || lower(text).find(lower(filter)) != std::string::npos;
+    if (filter.empty()) return true;
+    const std::string t = lower(text);
+    return any_alternative(
+        filter, [&](std::string_view alt) { return t.find(lower(alt)) != std::string::npos; });
 }
 
 bool node_matches(const BoardNode& n, std::string_view filter) {
     if (filter.empty()) return true;
+    return any_alternative(filter, [&](std::string_view alt) { return node_matches_one(n, alt); });
+}
+
+namespace {
+
+bool node_matches_one(const BoardNode& n, std::string_view filter) {
     if (text_matches(n.name, filter) || text_matches(n.label, filter)) return true;
     std::string f = lower(filter);
     if (f.rfind("0x", 0) == 0) f = f.substr(2);
@@ -88,6 +143,8 @@ bool node_matches(const BoardNode& n, std::string_view filter) {
     });
     return digits && n.lid != 0 && filter.size() <= 5 && std::stoul(std::string(filter)) == n.lid;
 }
+
+}  // namespace
 
 std::u32string sparkline(const std::vector<RateSample>& samples, float RateSample::*field,
                          int width, float floor) {
@@ -123,6 +180,33 @@ void keep_shown(int& pos, int& first, int n, int visible) {
     first = std::clamp(first, 0, std::max(0, n - visible));
 }
 }  // namespace
+
+std::vector<std::string> wrap_words(const std::string& text, int w) {
+    std::vector<std::string> out;
+    std::string line;
+    size_t i = 0;
+    while (i < text.size()) {
+        size_t j = text.find(' ', i);
+        if (j == std::string::npos) j = text.size();
+        const std::string word = text.substr(i, j - i);
+        if (!line.empty() && text_width(line) + 1 + text_width(word) > w) {
+            out.push_back(line);
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+        i = j + 1;
+    }
+    if (!line.empty()) out.push_back(line);
+    return out;
+}
+
+bool start_list(Canvas& c, ViewState& s, Rect body, size_t rows, const std::string& none) {
+    s.page = body.h - 1;
+    keep_in_view(s.cursor(), static_cast<int>(rows), s.page);
+    if (rows > 0) return true;
+    c.text(body.x, body.y + 2, none, kDim);
+    return false;
+}
 
 void keep_in_view(Cursor& c, int rows, int visible) {
     keep_shown(c.row, c.top, rows, visible);

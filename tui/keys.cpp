@@ -43,6 +43,20 @@ Command edit_filter(ViewState& s, int k) {
 
 }  // namespace
 
+std::optional<ViewId> drill_target(ViewId from) {
+    switch (from) {
+        case ViewId::Fabric:    // a switch's links
+        case ViewId::Counters:  // the port's node's links
+            return ViewId::Links;
+        case ViewId::Links:     // both ends' counters
+        case ViewId::Findings:  // its ports' counters
+            return ViewId::Counters;
+        case ViewId::Pairs:
+        case ViewId::Congestion: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 Command apply_key(ViewState& s, int k, const std::string& selected_label) {
     if (s.editing) return edit_filter(s, k);
     if (s.help) {  // any key closes the help; q still quits
@@ -113,9 +127,9 @@ Command apply_key(ViewState& s, int k, const std::string& selected_label) {
         case 't': ++s.pair_test; return Command::Redraw;
         case 'T': --s.pair_test; return Command::Redraw;
         case key::kEnter:
-            if (s.view == ViewId::Fabric && !selected_label.empty()) {
+            if (auto to = drill_target(s.view); to && !selected_label.empty()) {
                 s.filter = selected_label;
-                switch_to(s, ViewId::Links);
+                switch_to(s, *to);
                 s.cursor() = Cursor{};
             }
             return Command::Redraw;

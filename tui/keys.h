@@ -2,6 +2,9 @@
 // Keys as the TUI understands them, independent of ncurses (the screen
 // translates), and what each does to the view state.
 
+#include <optional>
+#include <string>
+
 #include "tui/view_state.h"
 
 namespace fabscope::tui {
@@ -32,8 +35,13 @@ inline constexpr int kCtrlL = 12;
 /// a key, not a signal (exit 130, as for SIGINT).
 enum class Command : uint8_t { None, Redraw, Quit, Interrupt, Refresh, TogglePause };
 
-/// Applies one key. `selected_label` is what Enter drills into (the fabric
-/// view's node under the cursor).
+/// Where Enter goes from a view, filtered to what the cursor is on (none:
+/// Enter does nothing there, and the key line does not offer it): a switch's
+/// links, a link's or a finding's ports' counters, a port's node's links.
+std::optional<ViewId> drill_target(ViewId from);
+
+/// Applies one key. `selected_label` is what Enter drills into: the filter
+/// the view drilled to starts with (ViewOutput::drill).
 Command apply_key(ViewState& s, int k, const std::string& selected_label = {});
 
 }  // namespace fabscope::tui

@@ -85,6 +85,7 @@ char32_t ascii_glyph(char32_t c) {
         case U'└':
         case U'┘': return U'+';
         case U'↔': return U'=';
+        case U'⇄': return U's';
         case U'→': return U'>';
         case U'▼': return U'v';
         case U'▲': return U'^';

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "model/duration.h"
 #include "model/port_label.h"
 #include "model/validation.h"
 #include "util/time_util.h"
@@ -13,8 +14,11 @@ namespace fabscope::tui {
 namespace {
 
 FindingRow row_of(const Fabric& f, const Finding& x) {
-    FindingRow r{x.severity, x.kind, x.summary, x.evidence.dump(2), {}};
-    for (const PortRef& ref : x.where) r.where.push_back(to_text(port_label(f, ref)));
+    FindingRow r{x.severity, x.kind, x.summary, x.evidence.dump(2), {}, {}};
+    for (const PortRef& ref : x.where) {
+        r.where.push_back(to_text(port_label(f, ref)));
+        if (ref.port != 0) r.ports.push_back(describe(f, ref));
+    }
     return r;
 }
 
@@ -50,8 +54,11 @@ void add_mesh_rows(const MeshRunDoc& d, std::vector<FindingRow>& out) {
 std::vector<FindingRow> congestion_finding_rows(const CongestionDoc& c) {
     std::vector<FindingRow> out;
     for (const ReportFinding& f : c.findings) {
-        FindingRow r{f.severity, f.kind, f.summary, f.evidence.dump(2), {}};
-        for (const PortLabel& l : f.labels) r.where.push_back(to_text(l));
+        FindingRow r{f.severity, f.kind, f.summary, f.evidence.dump(2), {}, {}};
+        for (const PortLabel& l : f.labels) {
+            r.where.push_back(to_text(l));
+            if (l.port != 0) r.ports.push_back(fmt::format("{}[{}]", l.node, l.port));
+        }
         out.push_back(std::move(r));
     }
     return out;
@@ -74,6 +81,28 @@ std::vector<FindingRow> perf_rows(const std::vector<perf::PerfReport>& reports,
         }
     }
     return out;
+}
+
+/// A rising counter's finding counts from the first reading (a rise anywhere
+/// in between is one), so its rate fades as time passes; it also says what
+/// the counter did over the rate window, which does not.
+void add_recent_rise(std::vector<Finding>& findings, const CounterReadings& start,
+                     const CounterReadings& now) {
+    for (Finding& x : findings) {
+        if (x.kind != "counter_rising" || x.where.empty()) continue;
+        const auto c = parse_counter(x.evidence.value("counter", std::string()));
+        const auto b = start.find(x.where.front());
+        const auto a = now.find(x.where.front());
+        if (!c || b == start.end() || a == now.end()) continue;
+        const auto rise = counter_rise(b->second, a->second, *c);
+        const int64_t ms = a->second.read_at_ms - b->second.read_at_ms;
+        if (!rise || ms <= 0) continue;
+        const double s = static_cast<double>(ms) / 1000.0;
+        const double per_hour = static_cast<double>(rise->delta) * 3600.0 / s;
+        x.evidence["recent"] = {{"delta", rise->delta}, {"interval_s", s}, {"per_hour", per_hour}};
+        x.summary += fmt::format("; in the last {}: +{} ({:.0f} per hour)",
+                                 format_duration(Millis(ms)), rise->delta, per_hour);
+    }
 }
 
 }  // namespace
@@ -147,28 +176,36 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     if (!cfg_.plan && !baseline_plan_ && !first_shape_) first_shape_ = plan_from_fabric(f, tiers);
 
     CounterReadings now = readings_of(f);
-    static const CounterReadings kNone;
-    const CounterReadings& before = previous_ ? *previous_ : kNone;
-    const bool rates = !before.empty() && !now.empty();
+    trim_window(r.taken_ms);
+    const bool rates = !window_.empty() && !window_.front().empty() && !now.empty();
 
     const bool first = first_counters_.empty();
     Validation v = validate(
         check_input(f, tiers, r.problems, first ? now : first_counters_, first ? nullptr : &now));
     for (const auto& [ref, pc] : now) first_counters_.try_emplace(ref, pc);
 
-    RateMap rate_map;
-    if (rates) rate_map = port_rates(f, before, now, cfg_.thresholds.xmit_wait.tick_multiplier);
+    const int tick = cfg_.thresholds.xmit_wait.tick_multiplier;
+    RateMap step;
+    RateMap recent;
+    RateMap total;
+    if (rates) {
+        step = port_rates(f, window_.back(), now, tick);
+        recent = port_rates(f, window_.front(), now, tick);
+        total = port_rates(f, first_counters_, now, tick);
+    }
 
     auto d = std::make_shared<TuiData>();
     const Plan* shape = cfg_.plan        ? &*cfg_.plan
                         : baseline_plan_ ? &*baseline_plan_
                         : first_shape_   ? &*first_shape_
                                          : nullptr;
-    d->board = build_board({f, tiers, shape, v.findings, rates ? &rate_map : nullptr});
+    d->board = build_board(
+        {f, tiers, shape, v.findings, rates ? &recent : nullptr, rates ? &total : nullptr});
     if (rates) {
+        d->board.rate_window_s = static_cast<double>(r.taken_ms - window_ms_.front()) / 1000.0;
         // A new history each time: frames being drawn keep the one they have.
         auto h = std::make_shared<History>(*history_);
-        h->add(r.taken_ms, rate_map, [&](PortRef ref) {
+        h->add(r.taken_ms, ReadingRates{step, recent, total}, [&](PortRef ref) {
             const Port* p = f.port(ref);
             std::string me = describe(f, ref);
             if (p && p->peer) {
@@ -181,7 +218,10 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
         history_ = std::move(h);
     }
     d->history = history_;
-    for (const Finding& x : d->board.findings) d->findings.push_back(row_of(f, x));
+    // The board's findings are validate's; the rows say the window's rise too.
+    std::vector<Finding> shown = d->board.findings;
+    if (rates) add_recent_rise(shown, window_.front(), now);
+    for (const Finding& x : shown) d->findings.push_back(row_of(f, x));
     if (cfg_.congestion) {
         std::vector<FindingRow> c = congestion_finding_rows(*cfg_.congestion);
         d->findings.insert(d->findings.end(), c.begin(), c.end());
@@ -198,9 +238,19 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     d->meta.taken_ms = r.taken_ms;
     d->meta.sweep_s = r.snapshot.source.duration_s;
     d->meta.expected = expected;
-    previous_ = std::move(now);
+    d->meta.rate_window_s = cfg_.rate_window_s;
+    window_.push_back(std::move(now));
+    window_ms_.push_back(r.taken_ms);
     latest_ = d;
     return d;
+}
+
+void DataBuilder::trim_window(int64_t now_ms) {
+    const auto start = now_ms - static_cast<int64_t>(cfg_.rate_window_s * 1000);
+    while (window_.size() > 1 && window_ms_.front() < start) {
+        window_.pop_front();
+        window_ms_.pop_front();
+    }
 }
 
 std::shared_ptr<const TuiData> DataBuilder::failed(const std::string& why, int64_t at_ms) {

@@ -7,6 +7,7 @@
 // congestion report.
 // Pure: the polling thread feeds it readings; tests feed it fabrics.
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,12 +44,14 @@ struct FindingRow {
     std::string summary;
     std::string evidence;            ///< pretty JSON
     std::vector<std::string> where;  ///< "leaf01[19] (0x…, LID 5)"
+    std::vector<std::string> ports;  ///< "leaf01[19]": what Enter shows the counters of
 };
 
 struct TuiMeta {
     std::string source;  ///< "mlx5_0 port 1", "fabric.json"
     bool live = false;
-    double interval_s = 0;  ///< between readings, live
+    double interval_s = 0;     ///< between readings, live
+    double rate_window_s = 0;  ///< rates are over the readings of this long (--rate-window)
     size_t readings = 0;
     int64_t taken_ms = 0;  ///< the newest reading
     double sweep_s = 0;    ///< how long it took
@@ -71,6 +74,11 @@ struct BuilderConfig {
     std::string source;
     bool live = false;
     double interval_s = 0;
+    /// Rates (the links' and counters' views, a rising counter's recent
+    /// rise) are over the readings of the last this many seconds, at least
+    /// the last two: a burst shows at its size and leaves, while the errors
+    /// since the first reading stay beside it.
+    double rate_window_s = 60;
     std::optional<Plan> plan;          ///< --plan
     std::optional<Snapshot> baseline;  ///< --baseline
     Thresholds thresholds = default_thresholds();
@@ -103,11 +111,18 @@ class DataBuilder {
                                 const std::vector<Finding>& problems, const CounterReadings& first,
                                 const CounterReadings* now) const;
 
+    /// Drops the readings that started before the window, keeping the last
+    /// one however old: the rates need a start.
+    void trim_window(int64_t now_ms);
+
     BuilderConfig cfg_;
     std::optional<Plan> baseline_plan_;  ///< from --baseline
     std::optional<Plan> first_shape_;    ///< the first reading: drawn, changes found against it
     CounterReadings first_counters_;     ///< each port's first counter reading
-    std::optional<CounterReadings> previous_;  ///< the last reading's counters, for the rates
+    /// The readings' counters within the rate window (and the one before
+    /// it, when nothing else is), oldest first: the rates' start.
+    std::deque<CounterReadings> window_;
+    std::deque<int64_t> window_ms_;  ///< when each was taken
     std::shared_ptr<History> history_;
     std::shared_ptr<const TuiData> latest_;
     PairMatrix pairs_;

@@ -19,31 +19,23 @@ std::string tier_title(const Board& b, const TierBlock& blk) {
     if (blk.cols.empty()) return tier_count(blk.tier, blk.rows.size());
     size_t links = 0;
     size_t down = 0;
+    size_t swapped = 0;
     for (const auto& cell : blk.cells) {
         for (size_t li : cell) {
             ++links;
-            down += b.links[li].status != LinkStatus::Up;
+            down += !b.links[li].cabled();
+            swapped += b.links[li].status == LinkStatus::Miscabled;
         }
     }
     std::string t = fmt::format("{} × {}  {} × {}, {} links", tier_plural(blk.tier),
                                 tier_plural(blk.tier + 1), blk.rows.size(), blk.cols.size(), links);
+    if (swapped) t += fmt::format(", {} miscabled", swapped);
     if (down) t += fmt::format(", {} down", down);
     return t;
 }
 
 Style cell_style(const BoardLink* l) {
     return l ? health_style(l->health) : kDim;
-}
-
-std::string link_status(const Board& b, const BoardLink& l) {
-    std::string s = fmt::format("{} ↔ {}  {}  {}", b.end_name(l.a), b.end_name(l.b),
-                                format_link_rate(l), l.state);
-    if (l.rates) {
-        s += fmt::format("  err {}/s", format_rate(l.rates->errors_per_s));
-        if (l.rates->xmit_wait) s += fmt::format("  wait {:.1f}%", *l.rates->xmit_wait * 100);
-    }
-    if (!l.findings.empty()) s += "  — " + b.findings[l.findings.front()].summary;
-    return s;
 }
 
 /// The most links any row of `blk` has down to the tier below.
@@ -59,6 +51,7 @@ void draw_legend(Canvas& c, Rect body) {
     for (auto [glyph, style, text] : {std::tuple{U'■', health_style(Health::Ok), "healthy"},
                                       std::tuple{U'▲', health_style(Health::Warning), "warning"},
                                       std::tuple{U'◆', health_style(Health::Error), "error"},
+                                      std::tuple{U'⇄', health_style(Health::Error), "swapped"},
                                       std::tuple{U'×', health_style(Health::Error), "down"},
                                       std::tuple{U'·', kDim, "no link"}}) {
         c.put(x, body.y, glyph, style);
@@ -225,7 +218,7 @@ UpCount draw_up_cells(Canvas& c, const Grid& g, const RowAt& at) {
         const BoardLink* w = worst_link(g.b, cell);
         for (size_t l : cell) {
             ++n.total;
-            n.up += g.b.links[l].status == LinkStatus::Up;
+            n.up += g.b.links[l].cabled();
         }
         const int xx = col_x(g, blk, ci);
         if (xx < 0) continue;
@@ -307,13 +300,13 @@ ViewOutput describe_cursor(const Board& b, RowRef sel, int col) {
             const BoardLink* w = worst_link(b, cell);
             out.status =
                 (cell.size() > 1 ? fmt::format("{} links, worst: ", cell.size()) : std::string()) +
-                link_status(b, *w);
+                link_line(b, *w);
             out.status_style = health_style(w->health);
         }
     } else if (const auto& down = sel_blk.down[sel.row];
                static_cast<size_t>(col - ncols) < down.size()) {
         const BoardLink& l = b.links[down[static_cast<size_t>(col - ncols)]];
-        out.status = link_status(b, l);
+        out.status = link_line(b, l);
         out.status_style = health_style(l.health);
     } else {
         out.status =

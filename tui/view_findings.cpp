@@ -5,29 +5,6 @@
 #include "tui/views.h"
 
 namespace fabscope::tui {
-namespace {
-
-/// Greedy word wrap into lines of at most `w` columns.
-std::vector<std::string> wrap(const std::string& text, int w) {
-    std::vector<std::string> out;
-    std::string line;
-    size_t i = 0;
-    while (i < text.size()) {
-        size_t j = text.find(' ', i);
-        if (j == std::string::npos) j = text.size();
-        const std::string word = text.substr(i, j - i);
-        if (!line.empty() && text_width(line) + 1 + text_width(word) > w) {
-            out.push_back(line);
-            line.clear();
-        }
-        line += (line.empty() ? "" : " ") + word;
-        i = j + 1;
-    }
-    if (!line.empty()) out.push_back(line);
-    return out;
-}
-
-}  // namespace
 
 ViewOutput draw_findings(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
     ViewOutput out;
@@ -78,7 +55,7 @@ ViewOutput draw_findings(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
     c.text(body.x + 2, y, fmt::format(" {} {} of {} ", sel.kind, cur.row + 1, rows.size()), kBold);
     ++y;
     std::vector<std::pair<std::string, Style>> lines;
-    for (const std::string& l : wrap(sel.summary, body.w)) lines.emplace_back(l, Style{});
+    for (const std::string& l : wrap_words(sel.summary, body.w)) lines.emplace_back(l, Style{});
     for (const std::string& w : sel.where) lines.emplace_back("at " + w, Style{Color::Cyan});
     size_t start = 0;
     while (start < sel.evidence.size()) {
@@ -93,6 +70,7 @@ ViewOutput draw_findings(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
     }
     out.status = fmt::format("{}/{}  {}", cur.row + 1, rows.size(), sel.summary);
     out.status_style = severity_style(sel.severity);
+    for (const std::string& p : sel.ports) out.drill += (out.drill.empty() ? "" : "|") + p;
     c.reset_clip();
     return out;
 }

@@ -8,11 +8,13 @@ namespace fabscope::tui {
 namespace {
 
 double rate_of(const BoardLink& l) {
-    return l.status == LinkStatus::Up && l.width && l.speed ? link_data_gbps(*l.width, *l.speed)
-                                                            : -1;
+    return l.cabled() && l.width && l.speed ? link_data_gbps(*l.width, *l.speed) : -1;
 }
 double errors_of(const BoardLink& l) {
     return l.rates ? l.rates->errors_per_s : -1;
+}
+double total_of(const BoardLink& l) {
+    return l.errors_total ? static_cast<double>(*l.errors_total) : -1;
 }
 double wait_of(const BoardLink& l) {
     return l.rates && l.rates->xmit_wait ? *l.rates->xmit_wait : -1;
@@ -78,7 +80,17 @@ void sort_links(const Board& b, const ViewState& s, std::vector<size_t>& rows) {
                 return by_name(x, y);
             });
             break;
-        case LinkSort::Errors: std::stable_sort(rows.begin(), rows.end(), desc(errors_of)); break;
+        case LinkSort::Errors:
+            // As the counters view: the rate over the window, then the errors
+            // since the first reading (a burst that left the window stays up).
+            std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) {
+                const BoardLink& p = b.links[x];
+                const BoardLink& q = b.links[y];
+                if (errors_of(p) != errors_of(q)) return errors_of(p) > errors_of(q);
+                if (total_of(p) != total_of(q)) return total_of(p) > total_of(q);
+                return by_name(x, y);
+            });
+            break;
         case LinkSort::XmitWait: std::stable_sort(rows.begin(), rows.end(), desc(wait_of)); break;
         case LinkSort::Traffic: std::stable_sort(rows.begin(), rows.end(), desc(traffic_of)); break;
         case LinkSort::Name: std::stable_sort(rows.begin(), rows.end(), by_name); break;
@@ -94,13 +106,15 @@ struct Columns {
     int x_rate = 0;
     int x_state = 0;
     int x_err = 0;
+    int x_total = 0;
     int x_wait = 0;
     int x_gbps = 0;
 };
 
-/// Columns: health, A, B, rate, state, err/s, wait, Gb/s.
+/// Columns: health, A, B, rate, state, err/s (over the window), errors
+/// (since the first reading), wait, Gb/s.
 Columns lay_out(Rect body) {
-    const int fixed = 2 + 10 + 15 + 8 + 7 + 7;
+    const int fixed = 2 + 10 + 15 + 8 + 8 + 7 + 7;
     Columns cols;
     cols.end_w = std::max(8, (body.w - fixed - 2) / 2);
     cols.x_a = body.x + 2;
@@ -108,22 +122,23 @@ Columns lay_out(Rect body) {
     cols.x_rate = cols.x_b + cols.end_w + 1;
     cols.x_state = cols.x_rate + 10;
     cols.x_err = cols.x_state + 15;
-    cols.x_wait = cols.x_err + 8;
+    cols.x_total = cols.x_err + 8;
+    cols.x_wait = cols.x_total + 8;
     cols.x_gbps = cols.x_wait + 7;
     return cols;
 }
 
 /// The column heads, the sorted one underlined with the order's arrow.
 void draw_heads(Canvas& c, Rect body, const Columns& cols, const ViewState& s) {
-    const std::array<std::pair<int, const char*>, 7> heads{
+    const std::array<std::pair<int, const char*>, 8> heads{
         std::pair{cols.x_a, "end A"}, {cols.x_b, "end B"},   {cols.x_rate, "rate"},
-        {cols.x_state, "state"},      {cols.x_err, "err/s"}, {cols.x_wait, "wait"},
-        {cols.x_gbps, "Gb/s"}};
-    const std::array<LinkSort, 7> sort_of{LinkSort::Name,   LinkSort::Name,   LinkSort::Rate,
-                                          LinkSort::State,  LinkSort::Errors, LinkSort::XmitWait,
-                                          LinkSort::Traffic};
+        {cols.x_state, "state"},      {cols.x_err, "err/s"}, {cols.x_total, "errors"},
+        {cols.x_wait, "wait"},        {cols.x_gbps, "Gb/s"}};
+    const std::array<LinkSort, 8> sort_of{LinkSort::Name,     LinkSort::Name,   LinkSort::Rate,
+                                          LinkSort::State,    LinkSort::Errors, LinkSort::Errors,
+                                          LinkSort::XmitWait, LinkSort::Traffic};
     for (size_t i = 0; i < heads.size(); ++i) {
-        const bool sorted = sort_of[i] == s.link_sort && (i != 1);
+        const bool sorted = sort_of[i] == s.link_sort && i != 1 && i != 5;
         Style hs = kBold;
         hs.underline = sorted;
         const int w = c.text(heads[i].first, body.y, heads[i].second, hs);
@@ -139,13 +154,14 @@ void draw_link(Canvas& c, const Board& b, Rect body, const Columns& cols, const 
     c.put(body.x, y, link_glyph(l), hs);
     c.text(cols.x_a, y, fit(b.end_name(l.a), cols.end_w), {}, cols.end_w);
     c.text(cols.x_b, y, fit(b.end_name(l.b), cols.end_w), {}, cols.end_w);
-    const bool below =
-        !l.findings.empty() && l.health >= Health::Warning && l.status == LinkStatus::Up;
+    const bool below = !l.findings.empty() && l.health >= Health::Warning && l.cabled();
     c.text(cols.x_rate, y, format_link_rate(l), below ? hs : Style{}, 9);
     c.text(cols.x_state, y, l.state, l.status == LinkStatus::Up ? Style{} : hs, 14);
     if (l.rates) {
         const Style es = l.rates->errors_per_s > 0 ? health_style(Health::Warning) : kDim;
         c.text(cols.x_err, y, fmt::format("{:>6}", format_rate(l.rates->errors_per_s)), es, 7);
+        c.text(cols.x_total, y, fmt::format("{:>6}", format_count(l.errors_total.value_or(0))),
+               l.errors_total.value_or(0) > 0 ? health_style(Health::Warning) : kDim, 7);
         if (l.rates->xmit_wait)
             c.text(cols.x_wait, y, fmt::format("{:>5.1f}%", *l.rates->xmit_wait * 100),
                    *l.rates->xmit_wait > 0.05 ? hs : kDim, 6);
@@ -154,6 +170,7 @@ void draw_link(Canvas& c, const Board& b, Rect body, const Columns& cols, const 
                {}, 7);
     } else {
         c.text(cols.x_err, y, "     -", kDim);
+        c.text(cols.x_total, y, "     -", kDim);
         c.text(cols.x_wait, y, "    -", kDim);
         c.text(cols.x_gbps, y, "     -", kDim);
     }
@@ -167,10 +184,11 @@ ViewOutput describe_link(const Board& b, const ViewState& s, const std::vector<s
     out.status = fmt::format("{}/{}  sorted by {}{}  ", cur.row + 1, rows.size(),
                              kLinkSortNames[static_cast<size_t>(s.link_sort)],
                              s.reverse ? " (reversed)" : "");
-    out.status += fmt::format("{} ↔ {}  {}", b.end_name(sel.a), b.end_name(sel.b), sel.state);
-    if (!sel.findings.empty()) out.status += "  — " + b.findings[sel.findings.front()].summary;
+    out.status += link_line(b, sel);
     out.status_style = health_style(sel.health);
-    out.drill = b.nodes[sel.a.node].label;
+    // Enter: both ends' counters, named as the counters view names ports.
+    out.drill = fmt::format("{}[{}]|{}[{}]", b.nodes[sel.a.node].name, sel.a.port,
+                            b.nodes[sel.b.node].name, sel.b.port);
     return out;
 }
 
@@ -186,16 +204,14 @@ ViewOutput draw_links(const TuiData& d, ViewState& s, Canvas& c, Rect body) {
 
     const Columns cols = lay_out(body);
     draw_heads(c, body, cols, s);
-    const int list_h = body.h - 1;
-    s.page = list_h;
-    Cursor& cur = s.cursor();
-    keep_in_view(cur, static_cast<int>(rows.size()), list_h);
-    if (rows.empty()) {
-        c.text(body.x, body.y + 2,
-               filter.empty() ? "No links." : fmt::format("No link matches \"{}\".", filter), kDim);
+    if (!start_list(
+            c, s, body, rows.size(),
+            filter.empty() ? "No links." : fmt::format("No link matches \"{}\".", filter))) {
         c.reset_clip();
         return out;
     }
+    const int list_h = s.page;
+    const Cursor& cur = s.cursor();
     for (int i = 0; i < list_h && cur.top + i < static_cast<int>(rows.size()); ++i) {
         const int y = body.y + 1 + i;
         draw_link(c, b, body, cols,

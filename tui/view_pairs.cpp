@@ -179,7 +179,6 @@ ViewOutput describe_cell(const PairGrid& g, const Cursor& cur, double degraded_a
                                        value_text(g, cell.value), cell.ratio * 100, g.best_pair);
         if (cell.ratio < degraded_at) out.status_style = health_style(Health::Warning);
     }
-    out.drill = to;
     return out;
 }
 

@@ -63,6 +63,18 @@ TEST_F(Cli, APerfReportNested100000DeepIsExit2NotAStackOverflow) {
     expect_input_error(r, deep + ": JSON nested deeper than 64 levels");
 }
 
+TEST_F(Cli, ARateWindowShorterThanTheRefreshOrNotADurationIsExit2) {
+    auto snap = write("fabric.json", snapshot(nodes()).dump());
+    for (const char* bad : {"1s", "soon", "25h"}) {
+        auto r = run({fabscope(), "tui", "--load", snap, "--refresh", "2s", "--rate-window", bad,
+                      "--dump", "links"});
+        expect_input_error(
+            r, std::string("--rate-window ") + bad + ": a duration from --refresh (2s) to 24h");
+    }
+    auto ok = run({fabscope(), "tui", "--load", snap, "--rate-window", "5m", "--dump", "links"});
+    EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 TEST_F(Cli, AFileTooBigForTheMemoryLeftIsExit2NamingIt) {
     // 24 MB of empty objects would take well over a gigabyte parsed; with
     // 400 MB of address space it ended as "internal error", exit 3.

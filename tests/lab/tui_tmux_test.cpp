@@ -187,10 +187,43 @@ TEST(TuiTmux, ShowsTheTiersTurnsADownLinkRedAndRestoresTheTerminal) {
         t.wait_for([](const std::string& s) { return plain(s).find("end A") != std::string::npos; },
                    5s, &shown))
         << plain(shown);
+    // Two host cables swapped: drawn as swapped (not down), the first reading's
+    // cables named; the link that went down is still the one down.
+    ASSERT_EQ(lab.fault({"swap", "leaf01[1]", "leaf01[2]"}).exit_code, 0);
+    EXPECT_TRUE(t.wait_for(
+        [](const std::string& s) {
+            const std::string p = plain(s);
+            return p.find("2 miscabled, 1 down") != std::string::npos &&
+                   p.find("swapped") != std::string::npos;
+        },
+        5s, &shown))
+        << plain(shown);
+    // Enter on the second link (a swapped one; the down one is first): both
+    // ends' counters, and only theirs.
+    t.key("Down");
+    t.key("Enter");
+    EXPECT_TRUE(t.wait_for(
+        [](const std::string& s) {
+            const std::string p = plain(s);
+            const auto lines = lines_of(p);
+            return p.find("3 Counters") != std::string::npos &&
+                   p.find("filter \"h000") != std::string::npos && lines.size() > 6 &&
+                   (lines[4].rfind("h000", 0) == 0 || lines[4].rfind("leaf01[", 0) == 0) &&
+                   (lines[5].rfind("h000", 0) == 0 || lines[5].rfind("leaf01[", 0) == 0) &&
+                   lines[6].find_first_not_of(' ') == std::string::npos;
+        },
+        5s, &shown))
+        << plain(shown);
+    t.key("Escape");
+    t.key("2");
+    // The help at 100 columns: every line whole.
     t.key("?");
     EXPECT_TRUE(t.wait_for(
         [](const std::string& s) {
-            return plain(s).find("fabscope tui: keys") != std::string::npos;
+            const std::string p = plain(s);
+            return p.find("fabscope tui: keys") != std::string::npos &&
+                   p.find("a port's links (counters)") != std::string::npos &&
+                   p.find("Swapped: up, but the plan has other cables") != std::string::npos;
         },
         5s, &shown))
         << plain(shown);

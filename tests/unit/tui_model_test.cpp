@@ -126,7 +126,8 @@ TEST(TuiHistory, KeepsTheLastSamplesPerPort) {
     for (int i = 0; i < static_cast<int>(History::kCapacity) + 10; ++i) {
         PortRates r;
         r.errors_per_s = i;
-        h.add(i * 1000, RateMap{{ref, r}}, [](PortRef) { return std::string("x[1]"); });
+        const RateMap m{{ref, r}};
+        h.add(i * 1000, ReadingRates{m, m, m}, [](PortRef) { return std::string("x[1]"); });
     }
     ASSERT_EQ(h.series().size(), 1u);
     EXPECT_EQ(h.series()[0].samples.size(), History::kCapacity);
