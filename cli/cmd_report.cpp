@@ -24,6 +24,7 @@ namespace {
 struct ReportCommand {
     std::vector<std::string> inputs;
     std::vector<std::string> findings;  ///< --finding: what the ticket is about
+    std::vector<std::string> link;      ///< --link A B: both ends, in pairs
     std::string format = "html";
     std::string output = "-";
     std::string command_line;
@@ -47,7 +48,10 @@ int run_report(const ReportCommand& o, const Globals& g) {
     meta.generated = iso8601_now();
     auto m = load_report(o.inputs, meta);
     if (!m) return report(m.error(), g);
-    if (auto k = keep_findings(*m, o.findings); !k) return report(k.error(), g);
+    FindingFilter keep{o.findings, {}};
+    for (size_t i = 0; i + 1 < o.link.size(); i += 2)
+        keep.links.push_back({o.link[i], o.link[i + 1]});
+    if (auto k = keep_findings(*m, keep); !k) return report(k.error(), g);
     for (const std::string& w : m->warnings)
         std::fprintf(stderr, "fabscope: warning: %s\n", w.c_str());
     std::string text;
@@ -87,6 +91,11 @@ void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& arg
     cmd->add_option("--finding", o->findings,
                     "Only the findings of this kind (link_down), or naming this node (leaf02) or "
                     "port (leaf02[5]); repeat for more: a ticket about one problem");
+    cmd->add_option("--link", o->link,
+                    "Only the findings that name both ends of this link (nodes or ports: "
+                    "--link leaf02[5] spine01[2]); repeat for more")
+        ->expected(2)
+        ->type_name("A B");
     cmd->add_option("-o,--output", o->output, "Write to FILE (default -: stdout)")
         ->capture_default_str();
     cmd->footer(
@@ -110,6 +119,7 @@ Examples:
   fabscope report fabric.json --format csv -o fabric.csv
   fabscope report validation.json --format md | xclip
   fabscope report fabric.json validation.json --finding leaf02[5] --format md -o ticket.md
+  fabscope report fabric.json validation.json --link leaf02[5] spine01[2] -f md -o ticket.md
   fabscope report fabric.json congestion.json -o congestion.html)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_report(*o, ctx.globals); }; });
 }

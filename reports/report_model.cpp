@@ -275,27 +275,44 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
     return m;
 }
 
-Status keep_findings(ReportModel& m, const std::vector<std::string>& selectors) {
-    if (selectors.empty()) return Ok{};
-    auto matches = [&](const ReportFinding& f, const std::string& s) {
-        if (f.kind == s) return true;
-        return std::any_of(f.labels.begin(), f.labels.end(), [&](const PortLabel& l) {
-            const std::string first = l.node.substr(0, l.node.find(' '));
-            return label_name(l) == s || l.node == s || first == s ||
-                   fmt::format("{}[{}]", first, l.port) == s;
-        });
-    };
+namespace {
+
+/// The finding names this node or port (full or first-word node names).
+bool names(const ReportFinding& f, const std::string& s) {
+    return std::any_of(f.labels.begin(), f.labels.end(), [&](const PortLabel& l) {
+        const std::string first = l.node.substr(0, l.node.find(' '));
+        return label_name(l) == s || l.node == s || first == s ||
+               fmt::format("{}[{}]", first, l.port) == s;
+    });
+}
+
+bool selected(const ReportFinding& f, const FindingFilter& keep) {
+    for (const std::string& s : keep.selectors) {
+        if (f.kind == s || names(f, s)) return true;
+    }
+    for (const auto& [a, b] : keep.links) {
+        if (names(f, a) && names(f, b)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+Status keep_findings(ReportModel& m, const FindingFilter& keep) {
+    if (keep.empty()) return Ok{};
     std::vector<ReportFinding> kept;
     for (const ReportFinding& f : m.findings) {
-        if (std::any_of(selectors.begin(), selectors.end(),
-                        [&](const std::string& s) { return matches(f, s); }))
-            kept.push_back(f);
+        if (selected(f, keep)) kept.push_back(f);
     }
     if (kept.empty()) {
-        return make_error(fmt::format("report: --finding {}: no finding of the {} is of that kind "
-                                      "or names that node or port; give a kind (link_down), a "
-                                      "node (leaf02) or a port (leaf02[5])",
-                                      fmt::join(selectors, ", "), m.findings.size()),
+        std::vector<std::string> asked;
+        for (const std::string& s : keep.selectors) asked.push_back("--finding " + s);
+        for (const auto& [a, b] : keep.links) asked.push_back(fmt::format("--link {} {}", a, b));
+        return make_error(fmt::format("report: {}: no finding of the {} is of that kind, names "
+                                      "that node or port, or names both ends of that link; give a "
+                                      "kind (link_down), a node (leaf02), a port (leaf02[5]) or a "
+                                      "link's ends (--link leaf02[5] spine01[2])",
+                                      fmt::join(asked, ", "), m.findings.size()),
                           kExitUsage);
     }
     m.findings = std::move(kept);

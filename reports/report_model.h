@@ -5,6 +5,7 @@
 // with the links the findings name, the pair matrices, and where it all came
 // from. Every renderer (HTML, Markdown, JUnit, CSV) reads this, never JSON.
 
+#include <array>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -135,10 +136,18 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
                          std::vector<perf::PerfReport> perf, ReportMeta meta,
                          std::optional<CongestionDoc> congestion = std::nullopt, RunDocs runs = {});
 
-/// Keeps the findings a ticket is about: those of a kind ("link_down"), or
-/// naming a node ("leaf02", "h0001") or a port ("leaf02[5]") that
-/// `selectors` give; none given keeps all. An error (exit 2) when none is left.
-Status keep_findings(ReportModel& m, const std::vector<std::string>& selectors);
+/// What a ticket is about: findings of a kind ("link_down"), or naming a
+/// node ("leaf02", "h0001") or a port ("leaf02[5]"); or a cable, both of
+/// whose ends (nodes or ports) a finding names.
+struct FindingFilter {
+    std::vector<std::string> selectors;             ///< --finding: any of them
+    std::vector<std::array<std::string, 2>> links;  ///< --link A B: both ends
+    bool empty() const { return selectors.empty() && links.empty(); }
+};
+
+/// Keeps the findings `keep` selects (any of its selectors or links); an
+/// empty filter keeps all. An error (exit 2) when none is left.
+Status keep_findings(ReportModel& m, const FindingFilter& keep);
 
 /// Reads a validation document; errors name the JSON path of the bad value.
 Result<ValidationDoc> validation_doc_from_json(const nlohmann::json& j);

@@ -190,7 +190,7 @@ TEST(MarkdownReport, AOneProblemTicketReadsAsTheGoldenFile) {
                           {}});
     ASSERT_TRUE(m) << m.error().message;
     m->meta.inputs = {"fabric-degraded.json (snapshot)"};
-    ASSERT_TRUE(keep_findings(*m, {"leaf02[5]"}));
+    ASSERT_TRUE(keep_findings(*m, FindingFilter{{"leaf02[5]"}, {}}));
     ASSERT_EQ(m->findings.size(), 1U);
     const std::string md = render_markdown_report(*m);
     std::stringstream golden;
@@ -206,10 +206,31 @@ TEST(MarkdownReport, AOneProblemTicketReadsAsTheGoldenFile) {
     EXPECT_EQ(md.find("{\""), std::string::npos);
 
     // Nothing of that kind or place: an error naming what to give, exit 2.
-    auto none = keep_findings(*m, {"link_down"});
+    auto none = keep_findings(*m, FindingFilter{{"link_down"}, {}});
     ASSERT_FALSE(none);
     EXPECT_EQ(none.error().code, 2);
     EXPECT_NE(none.error().message.find("--finding link_down"), std::string::npos);
+}
+
+TEST(MarkdownReport, ATicketForOneLinkKeepsTheFindingsNamingBothItsEnds) {
+    auto m = std::make_optional(degraded_model());  // a degraded link and slow pairs
+    ASSERT_GT(m->findings.size(), 1U);
+    // Its ports either way round, or its nodes: the degraded link's finding alone.
+    for (const auto& link : {std::array<std::string, 2>{"leaf02[5]", "spine01[2]"},
+                             std::array<std::string, 2>{"spine01[2]", "leaf02[5]"},
+                             std::array<std::string, 2>{"leaf02", "spine01"}}) {
+        ReportModel one = *m;
+        ASSERT_TRUE(keep_findings(one, FindingFilter{{}, {link}}));
+        ASSERT_EQ(one.findings.size(), 1U) << link[0] << " " << link[1];
+        EXPECT_EQ(one.findings[0].kind, "link_below_peers");
+    }
+    // One end of it and another port: no finding names both, exit 2 saying so.
+    ReportModel other = *m;
+    auto none = keep_findings(other, FindingFilter{{}, {{"leaf02[5]", "spine02[2]"}}});
+    ASSERT_FALSE(none);
+    EXPECT_EQ(none.error().code, 2);
+    EXPECT_NE(none.error().message.find("--link leaf02[5] spine02[2]"), std::string::npos)
+        << none.error().message;
 }
 
 TEST(JunitReport, OneCasePerLinkCheckAndPairFailuresCarryTheEvidence) {
