@@ -15,7 +15,8 @@ constexpr int kBoxH = 28;
 constexpr int kPitch = 108;
 constexpr int kRowGap = 120;
 constexpr int kMargin = 24;
-constexpr int kLabelW = 70;  // the tier names on the left
+constexpr int kLabelW = 70;   // the tier names on the left
+constexpr int kLineGap = 14;  // between the lines of a wrapped tier
 
 struct Placed {
     bool drawn = false;
@@ -75,18 +76,30 @@ std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
                          [&](size_t a, size_t b) { return rank(a) < rank(b); });
     }
 
+    // A line holds what fits in max_width; a longer tier wraps.
+    const size_t per_line = static_cast<size_t>(
+        std::max(1, (o.max_width - kMargin * 2 - kLabelW + (kPitch - kBoxW)) / kPitch));
+    auto lines_of = [&](int t) {
+        const size_t n = rows[t].size();
+        return n > o.max_per_tier ? size_t{1} : std::max<size_t>(1, (n + per_line - 1) / per_line);
+    };
     size_t widest = 1;
-    for (int t : row_tiers) widest = std::max(widest, std::min(rows[t].size(), o.max_per_tier));
+    for (int t : row_tiers)
+        widest = std::max(widest, std::min({rows[t].size(), o.max_per_tier, per_line}));
     int width = kMargin * 2 + kLabelW + static_cast<int>(widest) * kPitch;
-    int height = kMargin * 2 + static_cast<int>(row_tiers.size()) * kRowGap - (kRowGap - kBoxH);
+    int height = kMargin * 2 - (kRowGap - kBoxH);
+    for (int t : row_tiers)
+        height += kRowGap + static_cast<int>(lines_of(t) - 1) * (kBoxH + kLineGap);
 
     std::vector<Placed> at(nodes.size());
     std::string boxes;
     std::string tier_labels;
+    int y_next = kMargin;
     for (size_t r = 0; r < row_tiers.size(); ++r) {
         int t = row_tiers[r];
         const std::vector<size_t>& v = rows[t];
-        int y = kMargin + static_cast<int>(r) * kRowGap;
+        const int y = y_next;
+        y_next += kRowGap + static_cast<int>(lines_of(t) - 1) * (kBoxH + kLineGap);
         tier_labels += fmt::format(
             "<text class=\"tier\" x=\"{}\" y=\"{}\">{}</text>\n", kMargin, y + kBoxH / 2 + 4,
             html_escape(t == kTierUnreachable ? "unreach." : tier_plural(t)));
@@ -101,17 +114,21 @@ std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
                 html_escape(tier_count(t, v.size()) + " (not drawn one by one)"));
             continue;
         }
-        int offset = (static_cast<int>(widest) - static_cast<int>(v.size())) * kPitch / 2;
         for (size_t k = 0; k < v.size(); ++k) {
             size_t i = v[k];
-            int x = x0 + offset + static_cast<int>(k) * kPitch;
-            at[i] = {true, x + kBoxW / 2, y};
+            // Line by line, each centred (the last may be shorter).
+            const size_t line = k / per_line;
+            const size_t on_line = std::min(per_line, v.size() - line * per_line);
+            const int offset = (static_cast<int>(widest) - static_cast<int>(on_line)) * kPitch / 2;
+            int x = x0 + offset + static_cast<int>(k % per_line) * kPitch;
+            const int yy = y + static_cast<int>(line) * (kBoxH + kLineGap);
+            at[i] = {true, x + kBoxW / 2, yy};
             const Node& n = nodes[i];
             boxes += fmt::format(
                 "<g class=\"node {}\"><title>{} ({}, {})</title><rect x=\"{}\" y=\"{}\" "
                 "width=\"{}\" height=\"{}\" rx=\"4\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
                 html_escape(tier_name(t)), html_escape(n.description), format_guid(n.guid),
-                html_escape(name(n.type)), x, y, kBoxW, kBoxH, x + kBoxW / 2, y + kBoxH / 2 + 4,
+                html_escape(name(n.type)), x, yy, kBoxW, kBoxH, x + kBoxW / 2, yy + kBoxH / 2 + 4,
                 html_escape(short_name(n.description)));
         }
     }

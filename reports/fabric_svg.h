@@ -14,6 +14,10 @@ struct FabricSvgOptions {
     /// A tier with more nodes than this is drawn as one box with a count
     /// (hosts of a large fabric), so the drawing stays legible.
     size_t max_per_tier = 96;
+    /// The drawing's width at most (the HTML page's is 1200 less its
+    /// padding): a tier with more nodes than fit wraps onto more lines, so the
+    /// page never scales the drawing below its own size (11 px text).
+    int max_width = 1160;
 };
 
 /// "" when the report has no snapshot.

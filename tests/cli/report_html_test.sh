@@ -44,6 +44,17 @@ browse "$work/report-unmarked.html" "$work/netlog-unmarked.json" \
     --screenshot="$work/report-unmarked.png" --window-size=1200,1900 --hide-scrollbars \
     >/dev/null || fail "chromium --screenshot of the unmarked page failed"
 
+# The drawing of 76 nodes (4 spines, 8 leaves, 64 hosts) at the page's width:
+# a script (in a copy without the page's CSP) writes the scale the browser
+# drew the drawing at, and the drawing's left and right, into the title.
+(cd "$fixtures" && "$fabscope" report fabric-76.json --format html >"$work/report-76.html") ||
+    fail "fabscope report fabric-76.json exited $?"
+sed -e 's|<meta http-equiv="Content-Security-Policy"[^>]*>||' \
+    -e 's|</body>|<script>const s = document.querySelector("svg.fabric"); const r = s.getBoundingClientRect(); document.title = "scale " + (r.width / s.viewBox.baseVal.width).toFixed(3) + " right " + Math.round(r.right) + " page " + document.documentElement.clientWidth;</script></body>|' \
+    "$work/report-76.html" >"$work/report-76-measured.html"
+browse "$work/report-76-measured.html" "$work/netlog-76.json" --dump-dom --window-size=1200,1900 \
+    >"$work/dom-76.html" || fail "chromium --dump-dom of the 76-node report failed"
+
 # The canary: an external image must show up in the network log.
 printf '<!DOCTYPE html><html><body><img src="http://canary.invalid/x.png"></body></html>\n' \
     >"$work/canary.html"
@@ -165,6 +176,21 @@ if shot and unmarked:
     if len(shot) < 50:
         problems.append(f"the screenshot has {len(shot)} colours: nearly blank")
     print(f"screenshot: marked link {extra} px, heat map red {red} px, green {green} px")
+
+# The 76-node drawing: drawn at (nearly) its own size, its 11 px text legible,
+# and inside the page (no sideways scrolling).
+dom76 = open(work + "/dom-76.html", encoding="utf-8").read()
+m76 = re.search(r"<title>scale ([0-9.]+) right (-?[0-9]+) page ([0-9]+)</title>", dom76)
+if not m76:
+    problems.append("the 76-node page did not say its drawing's scale")
+else:
+    scale, right, page = float(m76.group(1)), int(m76.group(2)), int(m76.group(3))
+    if scale < 0.9:
+        problems.append(f"the 76-node drawing is shown at {scale:.2f} of its size: its text is "
+                        f"{11 * scale:.1f} px")
+    if right > page:
+        problems.append(f"the 76-node drawing ends at {right} px, past the page's {page}")
+    print(f"76-node drawing: scale {scale:.3f}, right edge {right} of {page} px")
 
 for p in problems:
     print("FAIL:", p, file=sys.stderr)

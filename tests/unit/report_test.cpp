@@ -149,6 +149,37 @@ TEST(HtmlReport, DrawingMarksAndNamesTheBadLinkAndHasTheHeatMap) {
     EXPECT_LT(html.find(">FAIL<"), html.find("<svg"));
 }
 
+TEST(HtmlReport, A76NodeFabricIsDrawnAtItsOwnSizeTiersWrapped) {
+    // 4 spines, 8 leaves, 64 hosts: one line of 64 hosts was a drawing 7030
+    // wide that a 1200-pixel page scaled to a sixth (unreadable text). The
+    // tiers wrap instead: no wider than the page, every node drawn.
+    Snapshot s;
+    s.fabric = testing::leaf_spine({.spines = 4, .leaves = 8, .hosts_per_leaf = 8});
+    ReportModel m = build_report(std::move(s), std::nullopt, {}, {});
+    const std::string svg = render_fabric_svg(m);
+    int w = 0;
+    int h = 0;
+    ASSERT_EQ(std::sscanf(svg.c_str(), "<svg class=\"fabric\" viewBox=\"0 0 %d %d\"", &w, &h), 2)
+        << svg.substr(0, 80);
+    EXPECT_LE(w, FabricSvgOptions{}.max_width);
+    EXPECT_GE(w, 900);  // a line as full as it fits, not a narrow column
+    EXPECT_EQ(count_of(svg, "<g class=\"node "), 76U);
+    EXPECT_EQ(count_of(svg, "collapsed"), 0U);
+    // Hosts on several lines, each box inside the drawing.
+    std::set<int> host_rows;
+    for (size_t at = svg.find("<g class=\"node host\">"); at != std::string::npos;
+         at = svg.find("<g class=\"node host\">", at + 1)) {
+        int x = 0;
+        int y = 0;
+        const size_t rect = svg.find("<rect x=", at);
+        ASSERT_EQ(std::sscanf(svg.c_str() + rect, "<rect x=\"%d\" y=\"%d\"", &x, &y), 2);
+        EXPECT_LE(x + 96, w);
+        EXPECT_LE(y + 28, h);
+        host_rows.insert(y);
+    }
+    EXPECT_GE(host_rows.size(), 7U);
+}
+
 TEST(HtmlReport, NodeDescriptionsAreInert) {
     const std::string evil = "<script>alert(1)</script><img src=x onerror=alert(2)>";
     std::vector<perf::PerfReport> perf{perf_from(evil, {bw(evil, 100)})};
