@@ -16,6 +16,9 @@ compile as one), and prints one line per unit: the unit's path, then its
 source files. Files that cannot share a unit (each defines main) get a unit
 of their own.
 
+A unity build (FABSCOPE_UNITY, CI's) lists CMake's batches, not the files:
+each file a batch includes is linted with the batch's flags.
+
 A build with precompiled headers (FABSCOPE_PCH, CI's) names CMake's PCH in
 every command; clang cannot read GCC's .gch (it takes it for its own PCH and
 stops), and the lint must see each file as it is, so the PCH flags are dropped.
@@ -24,6 +27,7 @@ stops), and the lint must see each file as it is, so the PCH flags are dropped.
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -62,6 +66,21 @@ def flags_of(command, source):
     return out
 
 
+def expand_unity(entries):
+    """Each file of a unity batch as an entry of its own, with the batch's
+    command (the batch's -c is dropped with the rest of flags_of's)."""
+    out = []
+    for e in entries:
+        path = os.path.join(e["directory"], e["file"])
+        if "/Unity/unity_" not in path:
+            out.append(e)
+            continue
+        with open(path, encoding="utf-8") as f:
+            for src in re.findall(r'^#include "([^"]+\.(?:cpp|cc|cxx))"$', f.read(), re.M):
+                out.append({"directory": e["directory"], "file": src, "command": e["command"]})
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
@@ -72,7 +91,8 @@ def main():
 
     root = os.path.realpath(a.root)
     with open(os.path.join(a.build, "compile_commands.json"), encoding="utf-8") as f:
-        db = {os.path.relpath(os.path.realpath(e["file"]), root): e for e in json.load(f)}
+        db = {os.path.relpath(os.path.realpath(e["file"]), root): e
+              for e in expand_unity(json.load(f))}
     listed = subprocess.run(["git", "ls-files", "*.cpp"], cwd=root, check=True,
                             capture_output=True, text=True).stdout.split()
     sources = [s for s in listed if not s.startswith("tests/")]

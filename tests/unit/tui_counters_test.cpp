@@ -7,29 +7,12 @@
 
 #include "test_fabrics.h"
 #include "tui/views.h"
+#include "tui_scenario.h"
 
 namespace fabscope::tui {
 namespace {
 
-constexpr int64_t kT0 = 1'764'000'000'000;
-
-Reading reading_of(std::vector<Node> nodes, int64_t at_ms) {
-    for (Node& n : nodes) {
-        for (Port& p : n.ports) {
-            if ((p.num == 0 && n.type == NodeType::Switch) || !p.link_up()) continue;
-            if (!p.counters) {
-                p.counters = PortCounters{};
-                p.counters->extended = true;
-                for (int i = 0; i < kCounterCount; ++i) p.counters->set(static_cast<Counter>(i), 0);
-            }
-            p.counters->read_at_ms = at_ms;
-        }
-    }
-    Reading r;
-    r.snapshot.fabric = Fabric::build(std::move(nodes)).value();
-    r.taken_ms = at_ms;
-    return r;
-}
+constexpr int64_t kT0 = testing::kFirstReadingMs;
 
 std::vector<std::string> rows(const TuiData& d, CounterSort sort) {
     ViewState s;
@@ -46,11 +29,11 @@ std::vector<std::string> rows(const TuiData& d, CounterSort sort) {
 TEST(TuiCounters, ThePortThatGotWorseComesFirstThoughItStoppedRising) {
     auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 4, .hosts_per_leaf = 4});
     DataBuilder b(BuilderConfig{});
-    b.add(reading_of(nodes, kT0));
+    b.add(testing::counted_reading(nodes, kT0));
     // leaf03[2] gathers 1000 symbol errors between the first and second
     // readings, and none after; leaf04[5] a few, and still rising.
     auto second = nodes;
-    Reading r2 = reading_of(second, kT0 + 1000);
+    Reading r2 = testing::counted_reading(second, kT0 + 1000);
     auto bump = [](Reading& r, Guid node, uint8_t port, uint64_t v) {
         std::vector<Node> ns = r.snapshot.fabric.nodes();
         for (Node& n : ns)
@@ -60,7 +43,7 @@ TEST(TuiCounters, ThePortThatGotWorseComesFirstThoughItStoppedRising) {
     bump(r2, 0x2003, 2, 1000);
     bump(r2, 0x2004, 5, 2);
     b.add(r2);
-    Reading r3 = reading_of(r2.snapshot.fabric.nodes(), kT0 + 2000);
+    Reading r3 = testing::counted_reading(r2.snapshot.fabric.nodes(), kT0 + 2000);
     bump(r3, 0x2004, 5, 4);
     const auto d = b.add(r3);
 

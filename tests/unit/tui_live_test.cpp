@@ -13,30 +13,12 @@
 #include "test_fabrics.h"
 #include "tui/keys.h"
 #include "tui/views.h"
+#include "tui_scenario.h"
 
 namespace fabscope::tui {
 namespace {
 
-constexpr int64_t kT0 = 1'764'000'000'000;
-
-/// `nodes` read at `at_ms`, every up port's counters zero unless set.
-Reading reading_of(std::vector<Node> nodes, int64_t at_ms) {
-    for (Node& n : nodes) {
-        for (Port& p : n.ports) {
-            if ((p.num == 0 && n.type == NodeType::Switch) || !p.link_up()) continue;
-            if (!p.counters) {
-                p.counters = PortCounters{};
-                p.counters->extended = true;
-                for (int i = 0; i < kCounterCount; ++i) p.counters->set(static_cast<Counter>(i), 0);
-            }
-            p.counters->read_at_ms = at_ms;
-        }
-    }
-    Reading r;
-    r.snapshot.fabric = Fabric::build(std::move(nodes)).value();
-    r.taken_ms = at_ms;
-    return r;
-}
+constexpr int64_t kT0 = testing::kFirstReadingMs;
 
 std::vector<std::string> lines_of(const TuiData& d, ViewState& s, int w = 120, int h = 40) {
     Canvas c(w, h);
@@ -72,7 +54,7 @@ class Burst : public ::testing::Test {
         BuilderConfig cfg;
         cfg.rate_window_s = 60;
         builder_.emplace(std::move(cfg));
-        builder_->add(reading_of(nodes_, kT0));
+        builder_->add(testing::counted_reading(nodes_, kT0));
         auto& port = *testing::node_named(nodes_, "leaf03").port(2);
         port.counters = PortCounters{};
         port.counters->extended = true;
@@ -80,7 +62,7 @@ class Burst : public ::testing::Test {
         port.counters->set(Counter::SymbolErrorCounter, 500);
     }
     std::shared_ptr<const TuiData> read_at(int64_t s) {
-        return builder_->add(reading_of(nodes_, kT0 + s * 1000));
+        return builder_->add(testing::counted_reading(nodes_, kT0 + s * 1000));
     }
     std::vector<Node> nodes_;
     std::optional<DataBuilder> builder_;
@@ -112,8 +94,7 @@ TEST_F(Burst, ShowsAtItsSizeThenLeavesTheWindowWhileItsTotalStays) {
     // limit) and says what the window saw.
     const FindingRow* f = finding_of(*d, "counter_rising");
     ASSERT_NE(f, nullptr);
-    EXPECT_NE(f->summary.find("in the last 1m: +0 (0 per hour)"), std::string::npos)
-        << f->summary;
+    EXPECT_NE(f->summary.find("in the last 1m: +0 (0 per hour)"), std::string::npos) << f->summary;
     EXPECT_NE(f->evidence.find("\"recent\""), std::string::npos) << f->evidence;
 }
 
@@ -148,7 +129,8 @@ TEST_F(Burst, EnterOnALinkShowsBothEndsCountersOnAFindingItsPorts) {
     std::vector<std::string> rows = lines_of(*d, s);
     EXPECT_EQ(rows[4].rfind("leaf03[2] → h0010", 0), 0u) << rows[4];
     EXPECT_EQ(rows[5].rfind("h0010 HCA-1[1] → leaf03", 0), 0u) << rows[5];
-    EXPECT_EQ(rows[6].find_first_not_of(' '), std::string::npos) << "only the two ends: " << rows[6];
+    EXPECT_EQ(rows[6].find_first_not_of(' '), std::string::npos)
+        << "only the two ends: " << rows[6];
 
     ViewState f;
     f.view = ViewId::Findings;
@@ -163,7 +145,7 @@ TEST_F(Burst, EnterOnALinkShowsBothEndsCountersOnAFindingItsPorts) {
 TEST(TuiLive, TheKeyLineOffersEnterOnlyWhereItDrills) {
     auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
     DataBuilder b(BuilderConfig{});
-    auto d = b.add(reading_of(nodes, kT0));
+    auto d = b.add(testing::counted_reading(nodes, kT0));
     for (ViewId v : {ViewId::Fabric, ViewId::Links, ViewId::Pairs}) {
         ViewState s;
         s.view = v;
@@ -185,7 +167,7 @@ TEST(TuiLive, SwappedCablesAreDrawnAsSwappedWithThePlansCables) {
     cfg.plan = plan_from_fabric(planned, classify_tiers(planned));
     testing::swap_cables(nodes, "leaf02", 1, 2);
     DataBuilder b(std::move(cfg));
-    auto d = b.add(reading_of(nodes, kT0));
+    auto d = b.add(testing::counted_reading(nodes, kT0));
     const Board& board = d->board;
     EXPECT_EQ(board.count(LinkStatus::Miscabled), 2u);
     EXPECT_EQ(board.count(LinkStatus::Down), 0u);
@@ -215,7 +197,7 @@ TEST(TuiLive, At100ColumnsTheHelpAndALongStatusShowEverything) {
     cfg.plan = plan_from_fabric(planned, classify_tiers(planned));
     testing::swap_cables(nodes, "leaf02", 1, 2);
     DataBuilder b(std::move(cfg));
-    auto d = b.add(reading_of(nodes, kT0));
+    auto d = b.add(testing::counted_reading(nodes, kT0));
 
     ViewState s;
     s.help = true;

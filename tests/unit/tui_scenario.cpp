@@ -100,4 +100,22 @@ std::shared_ptr<const tui::TuiData> tui_large(int spines, int leaves, int hosts_
     return b.add(reading(std::move(later), kSecondReadingMs));
 }
 
+tui::Reading counted_reading(std::vector<Node> nodes, int64_t at_ms) {
+    for (Node& n : nodes) {
+        for (Port& p : n.ports) {
+            if ((p.num == 0 && n.type == NodeType::Switch) || !p.link_up()) continue;
+            if (!p.counters) {
+                p.counters = PortCounters{};
+                p.counters->extended = true;
+                for (int i = 0; i < kCounterCount; ++i) p.counters->set(static_cast<Counter>(i), 0);
+            }
+            p.counters->read_at_ms = at_ms;
+        }
+    }
+    tui::Reading r;
+    r.snapshot.fabric = Fabric::build(std::move(nodes)).value();
+    r.taken_ms = at_ms;
+    return r;
+}
+
 }  // namespace fabscope::testing

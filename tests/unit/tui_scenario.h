@@ -21,5 +21,8 @@ std::shared_ptr<const tui::TuiData> tui_scenario_with(tui::BuilderConfig cfg);
 /// A fabric of `spines` x `leaves` x `hosts_per_leaf` with counters, read once.
 std::shared_ptr<const tui::TuiData> tui_large(int spines, int leaves, int hosts_per_leaf);
 std::vector<perf::PerfReport> scenario_perf();
+/// `nodes` read at `at_ms`: every up port's counters stamped then, zero
+/// where the node gave none.
+tui::Reading counted_reading(std::vector<Node> nodes, int64_t at_ms);
 
 }  // namespace fabscope::testing

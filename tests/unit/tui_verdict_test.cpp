@@ -8,11 +8,12 @@
 #include "model/validation.h"
 #include "test_fabrics.h"
 #include "tui/tui_data.h"
+#include "tui_scenario.h"
 
 namespace fabscope::tui {
 namespace {
 
-constexpr int64_t kT0 = 1'764'000'000'000;
+constexpr int64_t kT0 = testing::kFirstReadingMs;
 
 /// Counters on every port with a link: all zero, read at `at_ms`.
 void give_counters(std::vector<Node>& nodes, int64_t at_ms) {
@@ -28,7 +29,7 @@ void give_counters(std::vector<Node>& nodes, int64_t at_ms) {
     }
 }
 
-Reading reading_of(const std::vector<Node>& nodes, int64_t at_ms) {
+Reading plain_reading(const std::vector<Node>& nodes, int64_t at_ms) {
     Reading r;
     r.snapshot.fabric = Fabric::build(nodes).value();
     r.taken_ms = at_ms;
@@ -67,7 +68,7 @@ std::vector<Node> bad_from_the_start() {
 }
 
 TEST(TuiVerdict, OneSnapshotGivesValidatesFindingsFromTheFirstFrame) {
-    const Reading r = reading_of(bad_from_the_start(), kT0);
+    const Reading r = plain_reading(bad_from_the_start(), kT0);
     const Fabric& f = r.snapshot.fabric;
     // `validate --load`: one reading of the counters, no plan.
     const Tiers tiers = classify_tiers(f);
@@ -102,9 +103,9 @@ TEST(TuiVerdict, ARiseBetweenAnyTwoReadingsIsAFindingAsOverValidatesInterval) {
             if (p.counters) p.counters->read_at_ms = kT0 + 2000;
 
     DataBuilder b(BuilderConfig{});
-    b.add(reading_of(nodes, kT0));
-    b.add(reading_of(second, kT0 + 1000));
-    const Reading last = reading_of(third, kT0 + 2000);
+    b.add(plain_reading(nodes, kT0));
+    b.add(plain_reading(second, kT0 + 1000));
+    const Reading last = plain_reading(third, kT0 + 2000);
     const auto d = b.add(last);
 
     // `validate --interval 2s`: the sweep's counters, then the counters again.
@@ -131,7 +132,7 @@ TEST(TuiVerdict, TheSameBaselineGivesTheSameFindings) {
     auto now = good;
     testing::unplug(now, "leaf04", 5);
     testing::set_link_width(now, "leaf01", 6, Width::X1, WidthSet{Width::X1, Width::X4});
-    const Reading r = reading_of(now, kT0);
+    const Reading r = plain_reading(now, kT0);
     const Fabric& f = r.snapshot.fabric;
 
     const Plan baseline = plan_from_fabric(gf, classify_tiers(gf));
@@ -151,7 +152,7 @@ TEST(TuiVerdict, TheSameBaselineGivesTheSameFindings) {
 }
 
 TEST(TuiVerdict, TheFindingsViewNamesEveryPortByNameGuidAndLid) {
-    const Reading r = reading_of(bad_from_the_start(), kT0);
+    const Reading r = plain_reading(bad_from_the_start(), kT0);
     DataBuilder b(BuilderConfig{});
     const auto d = b.add(r);
     bool seen = false;
