@@ -12,8 +12,6 @@
 namespace fabscope::tui {
 namespace {
 
-constexpr int64_t kT0 = testing::kFirstReadingMs;
-
 std::vector<std::string> rows(const TuiData& d, CounterSort sort) {
     ViewState s;
     s.view = ViewId::Counters;
@@ -29,11 +27,11 @@ std::vector<std::string> rows(const TuiData& d, CounterSort sort) {
 TEST(TuiCounters, ThePortThatGotWorseComesFirstThoughItStoppedRising) {
     auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 4, .hosts_per_leaf = 4});
     DataBuilder b(BuilderConfig{});
-    b.add(testing::counted_reading(nodes, kT0));
+    b.add(testing::counted_reading(nodes, testing::kFirstReadingMs));
     // leaf03[2] gathers 1000 symbol errors between the first and second
     // readings, and none after; leaf04[5] a few, and still rising.
     auto second = nodes;
-    Reading r2 = testing::counted_reading(second, kT0 + 1000);
+    Reading r2 = testing::counted_reading(second, testing::kFirstReadingMs + 1000);
     auto bump = [](Reading& r, Guid node, uint8_t port, uint64_t v) {
         std::vector<Node> ns = r.snapshot.fabric.nodes();
         for (Node& n : ns)
@@ -43,7 +41,8 @@ TEST(TuiCounters, ThePortThatGotWorseComesFirstThoughItStoppedRising) {
     bump(r2, 0x2003, 2, 1000);
     bump(r2, 0x2004, 5, 2);
     b.add(r2);
-    Reading r3 = testing::counted_reading(r2.snapshot.fabric.nodes(), kT0 + 2000);
+    Reading r3 =
+        testing::counted_reading(r2.snapshot.fabric.nodes(), testing::kFirstReadingMs + 2000);
     bump(r3, 0x2004, 5, 4);
     const auto d = b.add(r3);
 

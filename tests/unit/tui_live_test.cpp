@@ -18,8 +18,6 @@
 namespace fabscope::tui {
 namespace {
 
-constexpr int64_t kT0 = testing::kFirstReadingMs;
-
 std::vector<std::string> lines_of(const TuiData& d, ViewState& s, int w = 120, int h = 40) {
     Canvas c(w, h);
     draw_frame(&d, s, c, FrameInfo{});
@@ -54,7 +52,7 @@ class Burst : public ::testing::Test {
         BuilderConfig cfg;
         cfg.rate_window_s = 60;
         builder_.emplace(std::move(cfg));
-        builder_->add(testing::counted_reading(nodes_, kT0));
+        builder_->add(testing::counted_reading(nodes_, testing::kFirstReadingMs));
         auto& port = *testing::node_named(nodes_, "leaf03").port(2);
         port.counters = PortCounters{};
         port.counters->extended = true;
@@ -62,7 +60,7 @@ class Burst : public ::testing::Test {
         port.counters->set(Counter::SymbolErrorCounter, 500);
     }
     std::shared_ptr<const TuiData> read_at(int64_t s) {
-        return builder_->add(testing::counted_reading(nodes_, kT0 + s * 1000));
+        return builder_->add(testing::counted_reading(nodes_, testing::kFirstReadingMs + s * 1000));
     }
     std::vector<Node> nodes_;
     std::optional<DataBuilder> builder_;
@@ -145,7 +143,7 @@ TEST_F(Burst, EnterOnALinkShowsBothEndsCountersOnAFindingItsPorts) {
 TEST(TuiLive, TheKeyLineOffersEnterOnlyWhereItDrills) {
     auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
     DataBuilder b(BuilderConfig{});
-    auto d = b.add(testing::counted_reading(nodes, kT0));
+    auto d = b.add(testing::counted_reading(nodes, testing::kFirstReadingMs));
     for (ViewId v : {ViewId::Fabric, ViewId::Links, ViewId::Pairs}) {
         ViewState s;
         s.view = v;
@@ -167,7 +165,7 @@ TEST(TuiLive, SwappedCablesAreDrawnAsSwappedWithThePlansCables) {
     cfg.plan = plan_from_fabric(planned, classify_tiers(planned));
     testing::swap_cables(nodes, "leaf02", 1, 2);
     DataBuilder b(std::move(cfg));
-    auto d = b.add(testing::counted_reading(nodes, kT0));
+    auto d = b.add(testing::counted_reading(nodes, testing::kFirstReadingMs));
     const Board& board = d->board;
     EXPECT_EQ(board.count(LinkStatus::Miscabled), 2u);
     EXPECT_EQ(board.count(LinkStatus::Down), 0u);
@@ -197,7 +195,7 @@ TEST(TuiLive, At100ColumnsTheHelpAndALongStatusShowEverything) {
     cfg.plan = plan_from_fabric(planned, classify_tiers(planned));
     testing::swap_cables(nodes, "leaf02", 1, 2);
     DataBuilder b(std::move(cfg));
-    auto d = b.add(testing::counted_reading(nodes, kT0));
+    auto d = b.add(testing::counted_reading(nodes, testing::kFirstReadingMs));
 
     ViewState s;
     s.help = true;

@@ -13,8 +13,6 @@
 namespace fabscope::tui {
 namespace {
 
-constexpr int64_t kT0 = testing::kFirstReadingMs;
-
 /// Counters on every port with a link: all zero, read at `at_ms`.
 void give_counters(std::vector<Node>& nodes, int64_t at_ms) {
     for (Node& n : nodes) {
@@ -59,7 +57,7 @@ std::vector<Node> bad_from_the_start() {
     auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 4, .hosts_per_leaf = 4});
     testing::set_link_width(nodes, "leaf02", 5, Width::X1, WidthSet{Width::X1, Width::X4});
     testing::unplug(nodes, "leaf03", 6);
-    give_counters(nodes, kT0);
+    give_counters(nodes, testing::kFirstReadingMs);
     testing::node_named(nodes, "spine02")
         .port(4)
         ->counters->set(Counter::SymbolErrorCounter,
@@ -68,7 +66,7 @@ std::vector<Node> bad_from_the_start() {
 }
 
 TEST(TuiVerdict, OneSnapshotGivesValidatesFindingsFromTheFirstFrame) {
-    const Reading r = plain_reading(bad_from_the_start(), kT0);
+    const Reading r = plain_reading(bad_from_the_start(), testing::kFirstReadingMs);
     const Fabric& f = r.snapshot.fabric;
     // `validate --load`: one reading of the counters, no plan.
     const Tiers tiers = classify_tiers(f);
@@ -93,19 +91,19 @@ TEST(TuiVerdict, OneSnapshotGivesValidatesFindingsFromTheFirstFrame) {
 
 TEST(TuiVerdict, ARiseBetweenAnyTwoReadingsIsAFindingAsOverValidatesInterval) {
     auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 4, .hosts_per_leaf = 4});
-    give_counters(nodes, kT0);
+    give_counters(nodes, testing::kFirstReadingMs);
     auto second = nodes;
-    give_counters(second, kT0 + 1000);
+    give_counters(second, testing::kFirstReadingMs + 1000);
     testing::node_named(second, "leaf03").port(2)->counters->set(Counter::SymbolErrorCounter, 1000);
     auto third = second;  // no rise since the second reading
     for (Node& n : third)
         for (Port& p : n.ports)
-            if (p.counters) p.counters->read_at_ms = kT0 + 2000;
+            if (p.counters) p.counters->read_at_ms = testing::kFirstReadingMs + 2000;
 
     DataBuilder b(BuilderConfig{});
-    b.add(plain_reading(nodes, kT0));
-    b.add(plain_reading(second, kT0 + 1000));
-    const Reading last = plain_reading(third, kT0 + 2000);
+    b.add(plain_reading(nodes, testing::kFirstReadingMs));
+    b.add(plain_reading(second, testing::kFirstReadingMs + 1000));
+    const Reading last = plain_reading(third, testing::kFirstReadingMs + 2000);
     const auto d = b.add(last);
 
     // `validate --interval 2s`: the sweep's counters, then the counters again.
@@ -132,7 +130,7 @@ TEST(TuiVerdict, TheSameBaselineGivesTheSameFindings) {
     auto now = good;
     testing::unplug(now, "leaf04", 5);
     testing::set_link_width(now, "leaf01", 6, Width::X1, WidthSet{Width::X1, Width::X4});
-    const Reading r = plain_reading(now, kT0);
+    const Reading r = plain_reading(now, testing::kFirstReadingMs);
     const Fabric& f = r.snapshot.fabric;
 
     const Plan baseline = plan_from_fabric(gf, classify_tiers(gf));
@@ -152,7 +150,7 @@ TEST(TuiVerdict, TheSameBaselineGivesTheSameFindings) {
 }
 
 TEST(TuiVerdict, TheFindingsViewNamesEveryPortByNameGuidAndLid) {
-    const Reading r = plain_reading(bad_from_the_start(), kT0);
+    const Reading r = plain_reading(bad_from_the_start(), testing::kFirstReadingMs);
     DataBuilder b(BuilderConfig{});
     const auto d = b.add(r);
     bool seen = false;
