@@ -279,7 +279,7 @@ void links(Ctx& c) {
         c.add("unexpected_link", Severity::Warning,
               fmt::format("{} <-> {} is cabled but not in {}", c.show(l.a), c.show(l.b),
                           c.words.source),
-              {l.a, l.b}, {});
+              {l.a, l.b}, nlohmann::json::object());
     }
 }
 

@@ -40,26 +40,23 @@ std::string_view severity_class(Severity s) {
     return "";
 }
 
-}  // namespace
+/// The drawing's rows from the top: the highest tier first, hosts last,
+/// unreachable switches apart; within a row by name, and hosts under the
+/// leaf they hang off, so cables stay short.
+struct TierRows {
+    std::vector<int> tiers;
+    std::map<int, std::vector<size_t>> nodes;  ///< per tier, node indices in drawing order
+};
 
-std::string link_element_id(const ReportModel& m, size_t link) {
-    return "link-" + html_id(m.link_name(link));
-}
-
-std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
-    if (!m.snapshot) return "";
-    const Fabric& f = m.snapshot->fabric;
-    const std::vector<Node>& nodes = f.nodes();
-
-    // Rows from the top: the highest tier first, hosts last, unreachable switches apart.
-    std::vector<int> row_tiers;
+TierRows tier_rows(const ReportModel& m, const std::vector<Node>& nodes) {
+    TierRows out;
+    std::vector<int>& row_tiers = out.tiers;
     for (int t = m.tiers.max_tier; t >= 0; --t) {
         if (m.tiers.count(t) > 0) row_tiers.push_back(t);
     }
     if (m.tiers.count(kTierUnreachable) > 0) row_tiers.push_back(kTierUnreachable);
 
-    // Within a row, by name, and hosts under the leaf they hang off, so cables stay short.
-    std::map<int, std::vector<size_t>> rows;
+    std::map<int, std::vector<size_t>>& rows = out.nodes;
     for (size_t i = 0; i < nodes.size(); ++i) rows[m.tiers.tier(i)].push_back(i);
     auto by_name = [&](size_t a, size_t b) { return nodes[a].description < nodes[b].description; };
     for (auto& [t, v] : rows) std::stable_sort(v.begin(), v.end(), by_name);
@@ -75,6 +72,23 @@ std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
         std::stable_sort(rows[0].begin(), rows[0].end(),
                          [&](size_t a, size_t b) { return rank(a) < rank(b); });
     }
+    return out;
+}
+
+}  // namespace
+
+std::string link_element_id(const ReportModel& m, size_t link) {
+    return "link-" + html_id(m.link_name(link));
+}
+
+std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
+    if (!m.snapshot) return "";
+    const Fabric& f = m.snapshot->fabric;
+    const std::vector<Node>& nodes = f.nodes();
+
+    const TierRows tr = tier_rows(m, nodes);
+    const std::vector<int>& row_tiers = tr.tiers;
+    std::map<int, std::vector<size_t>> rows = tr.nodes;
 
     // A line holds what fits in max_width; a longer tier wraps.
     const size_t per_line = static_cast<size_t>(

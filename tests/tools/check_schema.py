@@ -10,9 +10,11 @@ cross-file $refs resolved among the *.schema.json files next to SCHEMA.
 A schema is refused (exit 2) unless every object schema in it says
 additionalProperties or unevaluatedProperties: fabscope's schemas are closed,
 so a member fabscope writes and the schema does not describe is an error, and
-a schema cannot fall behind the program. A format the checker cannot check
-is refused too, so no format is silently ignored. With no INSTANCE only the
-schema is checked.
+a schema cannot fall behind the program. A schema applied in place (allOf,
+anyOf, oneOf, if, then, else, not) inside one that says it is closed by it:
+"if kind is X, evidence is ..." only adds to a closed finding. A format the
+checker cannot check is refused too, so no format is silently ignored. With
+no INSTANCE only the schema is checked.
 
 Exit: 0 every instance valid, 1 some instance invalid (or not JSON; every
 error printed as INSTANCE: JSON-PATH: MESSAGE), 2 unusable schema or usage.
@@ -78,13 +80,19 @@ def is_object_schema(schema):
     return t == "object" or (isinstance(t, list) and "object" in t) or "properties" in schema
 
 
-def open_objects(schema, path="#"):
-    """JSON pointers of object schemas that leave their members open."""
+# Keywords whose schemas apply to the same instance as the schema holding them.
+IN_PLACE = ("allOf", "anyOf", "oneOf", "if", "then", "else", "not")
+
+
+def open_objects(schema, path="#", closed=False):
+    """JSON pointers of object schemas that leave their members open. `closed`:
+    `schema` applies in place inside one that says additionalProperties or
+    unevaluatedProperties, which closes the members of the same instance."""
     if not isinstance(schema, dict):
         return []
     found = []
-    if is_object_schema(schema) and not (
-            "additionalProperties" in schema or "unevaluatedProperties" in schema):
+    says = "additionalProperties" in schema or "unevaluatedProperties" in schema
+    if is_object_schema(schema) and not (says or closed):
         found.append(path)
     for key, value in schema.items():
         children = []
@@ -99,7 +107,7 @@ def open_objects(schema, path="#"):
                 "unevaluatedItems", "contains", "not", "if", "then", "else", "propertyNames"):
             children = [(key, value)]
         for sub, child in children:
-            found += open_objects(child, f"{path}/{sub}")
+            found += open_objects(child, f"{path}/{sub}", (says or closed) and key in IN_PLACE)
     return found
 
 
