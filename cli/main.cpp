@@ -7,8 +7,8 @@
 #include <exception>
 
 #include "cli/cli.h"
+#include "util/end_process.h"
 #include "util/exit_status.h"
-#include "util/exit_watchdog.h"
 #include "util/printable.h"
 #include "util/version.h"
 
@@ -134,9 +134,8 @@ Manual: man fabscope (docs/fabscope.1).)");
 int main(int argc, char** argv) {
     try {
         const int code = run(argc, argv);
-        // The work is done: an exit handler that hangs must not keep us.
-        fabscope::exit_within(code);
-        return code;
+        // The work is done: no library's exit handler may hang it or change its code.
+        fabscope::end_process(code);
     } catch (const std::exception& e) {
         // Nothing should get here; if something does, say so plainly.
         std::fprintf(stderr, "fabscope: internal error: %s\n", e.what());

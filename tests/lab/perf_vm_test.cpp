@@ -188,6 +188,10 @@ echo "partial_after=$(echo "$(date +%s.%N) - $t0" | bc)"
     fs::remove_all(vm.dir);
 }
 
+// The impairments cost 80-95 % (0.05-0.19 of the best in a run), the
+// emulated CPUs' own jitter up to about 30 % (a CI run once measured the
+// clean path's latency at under 0.8 of a shaped one's): --degraded-at 0.5
+// tells them apart.
 TEST(PerfVm, DegradedPathsAreNamedNextToACleanOne) {
     VmRun vm = run_in_vm("degraded", R"SH(
 rxe_init
@@ -197,11 +201,16 @@ impair h3 netem loss 1%
 impair h4 netem delay 2ms
 impair h5 tbf rate 50mbit burst 32kbit latency 400ms
 for h in h2 h3 h4 h5; do port_wait $h 18515; done
-in_host h1 $F perf run 10.0.0.2 10.0.0.3 10.0.0.4 10.0.0.5 --bandwidth --latency -D 2s -q -o degraded.json
+in_host h1 $F perf run 10.0.0.2 10.0.0.3 10.0.0.4 10.0.0.5 --bandwidth --latency -D 2s --degraded-at 0.5 -q -o degraded.json
 echo "rc=$?"
 )SH");
     EXPECT_EQ(vm.value("rc"), "1");
     json d = vm.file("degraded.json");
+    for (const json& f : d["findings"]) {
+        if (f["kind"] == "pair_degraded")
+            std::printf("%s %s: %.2f of the best\n", f["peer"].get<std::string>().c_str(),
+                        f["test"].get<std::string>().c_str(), f["evidence"]["ratio"].get<double>());
+    }
     std::set<std::pair<std::string, std::string>> flagged;  // (peer, test)
     std::set<std::pair<std::string, std::string>> lossy;    // congestion: loss during the test
     for (const json& f : d["findings"]) {
@@ -229,7 +238,8 @@ echo "rc=$?"
     EXPECT_TRUE(flagged.count({"10.0.0.3", "write_bw"})) << d["findings"].dump(1);
     EXPECT_TRUE(flagged.count({"10.0.0.5", "write_bw"})) << d["findings"].dump(1);
     EXPECT_TRUE(flagged.count({"10.0.0.4", "write_lat"})) << d["findings"].dump(1);
-    for (const auto& [peer, test] : flagged) EXPECT_NE(peer, "10.0.0.2");
+    for (const auto& [peer, test] : flagged)
+        EXPECT_NE(peer, "10.0.0.2") << test << ": " << d["findings"].dump(1);
     // The lossy path's evidence: retransmissions counted by the hardware (rxe).
     for (const json& f : d["findings"]) {
         if (f["kind"] == "pair_degraded" && f["peer"] == "10.0.0.3" && f["test"] == "write_bw") {
