@@ -215,16 +215,19 @@ class Builder {
     }
 
     void attach_rates() {
+        auto at = [](const RateMap* m, const PortRef& ref) -> const PortRates* {
+            if (!m) return nullptr;
+            auto it = m->find(ref);
+            return it == m->end() ? nullptr : &it->second;
+        };
         for (auto& [ref, ids] : by_port_) {
+            const PortRates* recent = at(in_.rates, ref);
+            const PortRates* total = at(in_.totals, ref);
             for (size_t li : ids) {
                 BoardLink& l = b_.links[li];
                 if (!l.cabled()) continue;
-                if (auto it = in_.rates ? in_.rates->find(ref) : RateMap::const_iterator();
-                    in_.rates && it != in_.rates->end())
-                    l.rates = l.rates ? combine(*l.rates, it->second) : it->second;
-                if (auto it = in_.totals ? in_.totals->find(ref) : RateMap::const_iterator();
-                    in_.totals && it != in_.totals->end())
-                    l.errors_total = std::max(l.errors_total.value_or(0), it->second.errors);
+                if (recent) l.rates = l.rates ? combine(*l.rates, *recent) : *recent;
+                if (total) l.errors_total = std::max(l.errors_total.value_or(0), total->errors);
             }
         }
     }

@@ -84,7 +84,6 @@ struct Board {
     /// Node indices per tier 0..max_tier, natural name order.
     std::vector<std::vector<size_t>> tiers;
     std::vector<size_t> unreachable;  ///< switches with no path to a host
-    double rate_window_s = 0;         ///< what the links' rates span (0: no rates)
     /// Top block first: spines-core, then leaves-spines.
     std::vector<TierBlock> blocks;
     size_t count(LinkStatus s) const;

@@ -177,7 +177,7 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
 
     CounterReadings now = readings_of(f);
     trim_window(r.taken_ms);
-    const bool rates = !window_.empty() && !window_.front().empty() && !now.empty();
+    const bool rates = !window_.empty() && !window_.front().counters.empty() && !now.empty();
 
     const bool first = first_counters_.empty();
     Validation v = validate(
@@ -189,8 +189,8 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     RateMap recent;
     RateMap total;
     if (rates) {
-        step = port_rates(f, window_.back(), now, tick);
-        recent = port_rates(f, window_.front(), now, tick);
+        step = port_rates(f, window_.back().counters, now, tick);
+        recent = port_rates(f, window_.front().counters, now, tick);
         total = port_rates(f, first_counters_, now, tick);
     }
 
@@ -202,7 +202,6 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     d->board = build_board(
         {f, tiers, shape, v.findings, rates ? &recent : nullptr, rates ? &total : nullptr});
     if (rates) {
-        d->board.rate_window_s = static_cast<double>(r.taken_ms - window_ms_.front()) / 1000.0;
         // A new history each time: frames being drawn keep the one they have.
         auto h = std::make_shared<History>(*history_);
         h->add(r.taken_ms, ReadingRates{step, recent, total}, [&](PortRef ref) {
@@ -220,7 +219,7 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     d->history = history_;
     // The board's findings are validate's; the rows say the window's rise too.
     std::vector<Finding> shown = d->board.findings;
-    if (rates) add_recent_rise(shown, window_.front(), now);
+    if (rates) add_recent_rise(shown, window_.front().counters, now);
     for (const Finding& x : shown) d->findings.push_back(row_of(f, x));
     if (cfg_.congestion) {
         std::vector<FindingRow> c = congestion_finding_rows(*cfg_.congestion);
@@ -238,19 +237,14 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     d->meta.taken_ms = r.taken_ms;
     d->meta.sweep_s = r.snapshot.source.duration_s;
     d->meta.expected = expected;
-    d->meta.rate_window_s = cfg_.rate_window_s;
-    window_.push_back(std::move(now));
-    window_ms_.push_back(r.taken_ms);
+    window_.push_back({r.taken_ms, std::move(now)});
     latest_ = d;
     return d;
 }
 
 void DataBuilder::trim_window(int64_t now_ms) {
     const auto start = now_ms - static_cast<int64_t>(cfg_.rate_window_s * 1000);
-    while (window_.size() > 1 && window_ms_.front() < start) {
-        window_.pop_front();
-        window_ms_.pop_front();
-    }
+    while (window_.size() > 1 && window_.front().at_ms < start) window_.pop_front();
 }
 
 std::shared_ptr<const TuiData> DataBuilder::failed(const std::string& why, int64_t at_ms) {

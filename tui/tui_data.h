@@ -50,8 +50,7 @@ struct FindingRow {
 struct TuiMeta {
     std::string source;  ///< "mlx5_0 port 1", "fabric.json"
     bool live = false;
-    double interval_s = 0;     ///< between readings, live
-    double rate_window_s = 0;  ///< rates are over the readings of this long (--rate-window)
+    double interval_s = 0;  ///< between readings, live
     size_t readings = 0;
     int64_t taken_ms = 0;  ///< the newest reading
     double sweep_s = 0;    ///< how long it took
@@ -121,8 +120,11 @@ class DataBuilder {
     CounterReadings first_counters_;     ///< each port's first counter reading
     /// The readings' counters within the rate window (and the one before
     /// it, when nothing else is), oldest first: the rates' start.
-    std::deque<CounterReadings> window_;
-    std::deque<int64_t> window_ms_;  ///< when each was taken
+    struct Taken {
+        int64_t at_ms = 0;
+        CounterReadings counters;
+    };
+    std::deque<Taken> window_;
     std::shared_ptr<History> history_;
     std::shared_ptr<const TuiData> latest_;
     PairMatrix pairs_;
