@@ -78,6 +78,20 @@ SchemaCheck run_schema_check(const std::string& schema, const std::vector<std::s
     return r;
 }
 
+SchemaCheck run_schema_check_of(const nlohmann::json& schema) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/fabscope-schema-dir-XXXXXX";
+    if (!mkdtemp(dir.data())) {
+        SchemaCheck r;
+        r.output = {"cannot create a temporary directory"};
+        return r;
+    }
+    std::ofstream(dir + "/t.schema.json") << schema.dump();
+    SchemaCheck r = run_schema_check(dir + "/t.schema.json", {});
+    fs::remove_all(dir);
+    return r;
+}
+
 std::vector<std::string> texts_schema_errors(const std::vector<std::string>& texts,
                                              const std::string& schema) {
     std::vector<std::string> files;

@@ -24,6 +24,10 @@ struct SchemaCheck {
 /// check_schema.py SCHEMA FILES...; no files: the schema alone is checked.
 SchemaCheck run_schema_check(const std::string& schema, const std::vector<std::string>& files);
 
+/// check_schema.py on `schema` alone: written to a directory of its own (the
+/// checker resolves $refs among a schema's neighbours), then removed.
+SchemaCheck run_schema_check_of(const nlohmann::json& schema);
+
 /// Errors of `doc` against docs/SCHEMA ("path: message" each); an unusable
 /// schema or a checker that did not run is an error too.
 std::vector<std::string> schema_errors(const nlohmann::json& doc, const std::string& schema);

@@ -180,12 +180,7 @@ TEST(SchemaFiles, EverySchemaInDocsIsValidAndClosed) {
 }
 
 TEST(SchemaFiles, AnOpenObjectOrAnUncheckedFormatIsAnUnusableSchema) {
-    const std::string dir = ::testing::TempDir() + "/schema-files";
-    std::filesystem::create_directories(dir);
-    auto check = [&](const json& schema) {
-        std::ofstream(dir + "/t.schema.json") << schema.dump();
-        return testing::run_schema_check(dir + "/t.schema.json", {});
-    };
+    auto check = [](const json& schema) { return testing::run_schema_check_of(schema); };
     json closed{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
                 {"type", "object"},
                 {"additionalProperties", false},
@@ -202,6 +197,43 @@ TEST(SchemaFiles, AnOpenObjectOrAnUncheckedFormatIsAnUnusableSchema) {
     EXPECT_EQ(check(closed).exit_code, 2);
     closed.erase("$schema");
     EXPECT_EQ(check(closed).exit_code, 2);
+}
+
+// check_schema.py: an if/then applied in place inside a closed object needs
+// no additionalProperties of its own; an object it describes (a member) still
+// does, and so does an if/then inside an object that does not say it is closed.
+TEST(SchemaFiles, TheCheckerTakesConditionsInPlaceOfAClosedObject) {
+    const json schema = json::parse(R"({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "kind": {"type": "string"},
+            "evidence": {"type": "object", "additionalProperties": true}
+        },
+        "allOf": [{
+            "if": {"properties": {"kind": {"const": "a"}}, "required": ["kind"]},
+            "then": {"properties": {"evidence": {
+                "type": "object", "additionalProperties": false,
+                "properties": {"n": {"type": "integer"}}}}}
+        }]
+    })");
+    auto r = testing::run_schema_check_of(schema);
+    EXPECT_EQ(r.exit_code, 0) << fmt::format("{}", fmt::join(r.output, "\n"));
+    json open_member = schema;
+    open_member["allOf"][0]["then"]["properties"]["evidence"].erase("additionalProperties");
+    r = testing::run_schema_check_of(open_member);
+    EXPECT_EQ(r.exit_code, 2);
+    ASSERT_EQ(r.output.size(), 1u);
+    EXPECT_NE(r.output[0].find("#/allOf/0/then/properties/evidence"), std::string::npos)
+        << r.output[0];
+    json open_parent = schema;
+    open_parent.erase("additionalProperties");
+    r = testing::run_schema_check_of(open_parent);
+    EXPECT_EQ(r.exit_code, 2);
+    ASSERT_EQ(r.output.size(), 1u);
+    EXPECT_NE(r.output[0].find(": #, #/allOf/0/if, #/allOf/0/then"), std::string::npos)
+        << r.output[0];
 }
 
 }  // namespace
