@@ -86,9 +86,9 @@ std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
     const Fabric& f = m.snapshot->fabric;
     const std::vector<Node>& nodes = f.nodes();
 
-    const TierRows tr = tier_rows(m, nodes);
+    TierRows tr = tier_rows(m, nodes);
     const std::vector<int>& row_tiers = tr.tiers;
-    std::map<int, std::vector<size_t>> rows = tr.nodes;
+    std::map<int, std::vector<size_t>>& rows = tr.nodes;
 
     // A line holds what fits in max_width; a longer tier wraps.
     const size_t per_line = static_cast<size_t>(

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 
 #include "tui/screen.h"
 #include "tui/views.h"
@@ -15,9 +14,7 @@ Result<DumpViews> parse_dump_views(const std::string& what) {
     if (what == "all") {
         for (size_t v = 0; v < kViewCount; ++v) {
             const auto id = static_cast<ViewId>(v);
-            std::string n(view_name(id));
-            n[0] = static_cast<char>(std::tolower(n[0]));
-            views.emplace_back(n, id);
+            views.emplace_back(view_word(id), id);
         }
     } else if (what == "help") {
         views.emplace_back("help", ViewId::Fabric);

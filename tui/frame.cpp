@@ -117,11 +117,7 @@ void draw_status(const ViewOutput& v, Canvas& c, int y) {
 std::string key_line(const ViewState& s, const ViewOutput& v) {
     std::string keys = "Tab/1-6 views  arrows move  / filter";
     if (s.view == ViewId::Links || s.view == ViewId::Counters) keys += "  s sort";
-    if (auto to = drill_target(s.view); to && !v.drill.empty()) {
-        std::string n(view_name(*to));
-        n[0] = static_cast<char>(n[0] - 'A' + 'a');
-        keys += "  Enter " + n;
-    }
+    if (auto to = drill_target(s.view); to && !v.drill.empty()) keys += "  Enter " + view_word(*to);
     if (s.view == ViewId::Pairs) keys += "  t test";
     return keys + "  r read now  p pause  ? help  q quit";
 }
@@ -165,11 +161,15 @@ std::string_view view_name(ViewId v) {
     return "?";
 }
 
+std::string view_word(ViewId v) {
+    std::string n(view_name(v));
+    n[0] = static_cast<char>(n[0] - 'A' + 'a');
+    return n;
+}
+
 std::optional<ViewId> parse_view(std::string_view s) {
     for (size_t v = 0; v < kViewCount; ++v) {
-        std::string n(view_name(static_cast<ViewId>(v)));
-        n[0] = static_cast<char>(n[0] - 'A' + 'a');
-        if (n == s) return static_cast<ViewId>(v);
+        if (view_word(static_cast<ViewId>(v)) == s) return static_cast<ViewId>(v);
     }
     return std::nullopt;
 }

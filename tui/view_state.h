@@ -15,6 +15,8 @@ namespace fabscope::tui {
 enum class ViewId : uint8_t { Fabric, Links, Counters, Pairs, Findings, Congestion };
 inline constexpr size_t kViewCount = 6;
 std::string_view view_name(ViewId v);  ///< "Fabric"
+/// "fabric": the name in lower case, as --view, --dump and the key line say it.
+std::string view_word(ViewId v);
 /// "fabric", "links", ...: for --view and --dump.
 std::optional<ViewId> parse_view(std::string_view s);
 

@@ -57,9 +57,8 @@ TEST_P(TuiGolden, DrawsAsRecorded) {
     auto d = testing::tui_scenario();
     ViewState s;
     s.view = view;
-    std::string n(view_name(view));
-    n[0] = static_cast<char>(std::tolower(n[0]));
-    expect_golden(n + "-" + std::to_string(w) + "x" + std::to_string(h), render(d.get(), s, w, h));
+    expect_golden(view_word(view) + "-" + std::to_string(w) + "x" + std::to_string(h),
+                  render(d.get(), s, w, h));
 }
 
 INSTANTIATE_TEST_SUITE_P(Views, TuiGolden,
