@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 #include "tui/screen.h"
 #include "tui/views.h"
 #include "util/exit_status.h"
