@@ -38,6 +38,8 @@ inline constexpr uint16_t kAttrLinearForwardingTable = 0x0019;
 inline constexpr uint16_t kAttrPortCounters = 0x0012;            // PMA
 inline constexpr uint16_t kAttrPortCountersExtended = 0x001D;    // PMA
 inline constexpr uint16_t kAttrPortVLXmitWaitCounters = 0x001C;  // PMA, optional
+inline constexpr uint16_t kAttrPortRcvErrorDetails = 0x0015;     // PMA, optional
+inline constexpr uint16_t kAttrPortXmitDiscardDetails = 0x0016;  // PMA, optional
 inline constexpr uint16_t kAttrPathRecord = 0x0035;              // SA
 
 inline constexpr size_t kSmpDataOffset = 64;

@@ -48,6 +48,22 @@ void merge_port_counters_extended(PortCounters& pc, PmaData d) {
     pc.set(Counter::PortMulticastRcvPkts, field64(d, IB_PC_EXT_RCV_MPKTS_F));
 }
 
+void merge_rcv_error_details(PortCounters& pc, PmaData d) {
+    pc.set(Counter::PortLocalPhysicalErrors, field(d, IB_PC_RCV_LOCAL_PHY_ERR_F));
+    pc.set(Counter::PortMalformedPktErrors, field(d, IB_PC_RCV_MALFORMED_PKT_ERR_F));
+    pc.set(Counter::PortBufferOverrunErrors, field(d, IB_PC_RCV_BUF_OVR_ERR_F));
+    pc.set(Counter::PortDLIDMappingErrors, field(d, IB_PC_RCV_DLID_MAP_ERR_F));
+    pc.set(Counter::PortVLMappingErrors, field(d, IB_PC_RCV_VL_MAP_ERR_F));
+    pc.set(Counter::PortLoopingErrors, field(d, IB_PC_RCV_LOOPING_ERR_F));
+}
+
+void merge_xmit_discard_details(PortCounters& pc, PmaData d) {
+    pc.set(Counter::PortInactiveDiscards, field(d, IB_PC_XMT_INACT_DISC_F));
+    pc.set(Counter::PortNeighborMTUDiscards, field(d, IB_PC_XMT_NEIGH_MTU_DISC_F));
+    pc.set(Counter::PortSwLifetimeLimitDiscards, field(d, IB_PC_XMT_SW_LIFE_DISC_F));
+    pc.set(Counter::PortSwHOQLifetimeLimitDiscards, field(d, IB_PC_XMT_SW_HOL_DISC_F));
+}
+
 VlXmitWait decode_vl_xmit_wait(PmaData d) {
     VlXmitWait w{};
     for (int vl = 0; vl < kVlCount; ++vl)

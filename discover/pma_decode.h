@@ -1,7 +1,8 @@
 #pragma once
 // Decoders for performance management replies: PortCounters (attribute
-// 0x12), PortCountersExtended (0x1D) and PortVLXmitWaitCounters (0x1C). Pure; field layouts are
-// libibmad's.
+// 0x12), PortCountersExtended (0x1D), PortVLXmitWaitCounters (0x1C),
+// PortRcvErrorDetails (0x15) and PortXmitDiscardDetails (0x16). Pure; field
+// layouts are libibmad's.
 
 #include <cstdint>
 #include <span>
@@ -17,6 +18,10 @@ PortCounters decode_port_counters(PmaData d);
 /// Overlays a PortCountersExtended reply: 64-bit data and packet counters,
 /// and the unicast/multicast packet counters.
 void merge_port_counters_extended(PortCounters& pc, PmaData d);
+/// Overlays a PortRcvErrorDetails reply: the six causes of PortRcvErrors.
+void merge_rcv_error_details(PortCounters& pc, PmaData d);
+/// Overlays a PortXmitDiscardDetails reply: the four causes of PortXmitDiscards.
+void merge_xmit_discard_details(PortCounters& pc, PmaData d);
 /// PortVLXmitWaitCounters (0x1C): PortVLXmitWait of VL0..VL15, 16 bits each.
 VlXmitWait decode_vl_xmit_wait(PmaData d);
 /// PortSelect echoed in a reply (byte 1 of the data).

@@ -4,8 +4,11 @@
 // queued on a MAD engine and collected as they arrive (in any order). The
 // merge has one rule: the extended answer's 64-bit data and packet counters
 // win over the 32-bit ones, and an extended answer without its PortCounters
-// is no reading. The sweep's counters pass and the PMA counter source
-// (congestion/pma_counter_source) both read through it.
+// is no reading. PortRcvErrorDetails and PortXmitDiscardDetails break
+// PortRcvErrors and PortXmitDiscards down by cause; they are asked for only
+// when PortCounters shows the total above zero (a healthy port costs no MAD
+// more), as a follow-up of the PortCounters answer. The sweep's counters pass and the PMA counter
+// source (congestion/pma_counter_source) both read through it.
 
 #include <functional>
 #include <optional>
@@ -22,12 +25,17 @@ namespace fabscope {
 struct PmaReadPlan {
     bool extended = true;  ///< PortCountersExtended (64-bit data and packet counters)
     bool per_vl = false;   ///< PortVLXmitWaitCounters (optional in the IBA: may be refused)
+    /// PortRcvErrorDetails / PortXmitDiscardDetails where their total is above zero
+    /// (optional in the IBA: a refusal leaves them out).
+    bool details = true;
 };
 
 struct PmaReading {
     std::optional<MadBytes> base;          ///< the PortCounters reply
     std::optional<MadBytes> extended;      ///< the PortCountersExtended reply
     std::optional<MadBytes> vl_xmit_wait;  ///< the PortVLXmitWaitCounters reply
+    std::optional<MadBytes> rcv_details;   ///< the PortRcvErrorDetails reply
+    std::optional<MadBytes> xmit_details;  ///< the PortXmitDiscardDetails reply
     /// Per-VL counters were asked for and the port did not give them (an
     /// error status or no answer): "per-VL not supported", not an error.
     bool per_vl_unsupported = false;

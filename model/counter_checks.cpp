@@ -84,10 +84,12 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
             x.kind = "counter_rising";
             x.severity = lim.severity;
             double per_hour = static_cast<double>(delta) * 3600.0 / seconds;
-            x.summary = fmt::format("{}: {} rose by {}{} in {} ({:.0f} per hour; limit {} per {})",
-                                    describe_with_link(f, ref), name(c), cleared ? "at least " : "",
-                                    delta, format_duration(interval), per_hour, lim.limit,
-                                    format_duration(lim.per));
+            const std::string_view meaning = counter_meaning(c);
+            x.summary =
+                fmt::format("{}: {} rose by {}{} in {} ({:.0f} per hour; limit {} per {}){}{}",
+                            describe_with_link(f, ref), name(c), cleared ? "at least " : "", delta,
+                            format_duration(interval), per_hour, lim.limit,
+                            format_duration(lim.per), meaning.empty() ? "" : ": ", meaning);
             x.where = port_and_peer(f, ref);
             x.evidence = {{"counter", name(c)},
                           {"before", vb},

@@ -7,6 +7,7 @@ struct CounterInfo {
     std::string_view name;
     int bits;  // as in PortCounters (32 for data counters there)
     bool error;
+    std::string_view meaning = {};  // what a rise usually points at
 };
 
 constexpr std::array<CounterInfo, kCounterCount> kInfo{{
@@ -31,6 +32,31 @@ constexpr std::array<CounterInfo, kCounterCount> kInfo{{
     {"PortUnicastRcvPkts", 64, false},
     {"PortMulticastXmitPkts", 64, false},
     {"PortMulticastRcvPkts", 64, false},
+    {"PortLocalPhysicalErrors", 16, true,
+     "packets that arrived corrupted (CRC, length): the cable, its module or a port at either "
+     "end"},
+    {"PortMalformedPktErrors", 16, true,
+     "packets with invalid headers: the sending port's firmware, or corruption on the way"},
+    {"PortBufferOverrunErrors", 16, true,
+     "packets that found no receive buffer: the ends disagree on flow-control credits (VL "
+     "buffer configuration)"},
+    {"PortDLIDMappingErrors", 16, true,
+     "packets to a LID this switch has no route for: the forwarding tables miss a LID in use "
+     "(an SM that has not finished, or a stale LID)"},
+    {"PortVLMappingErrors", 16, true,
+     "packets whose SL maps to no usable VL: the SL-to-VL tables (QoS configuration)"},
+    {"PortLoopingErrors", 16, true,
+     "packets routed back out of the port they came in on: a loop in the forwarding tables"},
+    {"PortInactiveDiscards", 16, true,
+     "packets dropped because the port was not active: routes toward a link that is down"},
+    {"PortNeighborMTUDiscards", 16, true,
+     "packets larger than the neighbour's MTU: an MTU mismatch between the link's ends or along "
+     "the path"},
+    {"PortSwLifetimeLimitDiscards", 16, true,
+     "packets that outlived the switch lifetime limit: congestion downstream"},
+    {"PortSwHOQLifetimeLimitDiscards", 16, true,
+     "packets dropped at the head of the queue after waiting for credits: a stalled receiver "
+     "downstream (or a credit loop deadlock being broken)"},
 }};
 
 }  // namespace
@@ -60,10 +86,35 @@ bool is_error_counter(Counter c) {
     return kInfo[static_cast<size_t>(c)].error;
 }
 
+std::optional<Counter> detail_of(Counter c) {
+    if (c >= Counter::PortLocalPhysicalErrors && c <= Counter::PortLoopingErrors)
+        return Counter::PortRcvErrors;
+    if (c >= Counter::PortInactiveDiscards && c <= Counter::PortSwHOQLifetimeLimitDiscards)
+        return Counter::PortXmitDiscards;
+    return std::nullopt;
+}
+
+std::string_view counter_meaning(Counter c) {
+    return kInfo[static_cast<size_t>(c)].meaning;
+}
+
+namespace {
+
+/// A counter as read, or, for a detail counter that was not asked for
+/// because its total stood at zero, the zero that total implies.
+std::optional<uint64_t> value_or_implied(const PortCounters& pc, Counter c) {
+    if (auto v = pc.get(c)) return v;
+    const auto total = detail_of(c);
+    if (total && pc.get(*total) == uint64_t{0}) return 0;
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<CounterRise> counter_rise(const PortCounters& before, const PortCounters& after,
                                         Counter c) {
-    const auto b = before.get(c);
-    const auto a = after.get(c);
+    const auto b = value_or_implied(before, c);
+    const auto a = value_or_implied(after, c);
     if (!b || !a) return std::nullopt;
     return counter_rise(*b, *a);
 }

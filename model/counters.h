@@ -33,8 +33,20 @@ enum class Counter : uint8_t {
     PortUnicastRcvPkts,
     PortMulticastXmitPkts,
     PortMulticastRcvPkts,
+    // PortRcvErrorDetails (0x15): what PortRcvErrors counted, by cause.
+    PortLocalPhysicalErrors,
+    PortMalformedPktErrors,
+    PortBufferOverrunErrors,
+    PortDLIDMappingErrors,
+    PortVLMappingErrors,
+    PortLoopingErrors,
+    // PortXmitDiscardDetails (0x16): what PortXmitDiscards counted, by cause.
+    PortInactiveDiscards,
+    PortNeighborMTUDiscards,
+    PortSwLifetimeLimitDiscards,
+    PortSwHOQLifetimeLimitDiscards,
 };
-inline constexpr int kCounterCount = 21;
+inline constexpr int kCounterCount = 31;
 
 std::string_view name(Counter c);
 std::optional<Counter> parse_counter(std::string_view s);
@@ -45,6 +57,13 @@ int counter_bits(Counter c, bool extended);
 uint64_t counter_max(Counter c, bool extended);
 /// Error counters (as opposed to data and packet counters).
 bool is_error_counter(Counter c);
+/// The PortCounters total a detail counter is part of (PortRcvErrors for
+/// PortRcvErrorDetails, PortXmitDiscards for PortXmitDiscardDetails); nothing
+/// for the others.
+std::optional<Counter> detail_of(Counter c);
+/// What a rise of the counter usually means, for people ("a packet sent back
+/// where it came from: a routing loop"); empty where the name says it all.
+std::string_view counter_meaning(Counter c);
 
 struct PortCounters {
     std::array<std::optional<uint64_t>, kCounterCount> values{};
@@ -64,7 +83,8 @@ struct CounterRise {
     uint64_t delta = 0;
     bool cleared = false;
 };
-/// Nothing if either reading lacks the counter.
+/// Nothing if either reading lacks the counter. A detail counter a reading
+/// did not ask for because its total (detail_of) stood at zero counts as zero.
 std::optional<CounterRise> counter_rise(const PortCounters& before, const PortCounters& after,
                                         Counter c);
 /// The same rule for any two readings of one counter (sysfs, per-VL counters).

@@ -32,6 +32,18 @@ Thresholds default_thresholds() {
     set(Counter::LocalLinkIntegrityErrors, 0, Severity::Error);
     set(Counter::ExcessiveBufferOverrunErrors, 0, Severity::Error);
     set(Counter::VL15Dropped, 100, Severity::Warning);
+    // The causes behind PortRcvErrors and PortXmitDiscards: those that point
+    // at a configuration (loops, MTU, credits, SL-to-VL) are never normal.
+    set(Counter::PortLocalPhysicalErrors, 10, Severity::Warning);
+    set(Counter::PortMalformedPktErrors, 10, Severity::Warning);
+    set(Counter::PortBufferOverrunErrors, 0, Severity::Error);
+    set(Counter::PortDLIDMappingErrors, 10, Severity::Warning);
+    set(Counter::PortVLMappingErrors, 0, Severity::Warning);
+    set(Counter::PortLoopingErrors, 0, Severity::Error);
+    set(Counter::PortInactiveDiscards, 100, Severity::Warning);
+    set(Counter::PortNeighborMTUDiscards, 0, Severity::Error);
+    set(Counter::PortSwLifetimeLimitDiscards, 100, Severity::Warning);
+    set(Counter::PortSwHOQLifetimeLimitDiscards, 100, Severity::Warning);
     return t;
 }
 
@@ -92,6 +104,20 @@ void read_load_latency(const YAML::Node& n, LoadLatencyLimit& l) {
         yaml_io::fail(n, "latency_under_load: p99_rise_warn_us must not exceed p99_rise_error_us");
 }
 
+void read_ber(const YAML::Node& n, BerLimit& b) {
+    if (!n.IsMap()) yaml_io::fail(n, "ber: expected {warn: F, error: F} (e.g. 1e-12)");
+    for (const auto& field : n) {
+        std::string f = yaml_io::as_string(field.first);
+        if (f == "warn")
+            b.warn = yaml_io::as_double(field.second, 1e-30, 1);
+        else if (f == "error")
+            b.error = yaml_io::as_double(field.second, 1e-30, 1);
+        else
+            yaml_io::fail(field.first, fmt::format("unknown key \"{}\" (warn, error)", f));
+    }
+    if (b.warn > b.error) yaml_io::fail(n, "ber: warn must not exceed error");
+}
+
 Thresholds read_thresholds(const YAML::Node& root) {
     {
         auto version = yaml_io::require(root, "fabscope_thresholds");
@@ -102,9 +128,9 @@ Thresholds read_thresholds(const YAML::Node& root) {
         for (const auto& kv : root) {
             std::string key = yaml_io::as_string(kv.first);
             if (key != "fabscope_thresholds" && key != "counters" && key != "xmit_wait" &&
-                key != "roce" && key != "latency_under_load") {
+                key != "ber" && key != "roce" && key != "latency_under_load") {
                 yaml_io::fail(kv.first, fmt::format("unknown key \"{}\" (expected counters, "
-                                                    "xmit_wait, roce, latency_under_load)",
+                                                    "xmit_wait, ber, roce, latency_under_load)",
                                                     key));
             }
         }
@@ -164,6 +190,7 @@ Thresholds read_thresholds(const YAML::Node& root) {
             if (t.xmit_wait.warn > t.xmit_wait.error)
                 yaml_io::fail(xw, "xmit_wait: warn must not exceed error");
         }
+        if (YAML::Node ber = root["ber"]) read_ber(ber, t.ber);
         if (YAML::Node roce = root["roce"]) read_roce(roce, t.roce);
         if (YAML::Node ll = root["latency_under_load"]) read_load_latency(ll, t.load_latency);
         return t;

@@ -9,6 +9,7 @@
 //     SymbolErrorCounter: {limit: 10, per: 1h}
 //     LinkDownedCounter: {limit: 0, per: 1h, severity: error}
 //   xmit_wait: {warn: 0.05, error: 0.20, tick_multiplier: 1}
+//   ber: {warn: 1e-12, error: 1e-10}
 //   roce: {priority: 3, pause_share_warn: 0.05, pause_share_error: 0.25,
 //          pause_frames_per_s: 10, ecn_marked_min: 100, collapse_ratio: 0.5,
 //          loss_per_s: 1}
@@ -40,6 +41,13 @@ struct XmitWaitLimit {
     int tick_multiplier = 1;
 };
 
+/// Bit error rate (model/ber.h): a port's received BER whose 95 % lower
+/// confidence bound is above `warn` is a warning, above `error` an error.
+struct BerLimit {
+    double warn = 1e-12;
+    double error = 1e-10;
+};
+
 /// The RoCE detectors' limits (congestion/roce_detectors.h).
 struct RoceLimits {
     int priority = 3;  ///< the RoCE priority where dcbnl's app table does not say
@@ -66,6 +74,7 @@ struct LoadLatencyLimit {
 struct Thresholds {
     std::map<Counter, CounterLimit> counters;
     XmitWaitLimit xmit_wait;
+    BerLimit ber;
     RoceLimits roce;
     LoadLatencyLimit load_latency;
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "model/ber.h"
 #include "model/identity_checks.h"
 #include "model/link_checks.h"
 #include "model/plan_diff.h"
@@ -152,6 +153,10 @@ Validation validate(const ValidationInput& in) {
         v.checks.push_back({"counter_rates", "error counters and PortXmitWait as rates",
                             fmt::format("{} counters on {} ports", in.thresholds.counters.size(),
                                         in.after->size())});
+        auto ber = check_ber(f, *in.before, *in.after, in.thresholds.ber);
+        v.findings.insert(v.findings.end(), ber.begin(), ber.end());
+        v.checks.push_back({"bit_error_rate", "bit error rate from symbol errors",
+                            ber_check_detail(f, *in.before, *in.after, in.thresholds.ber)});
         if (in.after_complete) {
             auto silent = check_unanswered(f, *in.before, *in.after);
             v.findings.insert(v.findings.end(), silent.begin(), silent.end());
@@ -188,6 +193,10 @@ Validation diff_snapshots(const Fabric& before, const Fabric& after, const Thres
         v.findings.insert(v.findings.end(), rates.begin(), rates.end());
         v.checks.push_back(
             {"counter_rates", "error counters as rates", fmt::format("{} ports", ra.size())});
+        auto ber = check_ber(after, rb, ra, t.ber);
+        v.findings.insert(v.findings.end(), ber.begin(), ber.end());
+        v.checks.push_back({"bit_error_rate", "bit error rate from symbol errors",
+                            ber_check_detail(after, rb, ra, t.ber)});
     }
     sort_by_severity(v.findings);
     return v;

@@ -64,6 +64,37 @@ constexpr std::array<CounterMetric, kCounterCount> kCounterMetrics{{
      "PortMulticastXmitPkts: multicast packets transmitted (PortCountersExtended).", 1},
     {"fabscope_port_multicast_receive_packets_total",
      "PortMulticastRcvPkts: multicast packets received (PortCountersExtended).", 1},
+    {"fabscope_port_receive_local_physical_errors_total",
+     "PortLocalPhysicalErrors (PortRcvErrorDetails): packets received corrupted (16-bit).", 1},
+    {"fabscope_port_receive_malformed_packet_errors_total",
+     "PortMalformedPktErrors (PortRcvErrorDetails): packets with invalid headers (16-bit).", 1},
+    {"fabscope_port_receive_buffer_overrun_errors_total",
+     "PortBufferOverrunErrors (PortRcvErrorDetails): packets that found no receive buffer "
+     "(16-bit).",
+     1},
+    {"fabscope_port_receive_dlid_mapping_errors_total",
+     "PortDLIDMappingErrors (PortRcvErrorDetails): packets to a LID with no route (16-bit).", 1},
+    {"fabscope_port_receive_vl_mapping_errors_total",
+     "PortVLMappingErrors (PortRcvErrorDetails): packets whose SL maps to no usable VL (16-bit).",
+     1},
+    {"fabscope_port_receive_looping_errors_total",
+     "PortLoopingErrors (PortRcvErrorDetails): packets routed back out of their input port "
+     "(16-bit).",
+     1},
+    {"fabscope_port_transmit_inactive_discards_total",
+     "PortInactiveDiscards (PortXmitDiscardDetails): dropped, the port not active (16-bit).", 1},
+    {"fabscope_port_transmit_neighbor_mtu_discards_total",
+     "PortNeighborMTUDiscards (PortXmitDiscardDetails): larger than the neighbour's MTU "
+     "(16-bit).",
+     1},
+    {"fabscope_port_transmit_lifetime_discards_total",
+     "PortSwLifetimeLimitDiscards (PortXmitDiscardDetails): outlived the switch lifetime limit "
+     "(16-bit).",
+     1},
+    {"fabscope_port_transmit_hoq_lifetime_discards_total",
+     "PortSwHOQLifetimeLimitDiscards (PortXmitDiscardDetails): dropped at the head of the queue "
+     "(16-bit).",
+     1},
 }};
 
 using Labels = std::vector<std::pair<std::string_view, std::string>>;
@@ -169,6 +200,10 @@ void declare_families(Exposition& e) {
     e.family("fabscope_port_link_speed_bytes_per_second", "gauge",
              "Active data rate of the link, lanes times lane rate, in bytes (25e9 for 4X HDR's "
              "200 Gb/s).");
+    e.family("fabscope_port_link_signal_bits_per_second", "gauge",
+             "Signalling rate of the link, lanes times lane rate before encoding, in bits "
+             "(212.5e9 for 4X HDR): the bits a bit error rate divides by, e.g. "
+             "rate(fabscope_port_symbol_errors_total[1h]) / this.");
     for (const CounterMetric& m : kCounterMetrics) e.family(m.name, "counter", m.help);
 }
 
@@ -216,6 +251,8 @@ void add_fabric(Exposition& e, const PromInput& in) {
                          lane_data_gbps(*p.speed_active) * 1e9 / 8);
                 e.sample("fabscope_port_link_speed_bytes_per_second", labels,
                          link_data_gbps(*p.width_active, *p.speed_active) * 1e9 / 8);
+                e.sample("fabscope_port_link_signal_bits_per_second", labels,
+                         lanes(*p.width_active) * lane_signal_gbps(*p.speed_active) * 1e9);
             }
             const PortCounters* pc = nullptr;
             if (in.counters) {

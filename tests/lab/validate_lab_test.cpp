@@ -1,12 +1,14 @@
 // fabscope validate against the simulated lab: each maintenance mistake
 // gives exactly its finding and exit code 1; a clean fabric gives none and 0.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -65,6 +67,18 @@ class ValidateLab : public ::testing::Test {
     std::string good_;
     std::string plan_;
 };
+
+/// The findings of a report by kind, then by the first port's "node[port]".
+std::map<std::string, std::map<std::string, json>> by_kind_and_port(const json& report) {
+    std::map<std::string, std::map<std::string, json>> out;
+    for (const json& f : report["findings"]) {
+        const json& w = f["where"][0];
+        std::string at = fmt::format("{}[{}]", w["node"].get<std::string>(), w["port"].get<int>());
+        if (f["kind"] == "counter_rising") at += " " + f["evidence"]["counter"].get<std::string>();
+        out[f["kind"]][at] = f;
+    }
+    return out;
+}
 
 TEST_F(ValidateLab, CleanFabric) {
     Outcome o = validate();
@@ -136,13 +150,83 @@ TEST_F(ValidateLab, SymbolErrorsRisingDuringTheInterval) {
         ADD_FAILURE() << "validate -o: " << e;
     json report = json::parse(text.str());
     std::remove(out.c_str());
-    ASSERT_EQ(report["findings"].size(), 1u) << report["findings"].dump(1);
-    const json& f = report["findings"][0];
-    EXPECT_EQ(f["kind"], "counter_rising");
-    EXPECT_EQ(f["evidence"]["counter"], "SymbolErrorCounter");
+    // 400 symbol errors in 4 s at 4X HDR are also a bit error rate of ~5e-10.
+    ASSERT_EQ(report["findings"].size(), 2u) << report["findings"].dump(1);
+    auto found = by_kind_and_port(report);
+    ASSERT_EQ(found["bit_error_rate"].count("leaf03[2]"), 1u) << report["findings"].dump(1);
+    ASSERT_EQ(found["counter_rising"].count("leaf03[2] SymbolErrorCounter"), 1u);
+    const json& f = found["counter_rising"]["leaf03[2] SymbolErrorCounter"];
     EXPECT_EQ(f["evidence"]["delta"], 400);
     EXPECT_EQ(f["where"][0]["node"], "leaf03");
     EXPECT_EQ(f["where"][0]["port"], 2);
+}
+
+TEST_F(ValidateLab, ErrorDetailsAndTheBitErrorRateAsPerfqueryReadsThem) {
+    SpawnOptions o;
+    std::string out = lab_->dir() + "-details.json";
+    o.argv = {fabscope(), "lab", "exec",       "--dir", lab_->dir(), "--", fabscope(), "validate",
+              "--plan",   plan_, "--interval", "4s",    "-v",        "-o", out};
+    o.stderr_path = out + ".err";
+    auto child = spawn(o);
+    ASSERT_TRUE(child);
+    ASSERT_TRUE(wait_for_text(o.stderr_path, "Reading the counters again")) << o.stderr_path;
+    // As a real port counts them: each cause in its total as well.
+    fault({"counter", "leaf03[2]", "PortRcvErrors=40",
+           "PortRcvErrorDetails.PortLocalPhysicalErrors=40"});
+    fault({"counter", "spine02[3]", "PortXmitDiscards=6",
+           "PortXmitDiscardDetails.PortNeighborMTUDiscards=6"});
+    fault({"counter", "leaf01[2]", "SymbolErrorCounter=1"});     // one error: no bad link
+    fault({"counter", "leaf04[3]", "SymbolErrorCounter=5000"});  // ~6e-9 at 4X HDR over 4 s
+    RunResult r = wait_child(child->pid, 60000ms);
+    EXPECT_EQ(r.exit_code, 1);
+    std::ostringstream text;
+    text << std::ifstream(out).rdbuf();
+    for (const auto& e :
+         fabscope::testing::text_schema_errors(text.str(), "validation.schema.json"))
+        ADD_FAILURE() << "validate -o: " << e;
+    json report = json::parse(text.str());
+    std::remove(out.c_str());
+    auto found = by_kind_and_port(report);
+    auto& rising = found["counter_rising"];
+    ASSERT_TRUE(rising.count("leaf03[2] PortLocalPhysicalErrors")) << report["findings"].dump(1);
+    ASSERT_TRUE(rising.count("spine02[3] PortNeighborMTUDiscards")) << report["findings"].dump(1);
+    const json& phys = rising["leaf03[2] PortLocalPhysicalErrors"];
+    const json& mtu = rising["spine02[3] PortNeighborMTUDiscards"];
+    EXPECT_EQ(phys["evidence"]["delta"], 40);
+    EXPECT_NE(phys["summary"].get<std::string>().find("the cable"), std::string::npos) << phys;
+    EXPECT_EQ(mtu["evidence"]["delta"], 6);
+    EXPECT_EQ(mtu["severity"], "error");
+    EXPECT_NE(mtu["summary"].get<std::string>().find("MTU mismatch"), std::string::npos) << mtu;
+    // perfquery -E / -D read the same counters from the same simulator.
+    auto perfquery = [&](const json& f, const char* flag) {
+        const json& w = f["where"][0];
+        CmdResult pq = lab_->exec({"perfquery", flag, std::to_string(w["lid"].get<int>()),
+                                   std::to_string(w["port"].get<int>())},
+                                  std::chrono::seconds(30));
+        EXPECT_EQ(pq.exit_code, 0) << pq.err;
+        std::printf("perfquery %s %d %d:\n%s", flag, w["lid"].get<int>(), w["port"].get<int>(),
+                    pq.out.c_str());
+        return parse_perfquery(pq.out);
+    };
+    EXPECT_EQ(perfquery(phys, "-E")["PortLocalPhysicalErrors"], 40u);
+    EXPECT_EQ(perfquery(mtu, "-D")["PortNeighborMTUDiscards"], 6u);
+    // The bit error rate: named for the port with thousands of errors, not
+    // for the one with a single error (whose rise is still a counter_rising).
+    auto& ber = found["bit_error_rate"];
+    EXPECT_EQ(ber.size(), 1u) << report["findings"].dump(1);
+    ASSERT_TRUE(ber.count("leaf04[3]")) << report["findings"].dump(1);
+    const json& e = ber["leaf04[3]"]["evidence"];
+    EXPECT_EQ(e["symbol_errors"], 5000);
+    EXPECT_GT(e["ber_lower_95"].get<double>(), 1e-12);
+    EXPECT_NEAR(e["ber"].get<double>(),
+                5000 / (e["line_gbps"].get<double>() * 1e9 * e["interval_s"].get<double>()), 1e-15);
+    EXPECT_TRUE(rising.count("leaf01[2] SymbolErrorCounter")) << report["findings"].dump(1);
+    std::printf("validate's findings:\n");
+    for (const json& f : report["findings"])
+        std::printf("  %s\n", f["summary"].get<std::string>().c_str());
+    for (const json& c : report["check_list"])
+        if (c["id"] == "bit_error_rate")
+            std::printf("check: %s\n", c["detail"].get<std::string>().c_str());
 }
 
 TEST_F(ValidateLab, XmitWaitDuringTheIntervalIsACongestionTreeRoot) {

@@ -52,8 +52,8 @@ const std::vector<std::string> kValidateKinds = {
     // check_of(): identities
     "duplicate_guid", "duplicate_lid",
     // check_of(): counters
-    "counter_rising", "counter_saturated", "counters_unanswered", "xmit_wait", "congestion_root",
-    "congestion_victim",
+    "counter_rising", "counter_saturated", "counters_unanswered", "bit_error_rate", "xmit_wait",
+    "congestion_root", "congestion_victim",
     // the sweep's problems
     "unreachable", "query_failed", "max_hops", "unmanaged_plane", "plane_unswept"};
 

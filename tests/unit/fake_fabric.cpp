@@ -107,6 +107,27 @@ Data counters(const Port& p, bool extended) {
     return d;
 }
 
+Data details(const Port& p, uint16_t attr) {
+    Data d{};
+    d[1] = p.num;
+    PortCounters pc = p.counters.value_or(PortCounters{});
+    auto v = [&](Counter c) { return static_cast<uint32_t>(pc.get(c).value_or(0)); };
+    if (attr == mad::kAttrPortRcvErrorDetails) {
+        set(d, IB_PC_RCV_LOCAL_PHY_ERR_F, v(Counter::PortLocalPhysicalErrors));
+        set(d, IB_PC_RCV_MALFORMED_PKT_ERR_F, v(Counter::PortMalformedPktErrors));
+        set(d, IB_PC_RCV_BUF_OVR_ERR_F, v(Counter::PortBufferOverrunErrors));
+        set(d, IB_PC_RCV_DLID_MAP_ERR_F, v(Counter::PortDLIDMappingErrors));
+        set(d, IB_PC_RCV_VL_MAP_ERR_F, v(Counter::PortVLMappingErrors));
+        set(d, IB_PC_RCV_LOOPING_ERR_F, v(Counter::PortLoopingErrors));
+    } else {
+        set(d, IB_PC_XMT_INACT_DISC_F, v(Counter::PortInactiveDiscards));
+        set(d, IB_PC_XMT_NEIGH_MTU_DISC_F, v(Counter::PortNeighborMTUDiscards));
+        set(d, IB_PC_XMT_SW_LIFE_DISC_F, v(Counter::PortSwLifetimeLimitDiscards));
+        set(d, IB_PC_XMT_SW_HOL_DISC_F, v(Counter::PortSwHOQLifetimeLimitDiscards));
+    }
+    return d;
+}
+
 Data vl_counters(uint8_t port, const VlXmitWait& w) {
     Data d{};
     d[1] = port;
@@ -235,12 +256,18 @@ std::optional<MadBytes> FakeFabric::answer(const Node& n, uint8_t arrival,
         uint8_t sel = req[mad::kPmaDataOffset + 1];
         const Port* p = n.port(sel);
         if (!p) return mad::make_response(req, d, 0x001C);
+        pma_asked.push_back(h.attr_id);
         if (h.attr_id == mad::kAttrPortVLXmitWaitCounters && vl_xmit_wait_ignored.count(n.guid))
             return std::nullopt;
+        const bool detail = h.attr_id == mad::kAttrPortRcvErrorDetails ||
+                            h.attr_id == mad::kAttrPortXmitDiscardDetails;
+        if (detail && details_refused.count(n.guid)) return mad::make_response(req, d, 0x000C);
         if (h.attr_id == mad::kAttrPortCounters)
             d = counters(*p, false);
         else if (h.attr_id == mad::kAttrPortCountersExtended)
             d = counters(*p, true);
+        else if (detail)
+            d = details(*p, h.attr_id);
         else if (auto vl = vl_xmit_wait.find(PortRef{n.guid, sel});
                  h.attr_id == mad::kAttrPortVLXmitWaitCounters && vl != vl_xmit_wait.end())
             d = vl_counters(sel, vl->second);

@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <vector>
 
 #include "discover/mad_transport.h"
 #include "model/fabric.h"
@@ -45,6 +46,11 @@ class FakeFabric final : public MadTransport {
     std::map<PortRef, VlXmitWait> vl_xmit_wait;
     /// Nodes that never answer PortVLXmitWaitCounters (and answer all else).
     std::set<Guid> vl_xmit_wait_ignored;
+    /// Nodes whose PMA refuses PortRcvErrorDetails and PortXmitDiscardDetails
+    /// (status 0x000C); the others answer them from the ports' counters.
+    std::set<Guid> details_refused;
+    /// Every PMA attribute asked of the fabric, in order (to count MADs by kind).
+    mutable std::vector<uint16_t> pma_asked;
     /// Directed routes into a port that is not up: true = answered with 110
     /// at once (ibsim), false = lost silently (a real switch).
     bool down_port_answers = true;

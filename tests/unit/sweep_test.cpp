@@ -86,6 +86,45 @@ std::vector<Node> ring(int switches) {
     return nodes;
 }
 
+TEST(Sweep, ErrorDetailsAreAskedOnlyWhereTheirTotalIsAboveZero) {
+    auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
+    PortCounters rcv;
+    rcv.set(Counter::PortRcvErrors, 40);
+    rcv.set(Counter::PortLocalPhysicalErrors, 31);
+    rcv.set(Counter::PortLoopingErrors, 9);
+    testing::node_named(nodes, "leaf01").port(3)->counters = rcv;
+    PortCounters xmit;
+    xmit.set(Counter::PortXmitDiscards, 7);
+    xmit.set(Counter::PortNeighborMTUDiscards, 7);
+    testing::node_named(nodes, "spine02").port(2)->counters = xmit;
+    PortCounters refused = xmit;  // a PMA that does not know the attribute
+    testing::node_named(nodes, "leaf02").port(3)->counters = refused;
+    Rig rig(nodes);
+    rig.fake->details_refused.insert(rig.guid("leaf02"));
+    auto out = rig.sweep();
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_TRUE(out->problems.empty()) << out->problems.front().summary;
+    const Fabric& got = out->snapshot.fabric;
+    const PortCounters& a = *got.node(rig.guid("leaf01"))->port(3)->counters;
+    EXPECT_EQ(a.get(Counter::PortLocalPhysicalErrors), 31u);
+    EXPECT_EQ(a.get(Counter::PortLoopingErrors), 9u);
+    EXPECT_EQ(a.get(Counter::PortMalformedPktErrors), 0u);
+    EXPECT_FALSE(a.get(Counter::PortNeighborMTUDiscards));  // PortXmitDiscards is 0: not asked
+    const PortCounters& b = *got.node(rig.guid("spine02"))->port(2)->counters;
+    EXPECT_EQ(b.get(Counter::PortNeighborMTUDiscards), 7u);
+    EXPECT_FALSE(b.get(Counter::PortLocalPhysicalErrors));
+    const PortCounters& c = *got.node(rig.guid("leaf02"))->port(3)->counters;
+    EXPECT_EQ(c.get(Counter::PortXmitDiscards), 7u);  // the refusal costs nothing else
+    EXPECT_FALSE(c.get(Counter::PortNeighborMTUDiscards));
+    // Exactly three detail Gets: two answered, one refused; none for clean ports.
+    const auto asked = [&](uint16_t attr) {
+        return std::count(rig.fake->pma_asked.begin(), rig.fake->pma_asked.end(), attr);
+    };
+    EXPECT_EQ(asked(mad::kAttrPortRcvErrorDetails), 1);
+    EXPECT_EQ(asked(mad::kAttrPortXmitDiscardDetails), 2);
+    EXPECT_EQ(asked(mad::kAttrPortCounters), asked(mad::kAttrPortCountersExtended));
+}
+
 TEST(Sweep, LeafSpineEqualsTheFabric) {
     auto nodes = testing::leaf_spine_nodes(
         {.spines = 3, .leaves = 4, .hosts_per_leaf = 3, .links_per_pair = 2});

@@ -1,0 +1,119 @@
+#include "model/ber.h"
+
+#include <fmt/format.h>
+
+#include <boost/math/special_functions/gamma.hpp>
+#include <cmath>
+
+#include "model/port_label.h"
+
+namespace fabscope {
+namespace {
+
+constexpr double kAlpha = 0.05;  // one-sided: 95 % confidence
+
+/// The smallest Poisson mean that makes `k` or more events likely at
+/// 1 - kAlpha: the lower end of the count's confidence interval.
+double poisson_lower(uint64_t k) {
+    if (k == 0) return 0;
+    return boost::math::gamma_p_inv(static_cast<double>(k), kAlpha);
+}
+
+/// The largest Poisson mean under which `k` or fewer events are still
+/// likely at kAlpha (3.0 for no event: the rule of three).
+double poisson_upper(uint64_t k) {
+    return boost::math::gamma_q_inv(static_cast<double>(k) + 1.0, kAlpha);
+}
+
+double line_gbps(Width w, Speed s) {
+    return lanes(w) * lane_signal_gbps(s);
+}
+
+}  // namespace
+
+std::optional<BerEstimate> estimate_ber(uint64_t errors, double seconds, Width width, Speed speed,
+                                        double threshold) {
+    if (!(seconds > 0)) return std::nullopt;
+    BerEstimate e;
+    e.errors = errors;
+    e.seconds = seconds;
+    e.line_gbps = line_gbps(width, speed);
+    e.bits = e.line_gbps * 1e9 * seconds;
+    e.ber = static_cast<double>(errors) / e.bits;
+    e.lower = poisson_lower(errors) / e.bits;
+    e.upper = poisson_upper(errors) / e.bits;
+    e.vouch_seconds = seconds_to_vouch(width, speed, threshold);
+    return e;
+}
+
+double seconds_to_vouch(Width width, Speed speed, double threshold) {
+    return poisson_upper(0) / (threshold * line_gbps(width, speed) * 1e9);
+}
+
+std::vector<Finding> check_ber(const Fabric& f, const CounterReadings& before,
+                               const CounterReadings& after, const BerLimit& limit) {
+    std::vector<Finding> out;
+    for (const auto& [ref, a] : after) {
+        auto b = before.find(ref);
+        const Port* port = f.port(ref);
+        if (b == before.end() || !port || !port->width_active || !port->speed_active) continue;
+        const auto rise = counter_rise(b->second, a, Counter::SymbolErrorCounter);
+        if (!rise || rise->delta == 0) continue;
+        const double seconds = static_cast<double>(a.read_at_ms - b->second.read_at_ms) / 1000.0;
+        const auto e = estimate_ber(rise->delta, seconds, *port->width_active, *port->speed_active,
+                                    limit.warn);
+        if (!e || e->lower <= limit.warn) continue;
+        const bool saturated = rise->after == counter_max(Counter::SymbolErrorCounter, false);
+        const bool at_least = rise->cleared || saturated;
+        out.push_back(make_finding(
+            "bit_error_rate", e->lower > limit.error ? Severity::Error : Severity::Warning,
+            fmt::format("{}: bit error rate {}{:.1e} received, above {:.0e} ({}{} symbol errors "
+                        "in {:.1f} s at {} {}; at least {:.1e} with 95 % confidence): the cable, "
+                        "its module or a port at either end",
+                        describe_with_link(f, ref), at_least ? "at least " : "", e->ber, limit.warn,
+                        at_least ? "at least " : "", e->errors, seconds, name(*port->width_active),
+                        name(*port->speed_active), e->lower),
+            port_and_peer(f, ref),
+            {{"symbol_errors", e->errors},
+             {"interval_s", seconds},
+             {"line_gbps", e->line_gbps},
+             {"bits", e->bits},
+             {"ber", e->ber},
+             {"ber_lower_95", e->lower},
+             {"ber_upper_95", e->upper},
+             {"limit", limit.warn},
+             {"vouch_interval_s", e->vouch_seconds},
+             {"at_least", at_least}}));
+    }
+    return out;
+}
+
+std::string ber_check_detail(const Fabric& f, const CounterReadings& before,
+                             const CounterReadings& after, const BerLimit& limit) {
+    size_t ports = 0;
+    std::optional<std::pair<double, std::string>> fastest;  // the shortest time to vouch
+    std::optional<std::pair<double, std::string>> slowest;
+    for (const auto& [ref, a] : after) {
+        const Port* port = f.port(ref);
+        if (!before.count(ref) || !port || !port->width_active || !port->speed_active) continue;
+        ++ports;
+        const double s = seconds_to_vouch(*port->width_active, *port->speed_active, limit.warn);
+        const std::string rate =
+            fmt::format("{} {}", name(*port->width_active), name(*port->speed_active));
+        if (!fastest || s < fastest->first) fastest = {s, rate};
+        if (!slowest || s > slowest->first) slowest = {s, rate};
+    }
+    if (!ports) return "no port read twice";
+    const double interval = mean_interval_s(before, after);
+    std::string need = fmt::format("{:.0f} s at {}", fastest->first, fastest->second);
+    if (slowest->second != fastest->second)
+        need += fmt::format(", {:.0f} s at {}", slowest->first, slowest->second);
+    const char* verdict = interval >= slowest->first ? "long enough to vouch for"
+                          : interval >= fastest->first
+                              ? "long enough on the fastest links to vouch for"
+                              : "too short to vouch for";
+    return fmt::format("{} ports over {:.0f} s: {} {:.0e} without errors (needs {})", ports,
+                       interval, verdict, limit.warn, need);
+}
+
+}  // namespace fabscope
