@@ -45,6 +45,7 @@ struct UpOptions {
     std::string speed = "hdr";
     std::string net_file;
     int timeout_s = 300;
+    bool sm_dump = false;
 };
 
 int run_up(const UpOptions& o, const Globals& g) {
@@ -53,6 +54,7 @@ int run_up(const UpOptions& o, const Globals& g) {
     if (!dir) return report(dir.error(), g);
     opts.dir = *dir;
     opts.subnet_up_timeout = std::chrono::seconds(o.timeout_s);
+    opts.sm_dump = o.sm_dump;
     if (!o.net_file.empty()) {
         opts.net_file = o.net_file;
     } else {
@@ -200,6 +202,9 @@ void add_lab_up(CLI::App* lab, Context& ctx) {
     add_topology_options(up, *o);
     add_net_option(up, *o);
     up->add_option("--timeout", o->timeout_s, "Seconds to wait for SUBNET UP (default 300)");
+    up->add_flag("--sm-dump", o->sm_dump,
+                 "OpenSM writes its routing dump files (opensm-subnet.lst, opensm.fdbs) into "
+                 "the lab's osm/ directory, for ibdmchk");
     up->footer(R"(Examples:
   fabscope lab up                                     # 2 spines, 4 leaves, 16 hosts, 4X HDR
   fabscope lab up --spines 18 --leaves 36 --hosts-per-leaf 18    # 648 hosts

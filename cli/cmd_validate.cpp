@@ -81,9 +81,7 @@ Result<ValidateOutcome> check(const ValidateCommand& o, const ValidateInputs& in
         if (!s) return s.error();
         return validate_snapshot(std::move(s).value(), o.load, in);
     }
-    LiveSweepOptions live = o.live;
-    live.no_routes = true;  // cabling and counters, not routes
-    auto session = open_live_session(live, g);
+    auto session = open_live_session(o.live, g);
     if (!session) return session.error();
     // From here on a Ctrl-C keeps the report: whatever was read is checked and written.
     install_interrupt_handlers();
@@ -209,6 +207,9 @@ void add_validate(CLI::App& app, Context& ctx, const std::vector<std::string>& a
                     "Write Prometheus metrics to FILE (atomically, for node_exporter's textfile "
                     "collector)");
     add_live_sweep_options(cmd, o->live, false);
+    cmd->add_flag("--no-routes", o->live.no_routes,
+                  "Do not read the forwarding tables (no routing check: credit loops, holes, "
+                  "balance)");
     cmd->footer(
         R"(Checks: links below the width or speed both ends can do, below their peers or below
 the plan; ports down that should be up; cabling against the plan or baseline (missing,

@@ -81,6 +81,7 @@ Status save_lab_state(const LabState& s) {
              {"opensm", process_json(s.opensm)},
              {"supervisor", process_json(s.supervisor)}}},
            {"swaps", swaps}};
+    if (s.sm_dump) j["sm_dump"] = true;
     if (s.planes > 1) {
         j["planes"] = s.planes;
         json sms = json::array();
@@ -145,6 +146,9 @@ Result<ProcessId> start_sm(const LabState& s, int plane) {
              << "log_file " << dir << "/opensm.log\n"
              << "dump_files_dir " << dir << "\n"
              << "force_link_width 0\nforce_link_speed 0\nforce_link_speed_ext 0\n";
+        // Errors, info and routing: the routing flag makes OpenSM write
+        // opensm-subnet.lst and opensm.fdbs into dump_files_dir (ibdmchk's input).
+        if (s.sm_dump) conf << "log_flags 0x43\n";
         if (plane > 1)
             conf << fmt::format("subnet_prefix {:#018x}\n", 0xfe80000000000000ULL + plane);
     }
@@ -411,6 +415,7 @@ std::string which_flags(const std::string& name, const std::string& dir) {
 Result<LabState> lab_up(const LabUpOptions& opts) {
     LabState s;
     s.dir = opts.dir;
+    s.sm_dump = opts.sm_dump;
     if (auto r = claim_lab_dir(s); !r) return r.error();
     if (auto r = write_lab_net(opts, s); !r) return r.error();
     s.sockname = sockname_for(s.dir);
@@ -474,6 +479,7 @@ Result<LabState> load_lab_state(const std::string& dir, const std::string& which
         s.opensm = process_from(json_io::get_object(p, "opensm"));
         s.supervisor = process_from(json_io::get_object(p, "supervisor"));
         s.planes = j.value("planes", 1);
+        s.sm_dump = j.value("sm_dump", false);
         if (auto sms = p.find("plane_sms"); sms != p.end() && sms->is_array()) {
             for (const json& e : *sms) s.plane_sms.push_back(process_from(e));
         }

@@ -27,6 +27,7 @@ struct LabUpOptions {
     std::optional<LeafSpineSpec> spec;  ///< generate this topology...
     std::string net_file;               ///< ...or use this ibsim net file
     std::chrono::seconds subnet_up_timeout{300};
+    bool sm_dump = false;  ///< OpenSM writes its routing dump files (log_flags 0x43)
 };
 
 /// A cable swap `lab fault swap` made, as the two ports given.
@@ -49,7 +50,8 @@ struct LabState {
     ProcessId ibsim;
     ProcessId opensm;  ///< plane 1's (the only one of a one-plane lab)
     ProcessId supervisor;
-    int planes = 1;  ///< a generated multi-plane lab (LeafSpineSpec::planes)
+    int planes = 1;        ///< a generated multi-plane lab (LeafSpineSpec::planes)
+    bool sm_dump = false;  ///< LabUpOptions::sm_dump, for every start of its SMs
     /// OpenSM of planes 2.., in order: each attached to its plane's first host HCA.
     std::vector<ProcessId> plane_sms;
     std::vector<CableSwap> swaps;  ///< in force, oldest first (undone by restore-cabling)

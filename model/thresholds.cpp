@@ -118,6 +118,17 @@ void read_ber(const YAML::Node& n, BerLimit& b) {
     if (b.warn > b.error) yaml_io::fail(n, "ber: warn must not exceed error");
 }
 
+void read_routing(const YAML::Node& n, RoutingLimits& r) {
+    if (!n.IsMap()) yaml_io::fail(n, "routing: expected {imbalance: F} (e.g. 1.5)");
+    for (const auto& field : n) {
+        std::string f = yaml_io::as_string(field.first);
+        if (f == "imbalance")
+            r.imbalance = yaml_io::as_double(field.second, 1, 1000);
+        else
+            yaml_io::fail(field.first, fmt::format("unknown key \"{}\" (imbalance)", f));
+    }
+}
+
 Thresholds read_thresholds(const YAML::Node& root) {
     {
         auto version = yaml_io::require(root, "fabscope_thresholds");
@@ -128,9 +139,10 @@ Thresholds read_thresholds(const YAML::Node& root) {
         for (const auto& kv : root) {
             std::string key = yaml_io::as_string(kv.first);
             if (key != "fabscope_thresholds" && key != "counters" && key != "xmit_wait" &&
-                key != "ber" && key != "roce" && key != "latency_under_load") {
+                key != "ber" && key != "routing" && key != "roce" && key != "latency_under_load") {
                 yaml_io::fail(kv.first, fmt::format("unknown key \"{}\" (expected counters, "
-                                                    "xmit_wait, ber, roce, latency_under_load)",
+                                                    "xmit_wait, ber, routing, roce, "
+                                                    "latency_under_load)",
                                                     key));
             }
         }
@@ -191,6 +203,7 @@ Thresholds read_thresholds(const YAML::Node& root) {
                 yaml_io::fail(xw, "xmit_wait: warn must not exceed error");
         }
         if (YAML::Node ber = root["ber"]) read_ber(ber, t.ber);
+        if (YAML::Node routing = root["routing"]) read_routing(routing, t.routing);
         if (YAML::Node roce = root["roce"]) read_roce(roce, t.roce);
         if (YAML::Node ll = root["latency_under_load"]) read_load_latency(ll, t.load_latency);
         return t;

@@ -10,6 +10,7 @@
 //     LinkDownedCounter: {limit: 0, per: 1h, severity: error}
 //   xmit_wait: {warn: 0.05, error: 0.20, tick_multiplier: 1}
 //   ber: {warn: 1e-12, error: 1e-10}
+//   routing: {imbalance: 1.5}
 //   roce: {priority: 3, pause_share_warn: 0.05, pause_share_error: 0.25,
 //          pause_frames_per_s: 10, ecn_marked_min: 100, collapse_ratio: 0.5,
 //          loss_per_s: 1}
@@ -48,6 +49,12 @@ struct BerLimit {
     double error = 1e-10;
 };
 
+/// The forwarding tables (model/routing_checks.h): a leaf whose busiest
+/// uplink carries more than `imbalance` times the mean of its uplinks.
+struct RoutingLimits {
+    double imbalance = 1.5;
+};
+
 /// The RoCE detectors' limits (congestion/roce_detectors.h).
 struct RoceLimits {
     int priority = 3;  ///< the RoCE priority where dcbnl's app table does not say
@@ -75,6 +82,7 @@ struct Thresholds {
     std::map<Counter, CounterLimit> counters;
     XmitWaitLimit xmit_wait;
     BerLimit ber;
+    RoutingLimits routing;
     RoceLimits roce;
     LoadLatencyLimit load_latency;
 };

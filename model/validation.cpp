@@ -9,6 +9,7 @@
 #include "model/identity_checks.h"
 #include "model/link_checks.h"
 #include "model/plan_diff.h"
+#include "model/routing_checks.h"
 
 namespace fabscope {
 namespace {
@@ -54,6 +55,8 @@ std::string check_of(std::string_view kind, const std::vector<CheckMade>& made) 
         {{"counter_rates", "counter_saturation"},
          {"counter_rising", "counter_saturated", "counters_unanswered", "xmit_wait",
           "congestion_root", "congestion_victim"}},
+        {{"bit_error_rate"}, {"bit_error_rate"}},
+        {{"routing"}, {"credit_loop", "route_hole", "route_imbalance"}},
     };
     auto was_made = [&](std::string_view id) {
         return std::any_of(made.begin(), made.end(),
@@ -146,6 +149,14 @@ Validation validate(const ValidationInput& in) {
     auto ids = check_identities(f);
     v.findings.insert(v.findings.end(), ids.begin(), ids.end());
     v.checks.push_back({"identities", "duplicate LIDs and GUIDs", ""});
+
+    if (has_routes(f)) {
+        const RoutingAnalysis routing = analyse_routing(f);
+        auto found = routing_findings(f, routing, in.thresholds.routing.imbalance);
+        v.findings.insert(v.findings.end(), found.begin(), found.end());
+        v.checks.push_back({"routing", "credit loops, holes and balance of the forwarding tables",
+                            routing_check_detail(routing)});
+    }
 
     if (in.before && in.after) {
         auto rates = check_counter_rates(f, *in.before, *in.after, in.thresholds);

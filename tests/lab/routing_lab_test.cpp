@@ -1,0 +1,157 @@
+// The forwarding tables' credit loops and balance, on fabrics routed by the
+// lab's own OpenSM, checked against ibdmchk (Debian's ibutils), which
+// verifies OpenSM's routing dump files (opensm-subnet.lst, opensm.fdbs) for
+// credit loops, and against ibroute's dump of the same switches.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "lab_harness.h"
+#include "schema_check.h"
+
+namespace fabscope::labtest {
+namespace {
+
+using nlohmann::json;
+
+/// An ibsim net file: `n` switches in a ring (port 1 to the previous, 2 to
+/// the next), each with a host on port 3; the hosts first (OpenSM runs on
+/// the first node).
+std::string ring_net(int n) {
+    std::string out = "# a ring of switches, for credit loops under min-hop routing\n";
+    for (int i = 1; i <= n; ++i)
+        out += fmt::format("Hca\t1 \"r{:02d}\"\t# \"r{:02d} HCA-1\"\n[1]\t\"ring{:02d}\"[3]\n\n", i,
+                           i, i);
+    for (int i = 1; i <= n; ++i) {
+        const int prev = i == 1 ? n : i - 1;
+        const int next = i == n ? 1 : i + 1;
+        out += fmt::format(
+            "Switch\t3 \"ring{:02d}\"\t# \"ring{:02d}\" enhanced port 0\n[1]\t\"ring{:02d}\"[2]\n"
+            "[2]\t\"ring{:02d}\"[1]\n[3]\t\"r{:02d}\"[1]\n\n",
+            i, i, prev, next, i);
+    }
+    return out;
+}
+
+struct Verdicts {
+    json report;          ///< validate's
+    std::string ibdmchk;  ///< what ibdmchk printed
+};
+
+json validate(const Lab& lab, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> argv{fabscope(), "validate", "--interval", "0", "--json"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    CmdResult r = lab.exec(argv);
+    for (const auto& e : fabscope::testing::text_schema_errors(r.out, "validation.schema.json"))
+        ADD_FAILURE() << "validate --json: " << e;
+    return json::parse(r.out.empty() ? "{}" : r.out);
+}
+
+Verdicts both_verdicts(const Lab& lab) {
+    Verdicts v;
+    v.report = validate(lab);
+    // Verify mode reads OpenSM's dumps and checks every CA-to-CA path for
+    // credit loops on the VLs the SLs use (one here, as fabscope assumes).
+    const std::string osm = lab.dir() + "/osm/";
+    CmdResult d = run({"ibdmchk", "-s", osm + "opensm-subnet.lst", "-f", osm + "opensm.fdbs", "-m",
+                       osm + "opensm.mcfdbs"},
+                      std::chrono::seconds(120));
+    v.ibdmchk = d.out + d.err;
+    return v;
+}
+
+std::vector<json> of_kind(const json& report, const std::string& kind) {
+    std::vector<json> out;
+    for (const json& f : report["findings"])
+        if (f["kind"] == kind) out.push_back(f);
+    return out;
+}
+
+std::string routing_check(const json& report) {
+    for (const json& c : report["check_list"])
+        if (c["id"] == "routing") return c["detail"];
+    return "";
+}
+
+TEST(RoutingLab, MinHopOnARingHasCreditLoopsAsIbdmchkSays) {
+    ScratchDir scratch("routing");
+    Lab lab({"--net", scratch.write("ring.net", ring_net(5)), "--sm-dump"});
+    ASSERT_TRUE(lab.up());
+    Verdicts v = both_verdicts(lab);
+    std::printf("ibdmchk:\n%s\n", v.ibdmchk.c_str());
+    const auto loops = of_kind(v.report, "credit_loop");
+    for (const json& f : loops)
+        std::printf("fabscope: %s\n", f["summary"].get<std::string>().c_str());
+    std::printf("routing check: %s\n", routing_check(v.report).c_str());
+    EXPECT_NE(v.ibdmchk.find("credit loops in routing"), std::string::npos) << v.ibdmchk;
+    ASSERT_EQ(loops.size(), 2u) << v.report["findings"].dump(1);  // one each way round
+    for (const json& f : loops) {
+        EXPECT_EQ(f["severity"], "error");
+        EXPECT_EQ(f["evidence"]["lanes"].size(), 5u) << f.dump(1);
+    }
+    EXPECT_EQ(v.report["result"], "fail");
+}
+
+TEST(RoutingLab, ALeafSpineHasNoCreditLoopAndAFailedUplinkShiftsItsRoutes) {
+    Lab lab({"--spines", "4", "--leaves", "2", "--hosts-per-leaf", "8", "--sm-dump"});
+    ASSERT_TRUE(lab.up());
+    Verdicts v = both_verdicts(lab);
+    std::printf("ibdmchk:\n%s\nrouting check: %s\n", v.ibdmchk.c_str(),
+                routing_check(v.report).c_str());
+    EXPECT_NE(v.ibdmchk.find("no credit loops found"), std::string::npos) << v.ibdmchk;
+    EXPECT_TRUE(of_kind(v.report, "credit_loop").empty()) << v.report["findings"].dump(1);
+    EXPECT_TRUE(of_kind(v.report, "route_imbalance").empty()) << v.report["findings"].dump(1);
+    EXPECT_NE(routing_check(v.report).find("no credit loop"), std::string::npos);
+
+    EXPECT_NE(v.ibdmchk.find("1 SLs, 1 VLs used"), std::string::npos) << v.ibdmchk;
+
+    // An uplink down: OpenSM routes leaf01's 8 remote hosts over its other
+    // three uplinks (3, 3 and 2), and leaf02 can no longer reach them through
+    // spine01 (3, 3, 2 and 0 over four). With the limit at 1.1x both are
+    // named with their busiest uplink and its share, and ibroute's dump of
+    // each leaf counts the same host LIDs out of that port.
+    ASSERT_EQ(lab.fault({"link-down", "leaf01[9]"}).exit_code, 0);
+    ScratchDir scratch("routing");
+    const std::string limits =
+        scratch.write("t.yaml", "fabscope_thresholds: 1\nrouting: {imbalance: 1.1}\n");
+    json after = validate(lab, {"--thresholds", limits});
+    std::printf("after leaf01[9] went down: %s\n", routing_check(after).c_str());
+    EXPECT_TRUE(of_kind(after, "route_hole").empty()) << after["findings"].dump(1);
+    const auto imbalance = of_kind(after, "route_imbalance");
+    ASSERT_EQ(imbalance.size(), 2u) << after["findings"].dump(1);
+    std::map<std::string, double> spread;
+    for (const json& f : imbalance) {
+        std::printf("fabscope: %s\n", f["summary"].get<std::string>().c_str());
+        const std::string leaf = f["where"][0]["node"];
+        spread[leaf] = f["evidence"]["spread"];
+        EXPECT_EQ(f["evidence"]["destinations"], 8);
+        const int port = f["where"][0]["port"];
+        int busiest = 0;
+        for (const json& u : f["evidence"]["uplinks"])
+            busiest = std::max(busiest, u["destinations"].get<int>());
+        EXPECT_EQ(busiest, 3) << f.dump(1);
+        CmdResult ib = lab.exec({"ibroute", std::to_string(f["where"][0]["lid"].get<int>())});
+        ASSERT_EQ(ib.exit_code, 0) << ib.err;
+        int hosts_out_of_port = 0;
+        std::istringstream lines(ib.out);
+        for (std::string line; std::getline(lines, line);) {
+            // "0x0011 010 : (Channel Adapter portguid 0x...: 'h0009 HCA-1')"
+            if (line.find(" : (Channel Adapter") != std::string::npos &&
+                std::stoi(line.substr(7, 3)) == port)
+                ++hosts_out_of_port;
+        }
+        std::printf("ibroute: %d host LIDs out of %s[%d]\n", hosts_out_of_port, leaf.c_str(), port);
+        EXPECT_EQ(hosts_out_of_port, busiest) << ib.out;
+    }
+    EXPECT_NEAR(spread["leaf01"], 3.0 / (8.0 / 3.0), 1e-9);
+    EXPECT_NEAR(spread["leaf02"], 1.5, 1e-9);
+}
+
+}  // namespace
+}  // namespace fabscope::labtest
