@@ -49,7 +49,7 @@ struct CreditLoop {
 struct RoutingAnalysis {
     size_t destinations = 0;  ///< host LIDs routed to
     size_t sources = 0;       ///< host ports routed from
-    size_t dependencies = 0;  ///< edges of the channel dependency graph
+    size_t dependencies = 0;  ///< edges of the channel dependency graph between switch cables
     std::vector<CreditLoop> loops;
     std::vector<Finding> holes;  ///< "route_hole" findings
     std::vector<SwitchBalance> balance;

@@ -200,10 +200,10 @@ void declare_families(Exposition& e) {
     e.family("fabscope_port_link_speed_bytes_per_second", "gauge",
              "Active data rate of the link, lanes times lane rate, in bytes (25e9 for 4X HDR's "
              "200 Gb/s).");
-    e.family("fabscope_port_link_signal_bits_per_second", "gauge",
-             "Signalling rate of the link, lanes times lane rate before encoding, in bits "
-             "(212.5e9 for 4X HDR): the bits a bit error rate divides by, e.g. "
-             "rate(fabscope_port_symbol_errors_total[1h]) / this.");
+    e.family("fabscope_port_link_signal_bytes_per_second", "gauge",
+             "Signalling rate of the link, lanes times lane rate before encoding, in bytes "
+             "(26.5625e9 for 4X HDR's 212.5 Gb/s): what a bit error rate divides by, "
+             "rate(fabscope_port_symbol_errors_total[1h]) / (8 * this).");
     for (const CounterMetric& m : kCounterMetrics) e.family(m.name, "counter", m.help);
 }
 
@@ -251,8 +251,8 @@ void add_fabric(Exposition& e, const PromInput& in) {
                          lane_data_gbps(*p.speed_active) * 1e9 / 8);
                 e.sample("fabscope_port_link_speed_bytes_per_second", labels,
                          link_data_gbps(*p.width_active, *p.speed_active) * 1e9 / 8);
-                e.sample("fabscope_port_link_signal_bits_per_second", labels,
-                         lanes(*p.width_active) * lane_signal_gbps(*p.speed_active) * 1e9);
+                e.sample("fabscope_port_link_signal_bytes_per_second", labels,
+                         lanes(*p.width_active) * lane_signal_gbps(*p.speed_active) * 1e9 / 8);
             }
             const PortCounters* pc = nullptr;
             if (in.counters) {

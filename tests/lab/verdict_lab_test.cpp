@@ -57,8 +57,11 @@ TEST(VerdictLab, ASymbolErrorRiseIsOneVerdictInValidateAndTheTui) {
     EXPECT_EQ(wait_child(vc->pid, 60000ms).exit_code, 1);
     const json doc = json::parse(std::ifstream(report));
     std::remove(report.c_str());
-    ASSERT_EQ(doc["findings"].size(), 1u) << doc["findings"].dump(1);
-    const json& f = doc["findings"][0];
+    // The rise, and the bit error rate it makes (~1e-9 at 4X HDR: an error).
+    ASSERT_EQ(doc["findings"].size(), 2u) << doc["findings"].dump(1);
+    EXPECT_EQ(doc["findings"][0]["kind"], "bit_error_rate");
+    EXPECT_EQ(doc["findings"][0]["severity"], "error");
+    const json& f = doc["findings"][1];
     EXPECT_EQ(f["kind"], "counter_rising");
     EXPECT_EQ(f["evidence"]["counter"], "SymbolErrorCounter");
     EXPECT_EQ(f["evidence"]["delta"], 1000);
@@ -82,9 +85,10 @@ TEST(VerdictLab, ASymbolErrorRiseIsOneVerdictInValidateAndTheTui) {
     const std::string text = slurp(shown);
     const auto findings = section(text, "findings");
     ASSERT_GE(findings.size(), 5u) << text;
-    // The one finding, with the port as validate names it: name, GUID, LID.
-    EXPECT_NE(findings[1].find("1 warning"), std::string::npos) << findings[1];
-    EXPECT_EQ(findings[3].find("● warning counter_rising"), 0u) << findings[3];
+    // The same two findings, with the port as validate names it: name, GUID, LID.
+    EXPECT_NE(findings[1].find("1 error 1 warning"), std::string::npos) << findings[1];
+    EXPECT_EQ(findings[3].find("● error   bit_error_rate"), 0u) << findings[3];
+    EXPECT_EQ(findings[4].find("● warning counter_rising"), 0u) << findings[4];
     const std::string port = "at leaf05[2]  " + at["node_guid"].get<std::string>() + "  LID " +
                              std::to_string(at["lid"].get<int>());
     EXPECT_NE(text.find(port), std::string::npos) << port << "\n" << text;

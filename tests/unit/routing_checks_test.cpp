@@ -73,10 +73,10 @@ TEST(Routing, ADModKLeafSpineHasNoLoopNoHoleAndEvenUplinks) {
     }
     EXPECT_EQ(leaves, 4u);
     EXPECT_TRUE(routing_findings(f, a, 1.5).empty());
-    EXPECT_EQ(routing_check_detail(a),
-              fmt::format("32 host LIDs from 32 ports, {} dependencies: no credit loop; uplink "
-                          "spread at most 1.0x",
-                          a.dependencies));
+    EXPECT_EQ(routing_check_detail(a), fmt::format("32 host LIDs from 32 ports, {} dependencies "
+                                                   "between switch cables: no credit loop; uplink "
+                                                   "spread at most 1.0x",
+                                                   a.dependencies));
 }
 
 TEST(Routing, MinHopOnARingOfSwitchesHasACreditLoopEachWay) {
