@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     }
     if (loads.empty()) {
         struct Size {
-            const char* name;
+            const char* name = "";
             testing::LeafSpineShape shape;
         };
         const Size sizes[] = {

@@ -282,7 +282,8 @@ std::vector<SwitchBalance> balance_of(const Fabric& f, const std::vector<MeshEnd
             l.uplink = peer && peer->type == NodeType::Switch;
         }
         for (const MeshEndpoint& d : dests) {
-            for (Lid lid = d.lid; lid < d.lid + (Lid{1} << d.lmc); ++lid) {
+            for (uint32_t v = d.lid; v < d.lid + (1U << d.lmc); ++v) {
+                const auto lid = static_cast<Lid>(v);
                 const uint8_t port = lid < n.lft.size() ? n.lft[lid] : 255;
                 auto it = loads.find(port);
                 if (it == loads.end()) continue;
@@ -317,7 +318,8 @@ RoutingAnalysis analyse_routing(const Fabric& f) {
     a.sources = ends.size();
     Walker w(f);
     for (const MeshEndpoint& d : ends) {
-        for (Lid dlid = d.lid; dlid < d.lid + (Lid{1} << d.lmc); ++dlid) {
+        for (uint32_t v = d.lid; v < d.lid + (1U << d.lmc); ++v) {
+            const auto dlid = static_cast<Lid>(v);
             ++a.destinations;
             w.begin_destination();
             w.check_entries(dlid);
