@@ -1,5 +1,6 @@
 // fabscope route SRC DST: every hop between two endpoints, from the
-// switches' forwarding tables (live, or from a snapshot).
+// switches' forwarding tables (live, or from a snapshot); fabscope route
+// --balance: what each switch port carries, and the routing checks.
 
 #include <fmt/format.h>
 
@@ -11,7 +12,9 @@
 #include "model/paths.h"
 #include "model/port_label.h"
 #include "model/route.h"
+#include "model/routing_checks.h"
 #include "model/snapshot.h"
+#include "model/thresholds.h"
 #include "util/exit_status.h"
 
 namespace fabscope::cli {
@@ -22,6 +25,7 @@ struct RouteCommand {
     std::string load;
     std::string src;
     std::string dst;
+    bool balance = false;
 };
 
 nlohmann::json end_json(const Fabric& f, PortRef r) {
@@ -43,7 +47,70 @@ std::string render(const Fabric& f, const Node& src, const Node& dst, const Rout
     return out;
 }
 
+/// Per switch, leaves first: each egress port's destination LIDs, and a
+/// leaf's spread over its uplinks.
+std::string render_balance(const Fabric& f, const RoutingAnalysis& a) {
+    std::string out = fmt::format("Routing: {}\n", routing_check_detail(a));
+    for (bool leaves : {true, false}) {
+        for (const SwitchBalance& b : a.balance) {
+            if (b.leaf != leaves) continue;
+            const Node* n = f.node(b.node);
+            out += fmt::format("{} ({}){}\n", n ? n->description : format_guid(b.node),
+                               b.leaf ? "leaf" : "switch",
+                               b.leaf ? fmt::format(": {} destinations up, spread {:.2f}x",
+                                                    b.uplink_destinations, b.uplink_spread)
+                                      : "");
+            for (const PortLoad& l : b.ports) {
+                const Port* p = f.port(l.port);
+                out += fmt::format("  [{:>3}] {:>6} LIDs  {}{}\n", l.port.port, l.destinations,
+                                   p && p->peer ? describe(f, *p->peer) : "(no link)",
+                                   l.uplink ? "  uplink" : "");
+            }
+        }
+    }
+    return out;
+}
+
+nlohmann::json balance_json(const Fabric& f, const RoutingAnalysis& a) {
+    nlohmann::json switches = nlohmann::json::array();
+    for (const SwitchBalance& b : a.balance) {
+        nlohmann::json ports = nlohmann::json::array();
+        for (const PortLoad& l : b.ports) {
+            const Port* p = f.port(l.port);
+            if (!p || !p->peer) continue;  // a port without a cable carries nothing
+            ports.push_back({{"port", l.port.port},
+                             {"peer", end_json(f, *p->peer)},
+                             {"uplink", l.uplink},
+                             {"destinations", l.destinations}});
+        }
+        switches.push_back({{"switch", end_json(f, {b.node, 0})},
+                            {"leaf", b.leaf},
+                            {"uplink_destinations", b.uplink_destinations},
+                            {"uplink_spread", b.uplink_spread},
+                            {"ports", std::move(ports)}});
+    }
+    nlohmann::json findings = nlohmann::json::array();
+    for (const Finding& x : routing_findings(f, a, default_thresholds().routing.imbalance))
+        findings.push_back(finding_to_json(f, x));
+    return {{"destinations", a.destinations},  {"sources", a.sources},
+            {"dependencies", a.dependencies},  {"credit_loops", a.loops.size()},
+            {"switches", std::move(switches)}, {"findings", std::move(findings)}};
+}
+
+int run_balance(const Fabric& f, const Globals& g) {
+    const RoutingAnalysis a = analyse_routing(f);
+    if (!g.quiet) std::fputs(render_balance(f, a).c_str(), stderr);
+    if (g.json) std::printf("%s\n", balance_json(f, a).dump(1).c_str());
+    const bool clean = routing_findings(f, a, default_thresholds().routing.imbalance).empty();
+    return clean ? kExitClean : kExitFindings;
+}
+
 int run_route(const RouteCommand& o, const Globals& g) {
+    if (!o.balance && (o.src.empty() || o.dst.empty()))
+        return report(make_error("route: give a source and a destination, or --balance (try "
+                                 "`fabscope route --help`)",
+                                 kExitUsage),
+                      g);
     Result<Snapshot> snap = make_error("");
     if (!o.load.empty()) {
         snap = load_named_snapshot(o.load, g);
@@ -74,6 +141,7 @@ int run_route(const RouteCommand& o, const Globals& g) {
                                  kExitCannotRun),
                       g);
     }
+    if (o.balance) return run_balance(f, g);
     auto src = resolve_node(f, o.src);
     if (!src) return report(make_error("route: source: " + src.error().message, kExitUsage), g);
     auto dst = resolve_node(f, o.dst);
@@ -125,21 +193,28 @@ void add_route(CLI::App& app, Context& ctx) {
     auto o = std::make_shared<RouteCommand>();
     CLI::App* cmd =
         app.add_subcommand("route", "Every hop between two endpoints, from the forwarding tables");
-    cmd->add_option("source", o->src, "Source: node description (or its first word), GUID, or LID")
-        ->required();
-    cmd->add_option("destination", o->dst,
-                    "Destination: node description (or its first word), GUID, or LID")
-        ->required();
+    auto* src = cmd->add_option("source", o->src,
+                                "Source: node description (or its first word), GUID, or LID");
+    auto* dst = cmd->add_option("destination", o->dst,
+                                "Destination: node description (or its first word), GUID, or LID");
+    cmd->add_flag("--balance", o->balance,
+                  "Instead of one route: the destination LIDs each switch port carries, each "
+                  "leaf's spread over its uplinks, and the credit loops and holes of all routes "
+                  "(exit 1 when there is a finding)")
+        ->excludes(src)
+        ->excludes(dst);
     cmd->add_option("--load", o->load,
                     "Use the forwarding tables of a snapshot (from `fabscope sweep`)")
         ->check(CLI::ExistingFile);
     add_live_sweep_options(cmd, o->live, false);
     cmd->footer(R"(Without --load it sweeps the topology and forwarding tables first (no counters).
-Exit code 1 when the route is broken (no table entry, a link down, a loop); 2 when
+Exit code 1 when the route is broken (no table entry, a link down, a loop), or with
+--balance when the routes have a credit loop, a hole or a leaf above 1.5x; 2 when
 the snapshot has no forwarding tables at all (one from `discover`: use `sweep`).
 
 Examples:
   fabscope route h0005 h0013
+  fabscope route --balance --load fabric.json
   fabscope route 0x0000000000100008 19 --json
   fabscope route h0001 spine02 --load fabric.json)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_route(*o, ctx.globals); }; });

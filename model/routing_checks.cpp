@@ -301,6 +301,8 @@ std::vector<SwitchBalance> balance_of(const Fabric& f, const std::vector<MeshEnd
             }
             if (l.destinations > 0 || l.uplink) b.ports.push_back(l);
         }
+        b.uplinks_active = up;
+        b.uplink_most = most;
         if (b.leaf && up > 0 && b.uplink_destinations > 0)
             b.uplink_spread = static_cast<double>(most) * static_cast<double>(up) /
                               static_cast<double>(b.uplink_destinations);
@@ -310,6 +312,12 @@ std::vector<SwitchBalance> balance_of(const Fabric& f, const std::vector<MeshEnd
 }
 
 }  // namespace
+
+bool SwitchBalance::imbalanced(double limit) const {
+    if (!leaf || uplinks_active == 0 || uplink_spread <= limit) return false;
+    const size_t even = (uplink_destinations + uplinks_active - 1) / uplinks_active;
+    return uplink_most > even;
+}
 
 RoutingAnalysis analyse_routing(const Fabric& f) {
     RoutingAnalysis a;
@@ -411,8 +419,7 @@ std::vector<Finding> routing_findings(const Fabric& f, const RoutingAnalysis& a,
     for (const CreditLoop& l : a.loops) out.push_back(loop_finding(f, l));
     out.insert(out.end(), a.holes.begin(), a.holes.end());
     for (const SwitchBalance& b : a.balance) {
-        if (b.leaf && b.uplink_spread > imbalance)
-            out.push_back(imbalance_finding(f, b, imbalance));
+        if (b.imbalanced(imbalance)) out.push_back(imbalance_finding(f, b, imbalance));
     }
     return out;
 }

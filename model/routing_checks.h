@@ -35,7 +35,12 @@ struct SwitchBalance {
     bool leaf = false;               ///< a switch with host ports cabled to it
     std::vector<PortLoad> ports;     ///< egress ports that carry at least one LID, by number
     size_t uplink_destinations = 0;  ///< a leaf's destinations routed up
+    size_t uplinks_active = 0;       ///< its uplinks whose link is up
+    size_t uplink_most = 0;          ///< what the busiest of them carries
     double uplink_spread = 0;        ///< max / mean over its active uplinks (0: none)
+    /// Above `limit` and worse than the most even split could be (a leaf
+    /// with 8 destinations over 3 uplinks carries 3, 3, 2 at best).
+    bool imbalanced(double limit) const;
 };
 
 struct CreditLoop {
@@ -59,8 +64,7 @@ struct RoutingAnalysis {
 RoutingAnalysis analyse_routing(const Fabric& f);
 
 /// "credit_loop" (error) per loop, "route_hole" per hole, and
-/// "route_imbalance" (warning) for a leaf whose uplink spread is above
-/// `imbalance` (max / mean of the destinations its active uplinks carry).
+/// "route_imbalance" (warning) for each leaf that SwitchBalance::imbalanced.
 std::vector<Finding> routing_findings(const Fabric& f, const RoutingAnalysis& a, double imbalance);
 
 /// For validate's check list: "48 host LIDs from 48 ports, 312 dependencies:

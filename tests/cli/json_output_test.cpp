@@ -122,6 +122,34 @@ TEST_F(JsonOutput, RouteWritesCompleteAndBrokenRoutes) {
     EXPECT_FALSE(testing::schema_errors(doc, "route.schema.json").empty());
 }
 
+TEST_F(JsonOutput, RouteBalanceWritesWhatEachPortCarriesAndTheRoutingFindings) {
+    auto r = run({fabscope(), "route", "--balance", "--load", before_, "--json", "-q"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    expect_valid(r, "route.schema.json", "route --balance --json");
+    json doc = json::parse(r.out);
+    EXPECT_EQ(doc["destinations"], 4);
+    EXPECT_EQ(doc["credit_loops"], 0);
+    ASSERT_EQ(doc["switches"].size(), 4u);  // 2 leaves, 2 spines
+    for (const json& sw : doc["switches"]) {
+        if (!sw["leaf"].get<bool>()) continue;
+        EXPECT_EQ(sw["uplink_destinations"], 2);  // the other leaf's two hosts
+        EXPECT_DOUBLE_EQ(sw["uplink_spread"].get<double>(), 1.0);
+    }
+    // h0002's cable out in `after`: one destination fewer, and leaf02's one
+    // remote host on one of two uplinks is as even as one can be: no finding.
+    auto one = run({fabscope(), "route", "--balance", "--load", after_, "--json", "-q"});
+    EXPECT_EQ(one.exit_code, 0) << one.out;
+    expect_valid(one, "route.schema.json", "route --balance --json, a host out");
+    EXPECT_EQ(json::parse(one.out)["destinations"], 3);
+    // Positionals and --balance do not go together; neither is a usage error too.
+    EXPECT_EQ(
+        run({fabscope(), "route", "h0001", "h0002", "--balance", "--load", before_}).exit_code, 2);
+    auto none = run({fabscope(), "route", "--load", before_});
+    EXPECT_EQ(none.exit_code, 2);
+    EXPECT_NE(none.err.find("give a source and a destination, or --balance"), std::string::npos)
+        << none.err;
+}
+
 TEST_F(JsonOutput, MeshPlanWritesASchedule) {
     auto r = run({fabscope(), "mesh", "plan", "--load", before_, "--json", "-q"});
     EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -55,7 +55,8 @@ TEST(ErrorDetails, DecodedFromTheIbaLayout) {
               Counter::PortSwHOQLifetimeLimitDiscards);
 }
 
-PortCounters reading(int64_t at_ms, std::initializer_list<std::pair<Counter, uint64_t>> values) {
+PortCounters detail_reading(int64_t at_ms,
+                            std::initializer_list<std::pair<Counter, uint64_t>> values) {
     PortCounters pc;
     pc.read_at_ms = at_ms;
     for (auto [c, v] : values) pc.set(c, v);
@@ -63,14 +64,14 @@ PortCounters reading(int64_t at_ms, std::initializer_list<std::pair<Counter, uin
 }
 
 TEST(ErrorDetails, ADetailNotAskedBecauseItsTotalWasZeroCountsAsZero) {
-    const PortCounters before = reading(0, {{Counter::PortRcvErrors, 0}});
+    const PortCounters before = detail_reading(0, {{Counter::PortRcvErrors, 0}});
     const PortCounters after =
-        reading(10000, {{Counter::PortRcvErrors, 12}, {Counter::PortLoopingErrors, 12}});
+        detail_reading(10000, {{Counter::PortRcvErrors, 12}, {Counter::PortLoopingErrors, 12}});
     auto rise = counter_rise(before, after, Counter::PortLoopingErrors);
     ASSERT_TRUE(rise);
     EXPECT_EQ(rise->delta, 12u);
     // Not asked while the total was above zero (a refusing PMA): unknown.
-    const PortCounters refused = reading(0, {{Counter::PortRcvErrors, 3}});
+    const PortCounters refused = detail_reading(0, {{Counter::PortRcvErrors, 3}});
     EXPECT_FALSE(counter_rise(refused, after, Counter::PortLoopingErrors));
 }
 
@@ -78,11 +79,11 @@ TEST(ErrorDetails, EachCauseHasItsThresholdAndSaysWhatItPointsAt) {
     Fabric f = testing::leaf_spine({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
     const PortRef port{f.find("leaf01")->guid, 3};
     CounterReadings before{
-        {port, reading(0, {{Counter::PortRcvErrors, 0}, {Counter::PortXmitDiscards, 0}})}};
-    CounterReadings after{{port, reading(10000, {{Counter::PortRcvErrors, 1},
-                                                 {Counter::PortLoopingErrors, 1},
-                                                 {Counter::PortXmitDiscards, 2},
-                                                 {Counter::PortNeighborMTUDiscards, 2}})}};
+        {port, detail_reading(0, {{Counter::PortRcvErrors, 0}, {Counter::PortXmitDiscards, 0}})}};
+    CounterReadings after{{port, detail_reading(10000, {{Counter::PortRcvErrors, 1},
+                                                        {Counter::PortLoopingErrors, 1},
+                                                        {Counter::PortXmitDiscards, 2},
+                                                        {Counter::PortNeighborMTUDiscards, 2}})}};
     auto fs = check_counter_rates(f, before, after, default_thresholds());
     std::map<std::string, Finding> by_counter;
     for (const Finding& x : fs) by_counter[x.evidence["counter"].get<std::string>()] = x;
@@ -126,8 +127,8 @@ TEST(Ber, OneErrorOnAShortIntervalIsNoBadLinkButManyAre) {
     ASSERT_TRUE(p->width_active && p->speed_active);
     const double rate = lanes(*p->width_active) * lane_signal_gbps(*p->speed_active) * 1e9;
     auto check = [&](uint64_t errors, int64_t ms) {
-        CounterReadings before{{port, reading(0, {{Counter::SymbolErrorCounter, 0}})}};
-        CounterReadings after{{port, reading(ms, {{Counter::SymbolErrorCounter, errors}})}};
+        CounterReadings before{{port, detail_reading(0, {{Counter::SymbolErrorCounter, 0}})}};
+        CounterReadings after{{port, detail_reading(ms, {{Counter::SymbolErrorCounter, errors}})}};
         return check_ber(f, before, after, BerLimit{});
     };
     // One error in 1 s: its point estimate may be above 1e-12 at this rate,
