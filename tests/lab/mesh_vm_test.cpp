@@ -52,12 +52,18 @@ void print_table(const char* what, const json& doc) {
     }
 }
 
-/// The run named the shaped cable first, in both directions.
+/// The run named the shaped cable first; all-pairs in both directions. A
+/// cover run crosses each direction with few flows (3 or 4 here), and when
+/// they share a sender the report names "that lane or the sender", not the
+/// lane: seen once in CI for one direction, so a cover must name at least one.
 void expect_shaped_cable(const json& doc, const std::string& top_line) {
     ASSERT_FALSE(doc["cable_suspects"].empty()) << doc["link_suspects"].dump();
     const json& top = doc["cable_suspects"][0];
     EXPECT_EQ(top["name"], kShaped) << doc["cable_suspects"].dump();
-    EXPECT_EQ(top["directions"].size(), 2u) << top.dump();
+    if (doc["pattern"] == "cover")
+        EXPECT_GE(top["directions"].size(), 1u) << top.dump();
+    else
+        EXPECT_EQ(top["directions"].size(), 2u) << top.dump();
     EXPECT_EQ(top_line.rfind(fmt::format("suspect: cable {}", kShaped), 0), 0u) << top_line;
 }
 

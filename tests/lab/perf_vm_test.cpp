@@ -84,10 +84,18 @@ echo "spine_packets=$(( $(ip netns exec s1 cat /sys/class/net/down1/statistics/r
     EXPECT_EQ(tests, (std::set<std::string>{"write_bw", "read_bw", "send_bw", "write_lat",
                                             "read_lat", "send_lat"}));
 
-    EXPECT_EQ(vm.value("bidir_rc"), "0");
+    // Both ways at once on two rxe devices in one emulated VM: the results
+    // must all be there; exit 1 is allowed only for congestion findings
+    // (rxe retransmits when the VM's CPUs fall behind: seen once in CI).
     json bidir = vm.file("bidir.json");
     ASSERT_EQ(bidir["results"].size(), 3u);
     for (const json& r : bidir["results"]) EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+    if (vm.value("bidir_rc") != "0") {
+        EXPECT_EQ(vm.value("bidir_rc"), "1");
+        for (const json& f : bidir["findings"])
+            EXPECT_EQ(f["kind"], "congestion") << bidir["findings"].dump(1);
+        std::printf("bidir: exit 1 for %zu congestion findings\n", bidir["findings"].size());
+    }
 
     EXPECT_EQ(vm.value("sweep_rc"), "0");
     json sweep = vm.file("sweep.json");
