@@ -13,7 +13,6 @@
 //
 //   build/bench/mesh_plan_bench [TRIALS] [--all-pairs] [--load NAME=SNAPSHOT]...
 #include <fmt/format.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -23,20 +22,16 @@
 #include <string>
 #include <vector>
 
+#include "bench/peak_rss.h"
 #include "model/snapshot.h"
 #include "schedule/localize.h"
 #include "schedule/schedule.h"
 #include "tests/unit/test_fabrics.h"
 
 using namespace fabscope;
+using bench::peak_rss_mb;
 
 namespace {
-
-long peak_rss_mb() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_maxrss / 1024;
-}
 
 struct Size {
     const char* name = "";

@@ -6,25 +6,20 @@
 //
 //   build/bench/routing_bench [--load NAME=SNAPSHOT]...
 #include <fmt/format.h>
-#include <sys/resource.h>
 
 #include <chrono>
 #include <string>
 #include <vector>
 
+#include "bench/peak_rss.h"
 #include "model/routing_checks.h"
 #include "model/snapshot.h"
 #include "tests/unit/test_fabrics.h"
 
 using namespace fabscope;
+using bench::peak_rss_mb;
 
 namespace {
-
-long peak_rss_mb() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_maxrss / 1024;
-}
 
 void measure(const std::string& name, const Fabric& f) {
     const auto t0 = std::chrono::steady_clock::now();

@@ -62,6 +62,31 @@ class ValidateLab : public ::testing::Test {
         return o;
     }
     void fault(std::vector<std::string> words) { ASSERT_EQ(lab_->fault(words).exit_code, 0); }
+    /// The report validate wrote to `out`, checked against its schema, then removed.
+    static json written_report(const std::string& out) {
+        const std::string text = slurp(out);
+        for (const auto& e : fabscope::testing::text_schema_errors(text, "validation.schema.json"))
+            ADD_FAILURE() << "validate -o: " << e;
+        std::remove(out.c_str());
+        return json::parse(text.empty() ? "{}" : text);
+    }
+    /// `validate --plan --interval INTERVAL -v -o OUT` started, and past its
+    /// first reading (it waits out the interval): the time to inject a fault.
+    /// 0 if it did not start; a test waits for the pid it gets either way.
+    pid_t validate_in_its_interval(const std::string& out, const std::string& interval) {
+        SpawnOptions o;
+        o.argv = {fabscope(),   "lab",      "exec",     "--dir",  lab_->dir(),
+                  "--",         fabscope(), "validate", "--plan", plan_,
+                  "--interval", interval,   "-v",       "-o",     out};
+        o.stderr_path = out + ".err";
+        auto child = spawn(o);
+        if (!child) {
+            ADD_FAILURE() << "validate did not start: " << child.error().message;
+            return 0;
+        }
+        EXPECT_TRUE(wait_for_text(o.stderr_path, "Reading the counters again")) << o.stderr_path;
+        return child->pid;
+    }
 
     std::unique_ptr<Lab> lab_;
     std::string good_;
@@ -132,24 +157,13 @@ TEST_F(ValidateLab, TwoCablesSwapped) {
 TEST_F(ValidateLab, SymbolErrorsRisingDuringTheInterval) {
     fault({"counter", "leaf03[2]", "SymbolErrorCounter=100"});
     // The counter climbs while validate waits between its two readings.
-    SpawnOptions o;
-    std::string out = lab_->dir() + "-rising.json";
-    o.argv = {fabscope(), "lab", "exec",       "--dir", lab_->dir(), "--", fabscope(), "validate",
-              "--plan",   plan_, "--interval", "4s",    "-v",        "-o", out};
-    o.stderr_path = out + ".err";
-    auto child = spawn(o);
-    ASSERT_TRUE(child);
-    ASSERT_TRUE(wait_for_text(o.stderr_path, "Reading the counters again")) << o.stderr_path;
+    const std::string out = lab_->dir() + "-rising.json";
+    const pid_t pid = validate_in_its_interval(out, "4s");
+    ASSERT_NE(pid, 0);
     fault({"counter", "leaf03[2]", "SymbolErrorCounter=500"});
-    RunResult r = wait_child(child->pid, 60000ms);
+    RunResult r = wait_child(pid, 60000ms);
     EXPECT_EQ(r.exit_code, 1);
-    std::ostringstream text;
-    text << std::ifstream(out).rdbuf();
-    for (const auto& e :
-         fabscope::testing::text_schema_errors(text.str(), "validation.schema.json"))
-        ADD_FAILURE() << "validate -o: " << e;
-    json report = json::parse(text.str());
-    std::remove(out.c_str());
+    json report = written_report(out);
     // 400 symbol errors in 4 s at 4X HDR are also a bit error rate of ~5e-10.
     ASSERT_EQ(report["findings"].size(), 2u) << report["findings"].dump(1);
     auto found = by_kind_and_port(report);
@@ -162,14 +176,9 @@ TEST_F(ValidateLab, SymbolErrorsRisingDuringTheInterval) {
 }
 
 TEST_F(ValidateLab, ErrorDetailsAndTheBitErrorRateAsPerfqueryReadsThem) {
-    SpawnOptions o;
-    std::string out = lab_->dir() + "-details.json";
-    o.argv = {fabscope(), "lab", "exec",       "--dir", lab_->dir(), "--", fabscope(), "validate",
-              "--plan",   plan_, "--interval", "4s",    "-v",        "-o", out};
-    o.stderr_path = out + ".err";
-    auto child = spawn(o);
-    ASSERT_TRUE(child);
-    ASSERT_TRUE(wait_for_text(o.stderr_path, "Reading the counters again")) << o.stderr_path;
+    const std::string out = lab_->dir() + "-details.json";
+    const pid_t pid = validate_in_its_interval(out, "4s");
+    ASSERT_NE(pid, 0);
     // As a real port counts them: each cause in its total as well.
     fault({"counter", "leaf03[2]", "PortRcvErrors=40",
            "PortRcvErrorDetails.PortLocalPhysicalErrors=40"});
@@ -177,15 +186,9 @@ TEST_F(ValidateLab, ErrorDetailsAndTheBitErrorRateAsPerfqueryReadsThem) {
            "PortXmitDiscardDetails.PortNeighborMTUDiscards=6"});
     fault({"counter", "leaf01[2]", "SymbolErrorCounter=1"});     // one error: no bad link
     fault({"counter", "leaf04[3]", "SymbolErrorCounter=5000"});  // ~6e-9 at 4X HDR over 4 s
-    RunResult r = wait_child(child->pid, 60000ms);
+    RunResult r = wait_child(pid, 60000ms);
     EXPECT_EQ(r.exit_code, 1);
-    std::ostringstream text;
-    text << std::ifstream(out).rdbuf();
-    for (const auto& e :
-         fabscope::testing::text_schema_errors(text.str(), "validation.schema.json"))
-        ADD_FAILURE() << "validate -o: " << e;
-    json report = json::parse(text.str());
-    std::remove(out.c_str());
+    json report = written_report(out);
     auto found = by_kind_and_port(report);
     auto& rising = found["counter_rising"];
     ASSERT_TRUE(rising.count("leaf03[2] PortLocalPhysicalErrors")) << report["findings"].dump(1);
@@ -232,16 +235,11 @@ TEST_F(ValidateLab, ErrorDetailsAndTheBitErrorRateAsPerfqueryReadsThem) {
 TEST_F(ValidateLab, XmitWaitDuringTheIntervalIsACongestionTreeRoot) {
     // The same detectors as `fabscope congestion`: a port waiting toward a
     // host is the root of a tree, not a bare xmit_wait finding.
-    SpawnOptions o;
-    std::string out = lab_->dir() + "-wait.json";
-    o.argv = {fabscope(), "lab", "exec",       "--dir", lab_->dir(), "--", fabscope(), "validate",
-              "--plan",   plan_, "--interval", "3s",    "-v",        "-o", out};
-    o.stderr_path = out + ".err";
-    auto child = spawn(o);
-    ASSERT_TRUE(child);
-    ASSERT_TRUE(wait_for_text(o.stderr_path, "Reading the counters again")) << o.stderr_path;
+    const std::string out = lab_->dir() + "-wait.json";
+    const pid_t pid = validate_in_its_interval(out, "3s");
+    ASSERT_NE(pid, 0);
     fault({"counter", "leaf02[3]", "PortXmitWait=3000000000"});
-    RunResult r = wait_child(child->pid, 60000ms);
+    RunResult r = wait_child(pid, 60000ms);
     EXPECT_EQ(r.exit_code, 1);
     json report = json::parse(std::ifstream(out));
     std::remove(out.c_str());

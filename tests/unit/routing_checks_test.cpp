@@ -17,39 +17,6 @@
 namespace fabscope {
 namespace {
 
-/// `switches` switches in a ring (ports 1 and 2), each with one host on port 3.
-std::vector<Node> switch_ring(int switches) {
-    const std::vector<Node> shape =
-        testing::leaf_spine_nodes({.spines = 1, .leaves = 1, .hosts_per_leaf = 2});
-    std::vector<Node> nodes;
-    Lid lid = 1;
-    for (int i = 0; i < switches; ++i) {
-        Node h = shape.front();
-        h.guid = 0x5000 + static_cast<Guid>(i);
-        h.description = fmt::format("host{} HCA-1", i);
-        h.ports[0].guid = h.guid + 0x100;
-        h.ports[0].lid = lid++;
-        h.ports[0].peer = PortRef{0x6000 + static_cast<Guid>(i), 3};
-        nodes.push_back(h);
-    }
-    for (int i = 0; i < switches; ++i) {
-        Node s = shape[2];  // a leaf: hosts on 1 and 2, its uplink on 3
-        s.guid = 0x6000 + static_cast<Guid>(i);
-        s.description = fmt::format("ring{}", i);
-        for (Port& p : s.ports) {
-            p.guid = s.guid;
-            p.lid = lid;
-            p.peer.reset();
-        }
-        ++lid;
-        s.port(1)->peer = PortRef{0x6000 + static_cast<Guid>((i + switches - 1) % switches), 2};
-        s.port(2)->peer = PortRef{0x6000 + static_cast<Guid>((i + 1) % switches), 1};
-        s.port(3)->peer = PortRef{0x5000 + static_cast<Guid>(i), 1};
-        nodes.push_back(s);
-    }
-    return nodes;
-}
-
 std::map<std::string, std::vector<Finding>> by_kind(const std::vector<Finding>& fs) {
     std::map<std::string, std::vector<Finding>> out;
     for (const Finding& f : fs) out[f.kind].push_back(f);
@@ -80,7 +47,7 @@ TEST(Routing, ADModKLeafSpineHasNoLoopNoHoleAndEvenUplinks) {
 }
 
 TEST(Routing, MinHopOnARingOfSwitchesHasACreditLoopEachWay) {
-    auto nodes = switch_ring(5);
+    auto nodes = testing::switch_ring(5);
     testing::program_min_hop_routes(nodes);
     Fabric f = *Fabric::build(nodes);
     const RoutingAnalysis a = analyse_routing(f);
@@ -106,7 +73,7 @@ TEST(Routing, MinHopOnARingOfSwitchesHasACreditLoopEachWay) {
         EXPECT_EQ(lanes[i]["to"]["node"], next["from"]["node"]) << lanes.dump();
     }
     // Three switches: every route is one hop between switches, nothing waits on a chain.
-    auto three = switch_ring(3);
+    auto three = testing::switch_ring(3);
     testing::program_min_hop_routes(three);
     EXPECT_TRUE(analyse_routing(*Fabric::build(three)).loops.empty());
 }

@@ -52,40 +52,6 @@ std::vector<std::string> kinds(const std::vector<Finding>& fs) {
     return k;
 }
 
-std::vector<Node> ring(int switches) {
-    // Switches in a ring (ports 1 and 2), each with one host on port 3.
-    std::vector<Node> nodes =
-        testing::leaf_spine_nodes({.spines = 1, .leaves = 1, .hosts_per_leaf = 1});
-    nodes.clear();
-    Lid lid = 1;
-    for (int i = 0; i < switches; ++i) {
-        Node h = testing::leaf_spine_nodes({.spines = 1, .leaves = 1, .hosts_per_leaf = 1}).front();
-        h.guid = 0x5000 + static_cast<Guid>(i);
-        h.description = "host" + std::to_string(i);
-        h.ports[0].guid = h.guid + 0x100;
-        h.ports[0].lid = lid++;
-        h.ports[0].peer = PortRef{0x6000 + static_cast<Guid>(i), 3};
-        nodes.push_back(h);
-    }
-    for (int i = 0; i < switches; ++i) {
-        Node s = testing::leaf_spine_nodes(
-            {.spines = 1, .leaves = 1, .hosts_per_leaf = 2})[2];  // a 3-port leaf
-        s.guid = 0x6000 + static_cast<Guid>(i);
-        s.description = "ring" + std::to_string(i);
-        for (Port& p : s.ports) {
-            p.guid = s.guid;
-            p.lid = lid;
-            p.peer.reset();
-        }
-        ++lid;
-        s.port(1)->peer = PortRef{0x6000 + static_cast<Guid>((i + switches - 1) % switches), 2};
-        s.port(2)->peer = PortRef{0x6000 + static_cast<Guid>((i + 1) % switches), 1};
-        s.port(3)->peer = PortRef{0x5000 + static_cast<Guid>(i), 1};
-        nodes.push_back(s);
-    }
-    return nodes;
-}
-
 TEST(Sweep, ErrorDetailsAreAskedOnlyWhereTheirTotalIsAboveZero) {
     auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
     PortCounters rcv;
@@ -173,7 +139,7 @@ TEST(Sweep, LeafSpineEqualsTheFabric) {
 }
 
 TEST(Sweep, LoopsAreWalkedOnce) {
-    Rig rig(ring(7));
+    Rig rig(testing::switch_ring(7));
     auto out = rig.sweep();
     ASSERT_TRUE(out) << out.error().message;
     EXPECT_EQ(out->snapshot.fabric.nodes().size(), 14u);
@@ -184,7 +150,7 @@ TEST(Sweep, LoopsAreWalkedOnce) {
 }
 
 TEST(Sweep, StopsAtMaxHops) {
-    Rig rig(ring(12));
+    Rig rig(testing::switch_ring(12));
     SweepOptions o;
     o.max_hops = 4;
     auto out = rig.sweep(o);

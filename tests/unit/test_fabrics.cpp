@@ -236,4 +236,36 @@ void set_link_width(std::vector<Node>& nodes, const std::string& node, uint8_t p
     a->width_enabled = enabled;
 }
 
+std::vector<Node> switch_ring(int switches) {
+    const std::vector<Node> shape =
+        leaf_spine_nodes({.spines = 1, .leaves = 1, .hosts_per_leaf = 2});
+    std::vector<Node> nodes;
+    Lid lid = 1;
+    for (int i = 0; i < switches; ++i) {
+        Node h = shape.front();
+        h.guid = 0x5000 + static_cast<Guid>(i);
+        h.description = "host" + std::to_string(i) + " HCA-1";
+        h.ports[0].guid = h.guid + 0x100;
+        h.ports[0].lid = lid++;
+        h.ports[0].peer = PortRef{0x6000 + static_cast<Guid>(i), 3};
+        nodes.push_back(h);
+    }
+    for (int i = 0; i < switches; ++i) {
+        Node s = shape[2];  // a leaf: hosts on 1 and 2, its uplink on 3
+        s.guid = 0x6000 + static_cast<Guid>(i);
+        s.description = "ring" + std::to_string(i);
+        for (Port& p : s.ports) {
+            p.guid = s.guid;
+            p.lid = lid;
+            p.peer.reset();
+        }
+        ++lid;
+        s.port(1)->peer = PortRef{0x6000 + static_cast<Guid>((i + switches - 1) % switches), 2};
+        s.port(2)->peer = PortRef{0x6000 + static_cast<Guid>((i + 1) % switches), 1};
+        s.port(3)->peer = PortRef{0x5000 + static_cast<Guid>(i), 1};
+        nodes.push_back(s);
+    }
+    return nodes;
+}
+
 }  // namespace fabscope::testing

@@ -30,6 +30,10 @@ Fabric leaf_spine(const LeafSpineShape& shape);
 void add_dmodk_routes(std::vector<Node>& nodes, uint8_t lmc = 0);
 Fabric routed_leaf_spine(const LeafSpineShape& shape, uint8_t lmc = 0);
 
+/// `switches` switches in a ring (port 1 to the previous, 2 to the next),
+/// each with one host on port 3: "host0 HCA-1".., "ring0"..; no tables.
+std::vector<Node> switch_ring(int switches);
+
 /// Finds a node by description in a node list (for editing before build).
 Node& node_named(std::vector<Node>& nodes, const std::string& name);
 /// Disconnects a cable: both ends Down/Polling, no peers.
