@@ -25,11 +25,11 @@ double poisson_upper(uint64_t k) {
     return boost::math::gamma_q_inv(static_cast<double>(k) + 1.0, kAlpha);
 }
 
-double line_gbps(Width w, Speed s) {
-    return lanes(w) * lane_signal_gbps(s);
-}
-
 }  // namespace
+
+double link_signal_gbps(Width width, Speed speed) {
+    return lanes(width) * lane_signal_gbps(speed);
+}
 
 std::optional<BerEstimate> estimate_ber(uint64_t errors, double seconds, Width width, Speed speed,
                                         double threshold) {
@@ -37,7 +37,7 @@ std::optional<BerEstimate> estimate_ber(uint64_t errors, double seconds, Width w
     BerEstimate e;
     e.errors = errors;
     e.seconds = seconds;
-    e.line_gbps = line_gbps(width, speed);
+    e.line_gbps = link_signal_gbps(width, speed);
     e.bits = e.line_gbps * 1e9 * seconds;
     e.ber = static_cast<double>(errors) / e.bits;
     e.lower = poisson_lower(errors) / e.bits;
@@ -47,7 +47,7 @@ std::optional<BerEstimate> estimate_ber(uint64_t errors, double seconds, Width w
 }
 
 double seconds_to_vouch(Width width, Speed speed, double threshold) {
-    return poisson_upper(0) / (threshold * line_gbps(width, speed) * 1e9);
+    return poisson_upper(0) / (threshold * link_signal_gbps(width, speed) * 1e9);
 }
 
 std::vector<Finding> check_ber(const Fabric& f, const CounterReadings& before,

@@ -28,6 +28,10 @@ struct BerEstimate {
     double vouch_seconds = 0;  ///< error-free time that proves BER below BerLimit::warn
 };
 
+/// The signalling rate of a link in Gb/s, lanes x lane_signal_gbps (212.5 for
+/// 4X HDR): the bits a BER divides by, and the exporter's rate for it.
+double link_signal_gbps(Width width, Speed speed);
+
 /// The estimate for `errors` over `seconds` on a link of `width` × `speed`.
 /// Nothing for a non-positive interval.
 std::optional<BerEstimate> estimate_ber(uint64_t errors, double seconds, Width width, Speed speed,

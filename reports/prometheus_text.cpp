@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include "model/ber.h"
+
 namespace fabscope {
 namespace {
 
@@ -252,7 +254,7 @@ void add_fabric(Exposition& e, const PromInput& in) {
                 e.sample("fabscope_port_link_speed_bytes_per_second", labels,
                          link_data_gbps(*p.width_active, *p.speed_active) * 1e9 / 8);
                 e.sample("fabscope_port_link_signal_bytes_per_second", labels,
-                         lanes(*p.width_active) * lane_signal_gbps(*p.speed_active) * 1e9 / 8);
+                         link_signal_gbps(*p.width_active, *p.speed_active) * 1e9 / 8);
             }
             const PortCounters* pc = nullptr;
             if (in.counters) {
