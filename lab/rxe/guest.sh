@@ -36,7 +36,8 @@
 #                                    log DIR/NS.log, its PID in DIR/NS.pid
 #   lldp_show DIR NS                 what NS's lldpd knows, `lldpcli show neighbors -f keyvalue`
 #   lldp_wait DIR NS REGEX [SECONDS] wait (default 30 s) until lldp_show DIR NS matches REGEX
-#   lldp_stop DIR                    stop every lldpd lldp_start recorded in DIR, by its PID
+#   lldp_stop DIR                    stop every lldpd lldp_start recorded in DIR, by its PID,
+#                                    and wait (at most 5 s) until they have exited
 #   leaf_swap_ports lL P1 P2         re-plug: leaf lL's host ports P1 and P2 trade names (so
 #                                    port numbers), as if the two hosts' cables were swapped
 #   fabric_mpirun_all CMD...         fabric_mpirun over every host of rxe_fabric
@@ -287,9 +288,15 @@ lldp_wait() {
 }
 
 lldp_stop() {
-    local f
+    local f end
     for f in "$1"/*.pid; do
         [ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null
+    done
+    # Returns once they are gone (or after 5 s), so a caller can count them.
+    end=$(($(date +%s) + 5))
+    for f in "$1"/*.pid; do
+        [ -e "$f" ] || continue
+        while kill -0 "$(cat "$f")" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do sleep 0.05; done
     done
     return 0
 }

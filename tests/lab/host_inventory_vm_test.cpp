@@ -105,7 +105,8 @@ TEST(HostInventoryVm, AgreesWithIbvDevinfoAndRdmaLink) {
 rxe_init
 rxe_bridge 1
 ip netns exec h1 ip addr add fd00::1/64 dev eth0 nodad
-sleep 0.5
+# rxe adds the address's GIDs on the netdev event: wait for them, not a time.
+for i in $(seq 1 100); do in_host h1 ibv_devinfo -v 2>/dev/null | grep -q 'fd00:' && break; sleep 0.1; done
 in_host h1 $F health --no-state --no-sa --json > health.json 2> health.err; echo "health_rc=$?"
 in_host h1 ibv_devinfo -v > devinfo.txt 2>&1; echo "devinfo_rc=$?"
 in_host h1 rdma -j link show > link.json; echo "link_rc=$?"

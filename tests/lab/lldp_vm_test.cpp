@@ -98,7 +98,6 @@ echo "moved_rc=$?"
 cat validate.err
 cp "$L"/*.log .
 lldp_stop "$L"
-sleep 0.5
 left=0
 for f in "$L"/*.pid; do kill -0 "$(cat "$f")" 2>/dev/null && left=$((left + 1)); done
 echo "lldpd_left=$left"
