@@ -4,6 +4,8 @@
 
 #include "congestion/live_reading.h"
 #include "congestion/xmit_wait_tree.h"
+#include "discover/sm_pass.h"
+#include "util/time_util.h"
 #include "model/tiers.h"
 
 namespace fabscope {
@@ -25,6 +27,9 @@ void judge(ValidateOutcome& out, const std::vector<Finding>& problems, bool afte
                        in.baseline ? &*in.baseline : nullptr,
                        in.thresholds};
     vi.after_complete = after_complete;
+    vi.sm_read = out.snapshot.source.sm_read;
+    vi.sm_after = out.sm_after ? &*out.sm_after : nullptr;
+    vi.sm_interval_s = out.sm_interval_s;
     out.validation = validate(vi);
     out.counter_readings = out.after ? 2 : before.empty() ? 0 : 1;
     if (!out.after) return;
@@ -51,12 +56,18 @@ Result<ValidateOutcome> validate_live(LiveSession& session, const ValidateInputs
     out.fabric_from =
         fmt::format("{} port {}", out.snapshot.source.ca, out.snapshot.source.ca_port);
     bool after_complete = false;
+    const Stopwatch since_sweep;
     if (in.interval.count() > 0 && !out.interrupted) {
         if (wait_with_countdown(in.interval, stop, progress, "Reading the counters again")) {
             PmaRead second = read_again(session, out.snapshot.fabric, false, stop);
             out.after = std::move(second.readings);
             out.interrupted = second.interrupted;
             after_complete = !second.interrupted;
+            if (out.snapshot.source.sm_read && !out.interrupted) {
+                out.sm_interval_s = since_sweep.seconds();
+                out.sm_after = read_sm_again(session.transport(), session.clock(),
+                                             session.engine_options(&stop), out.snapshot.fabric);
+            }
         } else {
             out.interrupted = true;
         }

@@ -39,6 +39,9 @@ struct ValidateOutcome {
     int counter_readings = 1;  ///< 0 (none), 1 (no rates) or 2
     double interval_s = 0;     ///< between the readings, as measured
     bool interrupted = false;  ///< stopped: what was read is checked
+    /// SMInfo read again with the counters (none with one reading).
+    std::optional<SmReadings> sm_after;
+    double sm_interval_s = 0;  ///< from the sweep's end to that reading
 };
 
 /// The live fabric through `session`; `progress` shows the wait. An error

@@ -11,9 +11,11 @@
 #include "cli/cli.h"
 #include "lab/faults.h"
 #include "lab/ib_lab.h"
+#include "lab/lab_sm.h"
 #include "lab/node_locator.h"
 #include "lab/port_setter.h"
 #include "lab/supervisor.h"
+#include "model/fabric.h"
 #include "util/exit_status.h"
 
 namespace fabscope::cli {
@@ -46,6 +48,8 @@ struct UpOptions {
     std::string net_file;
     int timeout_s = 300;
     bool sm_dump = false;
+    std::string routing_engine;
+    std::vector<std::string> root_guids;
 };
 
 int run_up(const UpOptions& o, const Globals& g) {
@@ -55,6 +59,15 @@ int run_up(const UpOptions& o, const Globals& g) {
     opts.dir = *dir;
     opts.subnet_up_timeout = std::chrono::seconds(o.timeout_s);
     opts.sm_dump = o.sm_dump;
+    opts.routing_engine = o.routing_engine;
+    for (const std::string& text : o.root_guids) {
+        auto guid = parse_guid(text);
+        if (!guid)
+            return report(
+                make_error(fmt::format("--root-guid {}: not a GUID (0x0002c903000a1b2c)", text)),
+                g);
+        opts.root_guids.push_back(*guid);
+    }
     if (!o.net_file.empty()) {
         opts.net_file = o.net_file;
     } else {
@@ -205,6 +218,13 @@ void add_lab_up(CLI::App* lab, Context& ctx) {
     up->add_flag("--sm-dump", o->sm_dump,
                  "OpenSM writes its routing dump files (opensm-subnet.lst, opensm.fdbs) into "
                  "the lab's osm/ directory, for ibdmchk");
+    up->add_option("--routing-engine", o->routing_engine,
+                   "OpenSM's routing engine (default OpenSM's: minhop)")
+        ->check(CLI::IsMember({"minhop", "updn", "dnup", "ftree", "lash", "dor", "sssp", "dfsssp",
+                               "nue"}));
+    up->add_option("--root-guid", o->root_guids,
+                   "A root switch's node GUID for updn/ftree (OpenSM's root_guid_file); "
+                   "repeatable");
     up->footer(R"(Examples:
   fabscope lab up                                     # 2 spines, 4 leaves, 16 hosts, 4X HDR
   fabscope lab up --spines 18 --leaves 36 --hosts-per-leaf 18    # 648 hosts
@@ -274,6 +294,73 @@ void add_lab_fault(CLI::App* lab, Context& ctx) {
     fault->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_fault(*o, ctx.globals); }; });
 }
 
+struct SmOptions {
+    LabWhich which;
+    std::string action;  ///< start, stop
+    std::string node;
+    int priority = 0;
+    std::string file;  ///< lab partitions
+};
+
+int run_sm(const SmOptions& o, const Globals& g) {
+    auto s = o.which.load();
+    if (!s) return report(s.error(), g);
+    if (o.action == "stop") {
+        if (auto w = lab_sm_stop(*s, o.node); !w) return report(w.error(), g);
+        if (!g.quiet) std::fprintf(stderr, "OpenSM on %s stopped.\n", o.node.c_str());
+        return kExitClean;
+    }
+    auto state = lab_sm_start(*s, o.node, o.priority);
+    if (!state) return report(state.error(), g);
+    if (!g.quiet)
+        std::fprintf(stderr, "OpenSM on %s (priority %d): %s.\n", o.node.c_str(), o.priority,
+                     state->c_str());
+    return kExitClean;
+}
+
+int run_partitions(const SmOptions& o, const Globals& g) {
+    auto s = o.which.load();
+    if (!s) return report(s.error(), g);
+    if (auto w = lab_partitions(*s, o.file); !w) return report(w.error(), g);
+    if (!g.quiet)
+        std::fprintf(stderr, "Partitions from %s applied by OpenSM (%s).\n", o.file.c_str(),
+                     lab_partitions_file(*s).c_str());
+    return kExitClean;
+}
+
+/// `lab sm start|stop --on NODE`, `lab partitions FILE`: the subnet managers.
+void add_lab_sm(CLI::App* lab, Context& ctx) {
+    auto o = std::make_shared<SmOptions>();
+    CLI::App* sm = lab->add_subcommand(
+        "sm", "Start or stop a further OpenSM on a host's HCA: a standby (or a rival master)");
+    add_which(sm, o->which);
+    sm->add_option("action", o->action, "start or stop")
+        ->required()
+        ->check(CLI::IsMember({"start", "stop"}));
+    sm->add_option("--on", o->node, "The host it runs on, as the net file names it (h0004)")
+        ->required();
+    sm->add_option("--priority", o->priority,
+                   "sm_priority 0..15 (default 0: a standby beside the lab's master, whose GUID "
+                   "is lower; above 0 it takes over)");
+    sm->footer(R"(Examples:
+  fabscope lab sm start --on h0004          # a standby SM
+  fabscope lab exec -- sminfo               # the master
+  fabscope lab sm stop --on h0004)");
+    sm->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_sm(*o, ctx.globals); }; });
+
+    auto p = std::make_shared<SmOptions>();
+    CLI::App* parts = lab->add_subcommand(
+        "partitions", "Give the lab's OpenSM a partition file (partitions.conf) and apply it");
+    add_which(parts, p->which);
+    parts->add_option("file", p->file, "OpenSM's partitions.conf syntax (port GUIDs, ALL, ...)")
+        ->required();
+    parts->footer(R"(Example (keys and port GUIDs as in opensm's partition-config(5)):
+  printf 'Default=0x7fff, ipoib : ALL=full ;\ncompute=0x0001 : 0x100001=full, 0x100003=full ;\n' > p.conf
+  fabscope lab partitions p.conf && fabscope lab exec -- smpquery pkeys 1)");
+    parts->callback(
+        [&ctx, p] { ctx.action = [&ctx, p] { return run_partitions(*p, ctx.globals); }; });
+}
+
 /// Hidden: the lab's own helpers, started by `lab up` and `lab fault`.
 void add_hidden_helpers(CLI::App* lab, Context& ctx) {
     auto args = std::make_shared<std::vector<std::string>>();
@@ -316,6 +403,7 @@ void add_lab(CLI::App& app, Context& ctx) {
     add_lab_status(lab, ctx);
     add_lab_exec(lab, ctx);
     add_lab_fault(lab, ctx);
+    add_lab_sm(lab, ctx);
     add_hidden_helpers(lab, ctx);
 }
 

@@ -81,7 +81,9 @@ Result<ValidateOutcome> check(const ValidateCommand& o, const ValidateInputs& in
         if (!s) return s.error();
         return validate_snapshot(std::move(s).value(), o.load, in);
     }
-    auto session = open_live_session(o.live, g);
+    LiveSweepOptions live = o.live;
+    live.pkeys = live.pkeys || (in.plan && !in.plan->partitions.empty());
+    auto session = open_live_session(live, g);
     if (!session) return session.error();
     // From here on a Ctrl-C keeps the report: whatever was read is checked and written.
     install_interrupt_handlers();
@@ -154,6 +156,7 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
         pin.findings = &v.findings;
         pin.counters = checked->after ? &*checked->after : nullptr;
         pin.complete = !meta.interrupted;
+        pin.sm_read = snap.source.sm_read;
         pin.sweep_duration_s = meta.duration_s;
         pin.sweep_finished_unix_s = prom_unix_now();
         pin.version = version();

@@ -37,6 +37,9 @@ void add_live_sweep_options(CLI::App* cmd, LiveSweepOptions& o, bool with_conten
     if (with_content) {
         cmd->add_flag("--no-routes", o.no_routes, "Do not read the linear forwarding tables");
         cmd->add_flag("--no-counters", o.no_counters, "Do not read port counters");
+        cmd->add_flag("--pkeys", o.pkeys,
+                      "Read the P_Key tables of the host ports and of the switch ports facing "
+                      "them (validate does when the plan has partitions)");
     }
 }
 
@@ -75,6 +78,7 @@ LiveOptions live_options(const LiveSweepOptions& o, const Globals& g, bool progr
     l.sweep.max_hops = o.max_hops;
     l.sweep.routes = !o.no_routes;
     l.sweep.counters = !o.no_counters;
+    l.sweep.pkeys = o.pkeys;
     // Not under the TUI or in a long-running service: the screen or the log is theirs.
     if (progress) l.sweep.on_pass = sweep_progress(g.progress());
     return l;
@@ -116,6 +120,7 @@ int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const s
         in.fabric = &snap.fabric;
         in.findings = &findings;
         in.complete = snap.source.complete;
+        in.sm_read = snap.source.sm_read;
         in.sweep_duration_s = snap.source.duration_s;
         in.sweep_finished_unix_s = prom_unix_now();
         in.version = version();

@@ -22,10 +22,11 @@ struct LiveSweepOptions {
     size_t max_hops = 63;
     bool no_routes = false;
     bool no_counters = false;
+    bool pkeys = false;
 };
 
 /// -C -P -t --retries --window --failure-budget --max-hops; with_content adds
-/// --no-routes/--no-counters.
+/// --no-routes/--no-counters/--pkeys.
 void add_live_sweep_options(CLI::App* cmd, LiveSweepOptions& o, bool with_content = true);
 
 /// The session's options from the flags; with `progress` its sweeps show their

@@ -55,7 +55,22 @@ SwitchInfo decode_switch_info(SmpData d) {
     s.default_port = static_cast<uint8_t>(field(d, IB_SW_DEF_PORT_F));
     s.lifetime = static_cast<uint8_t>(field(d, IB_SW_LIFE_TIME_F));
     s.enhanced_port0 = field(d, IB_SW_ENHANCED_PORT0_F) != 0;
+    s.partition_enforcement_cap = static_cast<uint16_t>(field(d, IB_SW_PARTITION_ENFORCE_CAP_F));
     return s;
+}
+
+std::optional<SmInfo> decode_sm_info(SmpData d) {
+    const uint32_t state = field(d, IB_SMINFO_STATE_F);
+    if (state > static_cast<uint32_t>(SmState::Master)) return std::nullopt;
+    return SmInfo{field64(d, IB_SMINFO_GUID_F), field(d, IB_SMINFO_ACT_F),
+                  static_cast<uint8_t>(field(d, IB_SMINFO_PRIO_F)), static_cast<SmState>(state)};
+}
+
+std::array<uint16_t, kPkeysPerBlock> decode_pkey_block(SmpData d) {
+    std::array<uint16_t, kPkeysPerBlock> keys{};
+    for (size_t i = 0; i < keys.size(); ++i)
+        keys[i] = static_cast<uint16_t>((d[2 * i] << 8U) | d[(2 * i) + 1]);
+    return keys;
 }
 
 uint32_t decode_port_capability_mask(SmpData d) {

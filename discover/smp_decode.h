@@ -16,7 +16,6 @@ inline constexpr size_t kSmpDataSize = 64;
 using SmpData = std::span<const uint8_t, kSmpDataSize>;
 
 /// PortInfo CapabilityMask bits we look at.
-inline constexpr uint32_t kCapIsSM = 1U << 1;
 inline constexpr uint32_t kCapIsExtendedSpeedsSupported = 1U << 14;
 inline constexpr uint32_t kCapIsCapabilityMask2Supported = 1U << 15;
 
@@ -42,6 +41,7 @@ struct SwitchInfo {
     uint8_t default_port = 0;
     uint8_t lifetime = 0;
     bool enhanced_port0 = false;
+    uint16_t partition_enforcement_cap = 0;  ///< P_Key entries per external port; 0: none
 };
 
 /// Fields of PortInfo beyond what the model's Port keeps.
@@ -64,6 +64,13 @@ SwitchInfo decode_switch_info(SmpData d);
 Port decode_port_info(SmpData d, uint8_t num, uint32_t ext_cap_mask);
 PortInfoExtra decode_port_info_extra(SmpData d);
 uint32_t decode_port_capability_mask(SmpData d);
+/// SMInfo; a state beyond Master (4..15, reserved) yields nullopt.
+std::optional<SmInfo> decode_sm_info(SmpData d);
+
+/// P_Key entries in one block of a PKeyTable (IBA vol 1, 14.2.5.7).
+inline constexpr unsigned kPkeysPerBlock = 32;
+/// The block's 32 entries in table order, 0 (unused) included.
+std::array<uint16_t, kPkeysPerBlock> decode_pkey_block(SmpData d);
 
 /// MTU code (1..5) to bytes (256..4096); 0 for anything else.
 uint16_t mtu_bytes(unsigned code);

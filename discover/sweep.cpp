@@ -4,6 +4,7 @@
 
 #include "discover/counters_pass.h"
 #include "discover/routes_pass.h"
+#include "discover/sm_pass.h"
 #include "discover/sweep_assembly.h"
 #include "discover/sweep_context.h"
 #include "discover/topology_pass.h"
@@ -45,6 +46,12 @@ Result<SweepOutput> sweep_fabric(MadTransport& transport, const Clock& clock,
     if (options.routes && !ctx.stopped()) {
         told("routes");
         routes_pass(ctx);
+    }
+    if ((options.subnet_managers || options.pkeys) && !ctx.stopped()) {
+        told("subnet manager");
+        sm_pass(ctx);
+        src.sm_read = options.subnet_managers && !ctx.stopped();
+        src.pkeys_read = options.pkeys && !ctx.stopped();
     }
     if (options.counters && !ctx.stopped()) {
         told("counters");

@@ -24,8 +24,14 @@ struct SweepOptions {
     EngineOptions engine;
     bool routes = true;    ///< read the linear forwarding tables
     bool counters = true;  ///< read PortCounters (+Extended) of every active port
+    /// SMInfo of every port whose CapabilityMask claims IsSM (a few MADs).
+    bool subnet_managers = true;
+    /// The P_Key tables of CA ports and of the switch ports facing them
+    /// (a MAD or more per port: asked for, not read by default).
+    bool pkeys = false;
     size_t max_hops = 63;  ///< the longest directed route followed
-    /// Told as each pass starts ("topology", "routes", "counters") and when
+    /// Told as each pass starts ("topology", "routes", "subnet manager",
+    /// "counters") and when
     /// the sweep is "done", with the nodes found so far (progress).
     std::function<void(std::string_view pass, size_t nodes)> on_pass;
 };

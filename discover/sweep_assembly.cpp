@@ -13,6 +13,8 @@ Result<Fabric> assemble_fabric(SweepContext& ctx) {
         node.lft = std::move(n.lft);
         for (Port& p : node.ports) {
             if (auto c = n.counters.find(p.num); c != n.counters.end()) p.counters = c->second;
+            if (auto s = n.sm.find(p.num); s != n.sm.end()) p.sm = s->second;
+            if (auto k = n.pkeys.find(p.num); k != n.pkeys.end()) p.pkeys = std::move(k->second);
         }
         out.push_back(std::move(node));
     }

@@ -26,6 +26,8 @@ struct SweptNode {
     std::optional<SwitchInfo> switch_info;
     std::vector<uint8_t> lft;                  ///< empty until read
     std::map<uint8_t, PortCounters> counters;  ///< complete readings only
+    std::map<uint8_t, SmInfo> sm;                     ///< SMInfo answers, by port
+    std::map<uint8_t, std::vector<uint16_t>> pkeys;  ///< P_Keys in use, by port
 
     Guid guid() const { return replies.info.node_guid; }
     bool is_switch() const { return replies.info.type == NodeType::Switch; }

@@ -12,6 +12,7 @@
 #include "exporter/metrics_state.h"
 #include "model/duration.h"
 #include "model/link_checks.h"
+#include "model/sm_checks.h"
 #include "model/tiers.h"
 #include "util/exit_status.h"
 #include "util/printable.h"
@@ -48,8 +49,11 @@ void sweep_loop(const ExporterOptions& o, const SweepFunction& sweep, const Stop
             view->findings = std::move(out->problems);
             auto checks = check_links(out->snapshot.fabric, tiers);
             view->findings.insert(view->findings.end(), checks.begin(), checks.end());
+            auto sms = check_subnet_managers({out->snapshot.fabric, out->snapshot.source.sm_read});
+            view->findings.insert(view->findings.end(), sms.begin(), sms.end());
             view->fabric = std::move(out->snapshot.fabric);
             view->complete = out->snapshot.source.complete;
+            view->sm_read = out->snapshot.source.sm_read;
             view->duration_s = sw.seconds();
             view->finished_unix_s = unix_now();
             const size_t nodes = view->fabric.nodes().size();

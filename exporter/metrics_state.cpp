@@ -40,6 +40,7 @@ void MetricsState::render_locked() {
         in.fabric = &last_->fabric;
         in.findings = &last_->findings;
         in.complete = last_->complete;
+        in.sm_read = last_->sm_read;
         in.sweep_duration_s = last_->duration_s;
         in.sweep_finished_unix_s = last_->finished_unix_s;
     }

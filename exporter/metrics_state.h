@@ -20,6 +20,7 @@ struct SweepView {
     Fabric fabric;
     std::vector<Finding> findings;
     bool complete = true;
+    bool sm_read = false;
     double duration_s = 0;
     double finished_unix_s = 0;
 };

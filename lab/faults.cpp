@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "lab/lab_sm.h"
 #include "lab/sim_console.h"
 #include "model/json_io.h"
 #include "model/link_rate.h"
@@ -93,50 +94,6 @@ Result<std::string> normalise_counter(const std::string& assignment) {
         name = "PortCounters." + name;
     }
     return name + "=" + value;
-}
-
-size_t subnet_ups(const LabState& lab) {
-    std::ifstream in(lab.dir + "/osm/opensm.log");
-    std::string line;
-    size_t n = 0;
-    while (std::getline(in, line)) n += line.find("SUBNET UP") != std::string::npos;
-    return n;
-}
-
-// OpenSM does not sweep again for a trap that repeats one it had within its
-// trap aging time: a link taken down or up twice in a few seconds can wait
-// for the periodic sweep (10 s, and longer seen here). The lab's own SMs
-// (recorded by `lab up`) are asked for a heavy sweep with SIGHUP instead, as
-// OpenSM's man page has it.
-void ask_for_heavy_sweep(const LabState& lab) {
-    signal_process(lab.opensm, SIGHUP);
-    for (const ProcessId& sm : lab.plane_sms) signal_process(sm, SIGHUP);
-}
-
-/// How long a cabling fault waits for the SM before it says so.
-constexpr std::chrono::seconds kSmWait{15};
-
-/// Polls `done` every `every` until it holds or kSmWait has passed, asking
-/// the SM for a sweep each second it does not; returns what `done` said last.
-bool wait_for_sm(const LabState& lab, std::chrono::milliseconds every,
-                 const std::function<bool()>& done) {
-    const auto start = std::chrono::steady_clock::now();
-    auto next_hup = start + std::chrono::seconds(1);
-    for (;;) {
-        if (done()) return true;
-        const auto now = std::chrono::steady_clock::now();
-        if (now >= start + kSmWait) return false;
-        if (now >= next_hup) {
-            ask_for_heavy_sweep(lab);
-            next_hup = now + std::chrono::seconds(1);
-        }
-        std::this_thread::sleep_for(every);
-    }
-}
-
-/// Until the SM logs a SUBNET UP after `before` of them.
-void wait_for_subnet_up(const LabState& lab, size_t before) {
-    wait_for_sm(lab, std::chrono::milliseconds(50), [&] { return subnet_ups(lab) > before; });
 }
 
 // OpenSM answers a trap (a port changed) with a heavy sweep that reads every

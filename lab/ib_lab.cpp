@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "lab/sim_console.h"
+#include "model/fabric.h"
 #include "model/json_io.h"
 #include "util/exit_status.h"
 #include "util/time_util.h"
@@ -82,6 +83,22 @@ Status save_lab_state(const LabState& s) {
              {"supervisor", process_json(s.supervisor)}}},
            {"swaps", swaps}};
     if (s.sm_dump) j["sm_dump"] = true;
+    if (!s.routing_engine.empty()) j["routing_engine"] = s.routing_engine;
+    if (!s.root_guids.empty()) {
+        json roots = json::array();
+        for (uint64_t g : s.root_guids) roots.push_back(format_guid(g));
+        j["root_guids"] = std::move(roots);
+    }
+    if (!s.extra_sms.empty()) {
+        json extra = json::array();
+        for (const LabSm& x : s.extra_sms) {
+            json e = process_json(x.process);
+            e["node"] = x.node;
+            e["priority"] = x.priority;
+            extra.push_back(std::move(e));
+        }
+        j["processes"]["extra_sms"] = std::move(extra);
+    }
     if (s.planes > 1) {
         j["planes"] = s.planes;
         json sms = json::array();
@@ -122,6 +139,9 @@ std::vector<std::string> ibsim_size_args(const NetFileStats& st) {
 }
 
 void stop_all(const LabState& s) {
+    for (const LabSm& x : s.extra_sms) {
+        if (x.process.pid > 0) stop_process(x.process, milliseconds(3000));
+    }
     for (const ProcessId& p : s.plane_sms) {
         if (p.pid > 0) stop_process(p, milliseconds(3000));
     }
@@ -136,39 +156,63 @@ void stop_all(const LabState& s) {
 // force_link_* 0: the SM must not rewrite LinkWidth/SpeedEnabled, or every
 // sweep would "repair" a degraded link injected by `lab fault`.
 Result<ProcessId> start_sm(const LabState& s, int plane) {
-    const std::string dir =
-        plane == 1 ? s.dir + "/osm" : fmt::format("{}/osm/plane{}", s.dir, plane);
+    SmLaunch how;
+    how.dir = plane == 1 ? s.dir + "/osm" : fmt::format("{}/osm/plane{}", s.dir, plane);
+    how.out = plane == 1 ? s.dir + "/opensm.out" : how.dir + "/opensm.out";
+    if (plane > 1) how.subnet_prefix = 0xfe80000000000000ULL + static_cast<uint64_t>(plane);
+    if (s.planes > 1) {
+        how.attach = plane_attach_node(plane);
+        how.port_guid = plane_sm_port_guid(plane);
+    }
+    return start_opensm(s, how);
+}
+
+}  // namespace
+
+std::string lab_partitions_file(const LabState& s) {
+    return s.dir + "/osm/partitions.conf";
+}
+
+Result<ProcessId> start_opensm(const LabState& s, const SmLaunch& how) {
     std::error_code ec;
-    fs::create_directories(dir, ec);
+    fs::create_directories(how.dir, ec);
     {
-        std::ofstream conf(dir + "/opensm.conf");
+        std::ofstream conf(how.dir + "/opensm.conf");
         conf << "force_log_flush TRUE\n"
-             << "log_file " << dir << "/opensm.log\n"
-             << "dump_files_dir " << dir << "\n"
-             << "force_link_width 0\nforce_link_speed 0\nforce_link_speed_ext 0\n";
+             << "log_file " << how.dir << "/opensm.log\n"
+             << "dump_files_dir " << how.dir << "\n"
+             << "force_link_width 0\nforce_link_speed 0\nforce_link_speed_ext 0\n"
+             // Absent until `lab partitions`: OpenSM then keeps the default partition.
+             << "partition_config_file " << lab_partitions_file(s) << "\n";
         // Errors, info and routing: the routing flag makes OpenSM write
         // opensm-subnet.lst and opensm.fdbs into dump_files_dir (ibdmchk's input).
         if (s.sm_dump) conf << "log_flags 0x43\n";
-        if (plane > 1)
-            conf << fmt::format("subnet_prefix {:#018x}\n", 0xfe80000000000000ULL + plane);
+        if (!s.routing_engine.empty()) conf << "routing_engine " << s.routing_engine << "\n";
+        if (!s.root_guids.empty()) {
+            const std::string roots = how.dir + "/root_guids";
+            std::ofstream r(roots);
+            for (uint64_t g : s.root_guids) r << fmt::format("{:#018x}\n", g);
+            conf << "root_guid_file " << roots << "\n";
+        }
+        if (how.subnet_prefix != 0) conf << fmt::format("subnet_prefix {:#018x}\n", how.subnet_prefix);
+        if (how.priority >= 0) conf << "sm_priority " << how.priority << "\n";
     }
     auto env = lab_client_env(s);
     env["IBSIM_SOCKNAME"] =
         s.sockname;  // the SM talks to the simulator directly, not through the relay
-    env["OSM_TMP_DIR"] = dir;
-    env["OSM_CACHE_DIR"] = dir;
-    std::vector<std::string> argv{"opensm", "-F", dir + "/opensm.conf"};
-    if (s.planes > 1) {
-        env["SIM_HOST"] = plane_attach_node(plane);
+    env["OSM_TMP_DIR"] = how.dir;
+    env["OSM_CACHE_DIR"] = how.dir;
+    std::vector<std::string> argv{"opensm", "-F", how.dir + "/opensm.conf"};
+    if (!how.attach.empty()) env["SIM_HOST"] = how.attach;
+    if (how.port_guid != 0) {
         argv.push_back("-g");
-        argv.push_back(fmt::format("{:#018x}", plane_sm_port_guid(plane)));
+        argv.push_back(fmt::format("{:#018x}", how.port_guid));
     }
-    const std::string out = plane == 1 ? s.dir + "/opensm.out" : dir + "/opensm.out";
     auto sm = spawn({.argv = argv,
                      .env = env,
                      .cwd = s.dir,
-                     .stdout_path = out,
-                     .stderr_path = out,
+                     .stdout_path = how.out,
+                     .stderr_path = how.out,
                      .new_session = true});
     if (!sm) {
         return make_error(
@@ -177,6 +221,8 @@ Result<ProcessId> start_sm(const LabState& s, int plane) {
     }
     return *sm;
 }
+
+namespace {
 
 std::string sm_log(const LabState& s, int plane) {
     return plane == 1 ? s.dir + "/osm/opensm.log"
@@ -416,6 +462,8 @@ Result<LabState> lab_up(const LabUpOptions& opts) {
     LabState s;
     s.dir = opts.dir;
     s.sm_dump = opts.sm_dump;
+    s.routing_engine = opts.routing_engine;
+    s.root_guids = opts.root_guids;
     if (auto r = claim_lab_dir(s); !r) return r.error();
     if (auto r = write_lab_net(opts, s); !r) return r.error();
     s.sockname = sockname_for(s.dir);
@@ -480,8 +528,21 @@ Result<LabState> load_lab_state(const std::string& dir, const std::string& which
         s.supervisor = process_from(json_io::get_object(p, "supervisor"));
         s.planes = j.value("planes", 1);
         s.sm_dump = j.value("sm_dump", false);
+        s.routing_engine = j.value("routing_engine", std::string());
+        if (auto roots = j.find("root_guids"); roots != j.end() && roots->is_array()) {
+            for (const json& g : *roots) {
+                if (auto guid = parse_guid(g.is_string() ? g.get<std::string>() : ""))
+                    s.root_guids.push_back(*guid);
+            }
+        }
         if (auto sms = p.find("plane_sms"); sms != p.end() && sms->is_array()) {
             for (const json& e : *sms) s.plane_sms.push_back(process_from(e));
+        }
+        if (auto sms = p.find("extra_sms"); sms != p.end() && sms->is_array()) {
+            for (const json& e : *sms) {
+                s.extra_sms.push_back({e.value("node", std::string()), e.value("priority", 0),
+                                       process_from(e)});
+            }
         }
         if (auto sw = j.find("swaps"); sw != j.end() && sw->is_array()) {
             for (const json& c : *sw)
@@ -519,6 +580,8 @@ std::string lab_status(const LabState& s) {
     for (size_t i = 0; i < s.plane_sms.size(); ++i)
         line(fmt::format("opensm p{}", i + 2).c_str(), s.plane_sms[i]);
     line("supervisor", s.supervisor);
+    for (const LabSm& x : s.extra_sms)
+        line(fmt::format("opensm {}", x.node).c_str(), x.process);
     for (const CableSwap& c : s.swaps)
         out +=
             fmt::format("  swapped    {} <-> {} (undo: `fabscope lab fault{} restore-cabling`)\n",
@@ -541,6 +604,15 @@ json lab_status_json(const LabState& s) {
         all = all && up;
         processes.push_back(
             {{"role", "opensm"}, {"plane", i + 2}, {"pid", s.plane_sms[i].pid}, {"running", up}});
+    }
+    for (const LabSm& x : s.extra_sms) {
+        bool up = is_running(x.process);
+        all = all && up;
+        processes.push_back({{"role", "opensm"},
+                             {"node", x.node},
+                             {"priority", x.priority},
+                             {"pid", x.process.pid},
+                             {"running", up}});
     }
     json swaps = json::array();
     for (const CableSwap& c : s.swaps) swaps.push_back({{"a", c.a}, {"b", c.b}});

@@ -28,12 +28,22 @@ struct LabUpOptions {
     std::string net_file;               ///< ...or use this ibsim net file
     std::chrono::seconds subnet_up_timeout{300};
     bool sm_dump = false;  ///< OpenSM writes its routing dump files (log_flags 0x43)
+    std::string routing_engine;   ///< OpenSM's routing_engine ("" = its default, minhop)
+    std::vector<uint64_t> root_guids;  ///< root switches for updn/ftree (root_guid_file)
 };
 
 /// A cable swap `lab fault swap` made, as the two ports given.
 struct CableSwap {
     std::string a;  ///< "leaf01[5]"
     std::string b;
+};
+
+/// An OpenSM started beside the lab's own (`lab sm start`): on a host's HCA,
+/// a standby for the master, or a rival if its priority is higher.
+struct LabSm {
+    std::string node;  ///< the host it runs on, as the net file names it ("h0004")
+    int priority = 0;
+    ProcessId process;
 };
 
 struct LabState {
@@ -52,8 +62,11 @@ struct LabState {
     ProcessId supervisor;
     int planes = 1;        ///< a generated multi-plane lab (LeafSpineSpec::planes)
     bool sm_dump = false;  ///< LabUpOptions::sm_dump, for every start of its SMs
+    std::string routing_engine;        ///< LabUpOptions::routing_engine, likewise
+    std::vector<uint64_t> root_guids;  ///< LabUpOptions::root_guids, likewise
     /// OpenSM of planes 2.., in order: each attached to its plane's first host HCA.
     std::vector<ProcessId> plane_sms;
+    std::vector<LabSm> extra_sms;  ///< `lab sm start`, in the order started
     std::vector<CableSwap> swaps;  ///< in force, oldest first (undone by restore-cabling)
     /// Not saved: the --name/--dir flags that chose this lab, for hints.
     std::string which_flags;
@@ -94,6 +107,23 @@ Result<std::map<std::string, std::string>> lab_plane_env(const LabState& s, int 
 
 /// The OpenSM of plane `plane` (1-based).
 const ProcessId* plane_sm(const LabState& s, int plane);
+
+/// The partition file every OpenSM of the lab reads (OpenSM's
+/// partitions.conf syntax; `lab partitions` writes it): dir/osm/partitions.conf.
+std::string lab_partitions_file(const LabState& s);
+
+/// How to start one OpenSM of the lab.
+struct SmLaunch {
+    std::string dir;     ///< its opensm.conf, log, cache and dumps
+    std::string out;     ///< its stdout and stderr
+    std::string attach;  ///< SIM_HOST: the host whose HCA it runs on ("" = the default)
+    uint64_t port_guid = 0;      ///< opensm -g (0 = the HCA's port)
+    uint64_t subnet_prefix = 0;  ///< 0 = OpenSM's default
+    int priority = -1;           ///< sm_priority (-1 = OpenSM's default)
+};
+/// Starts an OpenSM as `how` says, with the lab's settings (no forced link
+/// rates, the lab's partition file, dumps when sm_dump).
+Result<ProcessId> start_opensm(const LabState& s, const SmLaunch& how);
 
 struct ExecSettings {
     std::chrono::milliseconds deadline{0};  ///< 0 = wait forever

@@ -199,6 +199,16 @@ std::string_view name(PhysState s) {
     return "?";
 }
 
+std::string_view name(SmState s) {
+    switch (s) {
+        case SmState::NotActive: return "not-active";
+        case SmState::Discovering: return "discovering";
+        case SmState::Standby: return "standby";
+        case SmState::Master: return "master";
+    }
+    return "?";
+}
+
 std::string format_guid(Guid g) {
     return fmt::format("{:#018x}", g);
 }

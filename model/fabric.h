@@ -36,6 +36,21 @@ enum class PhysState : uint8_t {
     PhyTest = 7,
 };
 
+/// PortInfo CapabilityMask.IsSM: an SM runs on the port.
+inline constexpr uint32_t kCapIsSM = 1U << 1;
+
+/// SMInfo SMState (IBA vol 1, 14.2.5.13).
+enum class SmState : uint8_t { NotActive = 0, Discovering = 1, Standby = 2, Master = 3 };
+
+/// What a subnet manager says of itself in SMInfo. The SM_Key is not kept:
+/// an SM answers it to those who know it, and a report is no place for it.
+struct SmInfo {
+    Guid guid = 0;           ///< the SM's port GUID, as it reports it
+    uint32_t act_count = 0;  ///< ActCount: rises as the SM works (and with each MAD it answers)
+    uint8_t priority = 0;    ///< 0..15
+    SmState state = SmState::NotActive;
+};
+
 /// A port of a node: (node GUID, port number).
 struct PortRef {
     Guid node = 0;
@@ -63,6 +78,11 @@ struct Port {
     uint32_t capability_mask = 0;
     std::optional<PortRef> peer;           ///< the port at the other end of the cable
     std::optional<PortCounters> counters;  ///< from a sweep that read them
+    /// SMInfo, from a sweep that asked the ports claiming IsSM and was answered.
+    std::optional<SmInfo> sm;
+    /// The P_Key table's entries in use (not 0), in table order, membership
+    /// bit (0x8000: full) included; from a sweep that read partitions.
+    std::optional<std::vector<uint16_t>> pkeys;
 
     bool link_up() const { return phys_state == PhysState::LinkUp; }
 };
@@ -139,6 +159,7 @@ class Fabric {
 std::string_view name(NodeType t);   ///< "CA", "Switch", "Router"
 std::string_view name(PortState s);  ///< "Active"
 std::string_view name(PhysState s);  ///< "LinkUp"
+std::string_view name(SmState s);    ///< "master", "standby", "discovering", "not-active"
 std::string format_guid(Guid g);     ///< "0x0000000000200001"
 std::optional<Guid> parse_guid(std::string_view s);
 /// "leaf01[5]" (by description), falling back to the GUID when unnamed.

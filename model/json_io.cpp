@@ -59,6 +59,8 @@ constexpr PortState kPortStates[] = {PortState::NoChange, PortState::Down, PortS
 constexpr PhysState kPhysStates[] = {
     PhysState::NoChange, PhysState::Sleep,  PhysState::Polling,           PhysState::Disabled,
     PhysState::Training, PhysState::LinkUp, PhysState::LinkErrorRecovery, PhysState::PhyTest};
+constexpr SmState kSmStates[] = {SmState::NotActive, SmState::Discovering, SmState::Standby,
+                                 SmState::Master};
 constexpr Width kWidths[] = {Width::X1, Width::X2, Width::X4, Width::X8, Width::X12};
 constexpr Speed kSpeeds[] = {Speed::SDR, Speed::DDR, Speed::QDR, Speed::FDR10, Speed::FDR,
                              Speed::EDR, Speed::HDR, Speed::NDR, Speed::XDR};
@@ -80,6 +82,7 @@ FABSCOPE_JSON_ENUM_IMPL(PortState, kPortStates)
 FABSCOPE_JSON_ENUM_IMPL(PhysState, kPhysStates)
 FABSCOPE_JSON_ENUM_IMPL(Width, kWidths)
 FABSCOPE_JSON_ENUM_IMPL(Speed, kSpeeds)
+FABSCOPE_JSON_ENUM_IMPL(SmState, kSmStates)
 #undef FABSCOPE_JSON_ENUM_IMPL
 
 Result<json> parse_json_text(const std::string& text, const std::string& origin) {

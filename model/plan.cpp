@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "model/partitions.h"
 #include "model/yaml_io.h"
 #include "util/printable.h"
 
@@ -52,6 +53,60 @@ PlanLink read_link(const YAML::Node& n) {
     if (l.a == l.b) fail(n, "a link cannot connect a port to itself");
     if (n.size() == 5) read_rate(n[4], l.width, l.speed);
     return l;
+}
+
+std::vector<std::string> read_names(const YAML::Node& n) {
+    if (!n.IsSequence()) fail(n, "expected a list of node names (or [ALL])");
+    std::vector<std::string> out;
+    for (const auto& name : n) out.push_back(printable(yaml_io::as_string(name)));
+    return out;
+}
+
+PlanPartition read_partition(const YAML::Node& n) {
+    if (!n.IsMap()) fail(n, "a partition is {name: .., pkey: 0x0001, full: [..], limited: [..]}");
+    PlanPartition part;
+    bool has_pkey = false;
+    for (const auto& kv : n) {
+        std::string key = yaml_io::as_string(kv.first);
+        if (key == "name") {
+            part.name = printable(yaml_io::as_string(kv.second));
+        } else if (key == "pkey") {
+            auto k = parse_pkey(yaml_io::as_string(kv.second));
+            if (!k || (*k & kPkeyBaseMask) == 0)
+                fail(kv.second, "expected a P_Key such as 0x0001 (1..0x7fff; bit 15 is ignored)");
+            part.pkey = *k & kPkeyBaseMask;
+            has_pkey = true;
+        } else if (key == "full") {
+            part.full = read_names(kv.second);
+        } else if (key == "limited") {
+            part.limited = read_names(kv.second);
+        } else {
+            fail(kv.first, fmt::format("unknown key \"{}\" (name, pkey, full, limited)", key));
+        }
+    }
+    if (!has_pkey) fail(n, "a partition needs its pkey");
+    if (part.name.empty()) part.name = format_pkey(part.pkey);
+    return part;
+}
+
+void read_partitions(const YAML::Node& v, Plan& p) {
+    if (!v.IsSequence()) fail(v, "partitions: expected a list of {name, pkey, full, limited}");
+    std::set<uint16_t> keys;
+    for (const auto& item : v) {
+        PlanPartition part = read_partition(item);
+        if (!keys.insert(part.pkey).second)
+            fail(item, fmt::format("P_Key {} is in two partitions", format_pkey(part.pkey)));
+        p.partitions.push_back(std::move(part));
+    }
+}
+
+void read_sm(const YAML::Node& v, Plan& p) {
+    if (!v.IsMap()) fail(v, "sm: expected {standby: N}");
+    for (const auto& kv : v) {
+        std::string key = yaml_io::as_string(kv.first);
+        if (key != "standby") fail(kv.first, fmt::format("unknown key \"{}\" (standby)", key));
+        p.sm_standby = static_cast<int>(yaml_io::as_int(kv.second, 0, 15));
+    }
 }
 
 Plan read_plan(const YAML::Node& root) {
@@ -101,15 +156,56 @@ Plan read_plan(const YAML::Node& root) {
                 if (!guid) fail(g.second, "expected a GUID such as \"0x0002c90300a1b2c3\"");
                 p.guids[printable(yaml_io::as_string(g.first))] = *guid;
             }
+        } else if (key == "sm") {
+            read_sm(v, p);
+        } else if (key == "partitions") {
+            read_partitions(v, p);
         } else {
-            fail(kv.first,
-                 fmt::format("unknown key \"{}\" (expect, tiers, links, leaf_spine, guids)", key));
+            fail(kv.first, fmt::format("unknown key \"{}\" (expect, tiers, links, leaf_spine, "
+                                       "guids, sm, partitions)",
+                                       key));
         }
     }
     if (p.links_per_leaf_spine && (!p.tiers.count("leaf") || !p.tiers.count("spine"))) {
         fail(root["leaf_spine"], "leaf_spine needs tiers.leaf and tiers.spine");
     }
     return p;
+}
+
+/// The standby SMs and the partitions of a fabric whose sweep read them:
+/// hosts by `name_of`, a partition every host is a full member of as [ALL].
+template <class NameOf>
+void subnet_of_fabric(const Fabric& f, const NameOf& name_of, Plan& p) {
+    int standby = 0;
+    bool sm_seen = false;
+    size_t hosts = 0;
+    std::map<uint16_t, std::pair<std::set<std::string>, std::set<std::string>>> members;
+    for (const Node& n : f.nodes()) {
+        if (n.type == NodeType::CA) ++hosts;
+        for (const Port& port : n.ports) {
+            if (port.sm) {
+                sm_seen = true;
+                standby += port.sm->state == SmState::Standby ? 1 : 0;
+            }
+            if (!port.pkeys || n.type != NodeType::CA) continue;
+            for (uint16_t k : *port.pkeys) {
+                auto& [full, limited] = members[k & kPkeyBaseMask];
+                ((k & kPkeyFullMember) != 0 ? full : limited).insert(name_of(n));
+            }
+        }
+    }
+    if (sm_seen) p.sm_standby = standby;
+    for (auto& [base, m] : members) {
+        auto& [full, limited] = m;
+        for (const std::string& h : full) limited.erase(h);
+        PlanPartition part{base == kDefaultPkeyBase ? "default" : format_pkey(base), base, {}, {}};
+        if (full.size() == hosts)
+            part.full = {"ALL"};
+        else
+            part.full.assign(full.begin(), full.end());
+        part.limited.assign(limited.begin(), limited.end());
+        p.partitions.push_back(std::move(part));
+    }
 }
 
 }  // namespace
@@ -185,6 +281,7 @@ Plan plan_from_fabric(const Fabric& f, const Tiers& tiers) {
     std::sort(p.links.begin(), p.links.end(), [](const PlanLink& x, const PlanLink& y) {
         return std::tie(x.a, x.b) < std::tie(y.a, y.b);
     });
+    subnet_of_fabric(f, name_of, p);
     return p;
 }
 
@@ -213,6 +310,15 @@ nlohmann::json plan_to_json(const Plan& p) {
     if (!p.guids.empty()) {
         nlohmann::json& g = j["guids"] = nlohmann::json::object();
         for (const auto& [n, guid] : p.guids) g[n] = format_guid(guid);
+    }
+    if (p.sm_standby) j["sm"] = {{"standby", *p.sm_standby}};
+    if (!p.partitions.empty()) {
+        nlohmann::json& parts = j["partitions"] = nlohmann::json::array();
+        for (const PlanPartition& x : p.partitions) {
+            parts.push_back(
+                {{"name", x.name}, {"pkey", format_pkey(x.pkey)}, {"full", x.full}});
+            if (!x.limited.empty()) parts.back()["limited"] = x.limited;
+        }
     }
     return j;
 }
@@ -255,6 +361,22 @@ std::string plan_to_yaml(const Plan& p) {
         out << YAML::Key << "guids" << YAML::Value << YAML::BeginMap;
         for (const auto& [n, g] : p.guids) out << YAML::Key << n << YAML::Value << format_guid(g);
         out << YAML::EndMap;
+    }
+    if (p.sm_standby) {
+        out << YAML::Key << "sm" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+            << "standby" << YAML::Value << *p.sm_standby << YAML::EndMap;
+    }
+    if (!p.partitions.empty()) {
+        out << YAML::Key << "partitions" << YAML::Value << YAML::BeginSeq;
+        for (const PlanPartition& x : p.partitions) {
+            out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << x.name
+                << YAML::Key << "pkey" << YAML::Value << format_pkey(x.pkey) << YAML::Key << "full"
+                << YAML::Value << YAML::Flow << x.full;
+            if (!x.limited.empty())
+                out << YAML::Key << "limited" << YAML::Value << YAML::Flow << x.limited;
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
     }
     out << YAML::EndMap;
     return std::string(

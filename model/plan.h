@@ -13,6 +13,10 @@
 //     - [leaf02, 3, spine01, 2, {width: 1X}]  # a link planned below the default
 //   leaf_spine: {links_per_pair: 1}         # or: just count leaf-spine links
 //   guids: {leaf01: "0x..."}                # optional: who was there (plan --from)
+//   sm: {standby: 1}                        # optional: standby SMs beside the master
+//   partitions:                             # optional: as OpenSM's partitions.conf
+//     - {name: compute, pkey: 0x0001, full: [h0001, h0002], limited: [h0003]}
+//     - {name: default, pkey: 0x7fff, full: [ALL]}   # ALL: every host
 //
 // Node names are node descriptions, or their first word ("h0001" for
 // "h0001 HCA-1"), or GUIDs. `fabscope plan --from SNAPSHOT` writes one.
@@ -46,6 +50,14 @@ struct PlanLink {
     std::optional<Speed> speed;
 };
 
+/// A partition: its key and the hosts in it, by node name ("ALL": every CA).
+struct PlanPartition {
+    std::string name;
+    uint16_t pkey = 0;  ///< the 15-bit key (membership bit cleared)
+    std::vector<std::string> full;
+    std::vector<std::string> limited;
+};
+
 struct Plan {
     std::optional<Width> width;
     std::optional<Speed> speed;
@@ -54,6 +66,8 @@ struct Plan {
     std::vector<PlanLink> links;
     int links_per_leaf_spine = 0;  ///< 0: no pair-count rule
     std::map<std::string, Guid> guids;
+    std::optional<int> sm_standby;  ///< standby SMs expected beside the master
+    std::vector<PlanPartition> partitions;
 
     /// Every node the plan names, in tiers or links.
     std::vector<std::string> node_names() const;
@@ -64,7 +78,7 @@ Result<Plan> load_plan(const std::string& path);
 Result<Plan> parse_plan(const std::string& text, const std::string& origin);
 
 /// The plan of a known-good fabric: its tiers, every link, the usual rate,
-/// and the GUIDs. Nodes are named by description (GUID where it is empty or
+/// the GUIDs, and the standby SMs and partitions where the snapshot read them. Nodes are named by description (GUID where it is empty or
 /// not unique).
 Plan plan_from_fabric(const Fabric& f, const Tiers& tiers);
 std::string plan_to_yaml(const Plan& p);

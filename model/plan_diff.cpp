@@ -78,12 +78,8 @@ struct Ctx {
 
 // Resolves plan names; a name that no node answers to is a missing node.
 void resolve(Ctx& c) {
-    NameIndex index(c.f);
-    for (const std::string& name : c.plan.node_names()) {
-        const Node* n = nullptr;
-        if (auto g = c.plan.guids.find(name); g != c.plan.guids.end()) n = c.f.node(g->second);
-        if (!n) n = index.find(name);
-        c.nodes[name] = n;
+    c.nodes = resolve_plan_names(c.plan, c.f, c.plan.node_names());
+    for (const auto& [name, n] : c.nodes) {
         if (!n) c.missing.insert(name);
     }
     for (const auto& [tier, names] : c.plan.tiers) {
@@ -308,6 +304,19 @@ void leaf_spine_counts(Ctx& c) {
 }
 
 }  // namespace
+
+std::map<std::string, const Node*> resolve_plan_names(const Plan& plan, const Fabric& f,
+                                                      const std::vector<std::string>& names) {
+    NameIndex index(f);
+    std::map<std::string, const Node*> out;
+    for (const std::string& name : names) {
+        const Node* n = nullptr;
+        if (auto g = plan.guids.find(name); g != plan.guids.end()) n = f.node(g->second);
+        if (!n) n = index.find(name);
+        out[name] = n;
+    }
+    return out;
+}
 
 PlanDiff diff_against_plan(const Plan& plan, const Fabric& f, const Tiers& tiers,
                            Expected expected) {

@@ -13,6 +13,8 @@
 //  - tier_mismatch: a node in another tier than planned.
 // Every finding names the ports at both ends by name, GUID and port.
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "model/fabric.h"
@@ -41,6 +43,12 @@ enum class Expected { Plan, Baseline };
 
 /// Linear in the size of the plan and the fabric (O(n log n)), apart from
 /// the leaf-spine pair rule, which looks at every pair it names.
+/// The node each of `names` means in `f`: the plan's GUID for the name
+/// first, then a node whose description (or its first word, or GUID, or
+/// LID) it is; nullptr for a name no node answers to.
+std::map<std::string, const Node*> resolve_plan_names(const Plan& plan, const Fabric& f,
+                                                      const std::vector<std::string>& names);
+
 PlanDiff diff_against_plan(const Plan& plan, const Fabric& f, const Tiers& tiers,
                            Expected expected = Expected::Plan);
 

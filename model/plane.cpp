@@ -15,7 +15,6 @@ namespace fabscope {
 using nlohmann::json;
 
 namespace {
-constexpr uint32_t kCapIsSM = 1U << 1;  // PortInfo CapabilityMask.IsSM
 constexpr uint64_t kMaxPlanes = 0xFFFF;
 }  // namespace
 

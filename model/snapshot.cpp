@@ -7,6 +7,7 @@
 
 #include "model/counters_json.h"
 #include "model/json_io.h"
+#include "model/partitions.h"
 #include "model/tiers.h"
 #include "util/printable.h"
 
@@ -49,6 +50,17 @@ json port_json(const Port& p) {
            {"capability_mask", fmt::format("{:#010x}", p.capability_mask)}};
     if (p.peer) j["peer"] = json{{"guid", format_guid(p.peer->node)}, {"port", p.peer->port}};
     if (p.counters) j["counters"] = counters_to_json(*p.counters);
+    if (p.sm) {
+        j["sm"] = json{{"guid", format_guid(p.sm->guid)},
+                       {"state", name(p.sm->state)},
+                       {"priority", p.sm->priority},
+                       {"act_count", p.sm->act_count}};
+    }
+    if (p.pkeys) {
+        json keys = json::array();
+        for (uint16_t k : *p.pkeys) keys.push_back(fmt::format("{:#06x}", k));
+        j["pkeys"] = std::move(keys);
+    }
     return j;
 }
 
@@ -65,6 +77,25 @@ uint16_t get_mtu(const json& m, const char* key) {
     if (v != 0 && v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096)
         json_io::fail(m.at(key), fmt::format("{} is not an MTU (256, 512, 1024, 2048, 4096)", v));
     return v;
+}
+
+// A P_Key table holds at most 32768 entries (PartitionCap is 16 bits, in
+// blocks of 32); the entries in use are what a snapshot keeps.
+constexpr size_t kMaxPkeys = 32768;
+
+std::vector<uint16_t> pkeys_from_json(const json& a) {
+    if (a.size() > kMaxPkeys)
+        json_io::fail(a, fmt::format("{} P_Keys: a P_Key table holds at most {}", a.size(),
+                                     kMaxPkeys));
+    std::vector<uint16_t> keys;
+    keys.reserve(a.size());
+    for (const json& k : a) {
+        if (!k.is_string()) json_io::fail(k, "a P_Key is a string such as \"0xffff\"");
+        auto v = parse_pkey(k.get_ref<const std::string&>());
+        if (!v || *v == 0) json_io::fail(k, "a P_Key is 0x0001..0xffff");
+        keys.push_back(*v);
+    }
+    return keys;
 }
 
 Port port_from_json(const json& j) {
@@ -102,6 +133,13 @@ Port port_from_json(const json& j) {
                     static_cast<uint8_t>(json_io::get_uint_checked(peer, "port", kMaxPortNum))};
     }
     if (j.contains("counters")) p.counters = counters_from_json(j.at("counters"));
+    if (j.contains("sm")) {
+        const json& sm = json_io::get_object(j, "sm");
+        p.sm = SmInfo{json_io::get_guid(sm, "guid"), json_io::get_uint<uint32_t>(sm, "act_count"),
+                      static_cast<uint8_t>(json_io::get_uint_checked(sm, "priority", 15)),
+                      json_io::get_enum<SmState>(sm, "state")};
+    }
+    if (j.contains("pkeys")) p.pkeys = pkeys_from_json(json_io::get_array(j, "pkeys"));
     return p;
 }
 
@@ -191,6 +229,8 @@ json source_json(const SnapshotSource& src) {
             {"timeouts", m->timeouts}, {"dropped", m->dropped},   {"unreachable", m->unreachable},
             {"garbage", m->garbage},   {"stray", m->stray},       {"max_chain", m->max_chain}};
     }
+    if (src.sm_read) j["sm_read"] = true;
+    if (src.pkeys_read) j["pkeys_read"] = true;
     if (!src.complete) {  // written only when stopped, so complete snapshots read as before
         j["complete"] = false;
         j["interrupted"] = src.interrupted;
@@ -336,6 +376,8 @@ Result<Snapshot> snapshot_from_json(const json& j) {
                 s.source.mad_stats = st;
             }
             s.source.complete = json_io::get_bool(src, "complete", true);
+            s.source.sm_read = json_io::get_bool(src, "sm_read", false);
+            s.source.pkeys_read = json_io::get_bool(src, "pkeys_read", false);
             s.source.interrupted = json_io::get_bool(src, "interrupted", false);
         }
         std::vector<Node> nodes;

@@ -44,6 +44,10 @@ struct SnapshotSource {
     /// everything it would have: what is here is right, but not all there is.
     bool complete = true;
     bool interrupted = false;  ///< stopped by SIGINT/SIGTERM
+    /// SMInfo was asked of every port claiming IsSM (a port without `sm`
+    /// did not answer), and the P_Key tables of the ports were read.
+    bool sm_read = false;
+    bool pkeys_read = false;
 };
 
 struct Snapshot {

@@ -8,6 +8,7 @@
 #include "model/ber.h"
 #include "model/identity_checks.h"
 #include "model/link_checks.h"
+#include "model/partitions.h"
 #include "model/plan_diff.h"
 #include "model/routing_checks.h"
 
@@ -57,6 +58,11 @@ std::string check_of(std::string_view kind, const std::vector<CheckMade>& made) 
           "congestion_root", "congestion_victim"}},
         {{"bit_error_rate"}, {"bit_error_rate"}},
         {{"routing"}, {"credit_loop", "route_hole", "route_imbalance"}},
+        {{"subnet_manager"},
+         {"sm_not_answering", "sm_no_master", "sm_masters", "sm_standby_missing", "sm_inactive"}},
+        {{"partitions"},
+         {"partition_missing", "partition_unexpected", "partition_membership",
+          "partition_filtered", "partition_member_missing"}},
     };
     auto was_made = [&](std::string_view id) {
         return std::any_of(made.begin(), made.end(),
@@ -80,6 +86,29 @@ size_t Validation::count(Severity s) const {
     return static_cast<size_t>(std::count_if(findings.begin(), findings.end(),
                                              [&](const Finding& f) { return f.severity == s; }));
 }
+
+namespace {
+
+/// The subnet managers (when the sweep read SMInfo) and the partitions
+/// (when the plan has some).
+void check_subnet(Validation& v, const ValidationInput& in) {
+    if (in.sm_read) {
+        SmCheckInput sm{in.fabric, true, in.plan ? in.plan->sm_standby : std::nullopt,
+                        in.sm_after, in.sm_interval_s};
+        auto found = check_subnet_managers(sm);
+        v.findings.insert(v.findings.end(), found.begin(), found.end());
+        v.checks.push_back({"subnet_manager", "subnet managers: one master, standbys, activity",
+                            sm_check_detail(sm)});
+    }
+    if (in.plan && !in.plan->partitions.empty()) {
+        auto found = check_partitions(in.fabric, *in.plan);
+        v.findings.insert(v.findings.end(), found.begin(), found.end());
+        v.checks.push_back({"partitions", "hosts' partitions against the plan",
+                            partitions_check_detail(in.fabric, *in.plan)});
+    }
+}
+
+}  // namespace
 
 void sort_by_severity(std::vector<Finding>& findings) {
     std::stable_sort(findings.begin(), findings.end(),
@@ -149,6 +178,7 @@ Validation validate(const ValidationInput& in) {
     auto ids = check_identities(f);
     v.findings.insert(v.findings.end(), ids.begin(), ids.end());
     v.checks.push_back({"identities", "duplicate LIDs and GUIDs", ""});
+    check_subnet(v, in);
 
     if (has_routes(f)) {
         const RoutingAnalysis routing = analyse_routing(f);

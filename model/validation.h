@@ -15,6 +15,7 @@
 #include "model/finding.h"
 #include "model/plan.h"
 #include "model/port_label.h"
+#include "model/sm_checks.h"
 #include "model/thresholds.h"
 #include "model/tiers.h"
 
@@ -37,6 +38,11 @@ struct ValidationInput {
     /// The second reading asked every port of the first (it was not stopped):
     /// a port missing from it did not answer, which is a finding.
     bool after_complete = false;
+    /// The sweep asked SMInfo of the ports claiming IsSM (SnapshotSource::sm_read);
+    /// SMInfo read again an interval later (nullptr: one reading).
+    bool sm_read = false;
+    const SmReadings* sm_after = nullptr;
+    double sm_interval_s = 0;
 };
 
 /// A check made. Its id and name stay the same from run to run of the same

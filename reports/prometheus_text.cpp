@@ -207,6 +207,34 @@ void declare_families(Exposition& e) {
              "(26.5625e9 for 4X HDR's 212.5 Gb/s): what a bit error rate divides by, "
              "rate(fabscope_port_symbol_errors_total[1h]) / (8 * this).");
     for (const CounterMetric& m : kCounterMetrics) e.family(m.name, "counter", m.help);
+    e.family("fabscope_sm_masters", "gauge",
+             "Subnet managers answering SMInfo as master: anything but 1 is a fault "
+             "(present when the sweep read SMInfo).");
+    e.family("fabscope_sm_state", "gauge",
+             "SMInfo SMState of a port claiming IsSM: 0 not active, 1 discovering, 2 standby, "
+             "3 master.");
+    e.family("fabscope_sm_priority", "gauge", "SMInfo Priority (0..15).");
+    e.family("fabscope_sm_activity_total", "counter",
+             "SMInfo ActCount: rises while the SM works (and with each query it answers); a "
+             "master's that stands still over minutes has stopped sweeping.");
+}
+
+/// The subnet managers, where the sweep read SMInfo.
+void add_subnet_managers(Exposition& e, const Fabric& f) {
+    uint64_t masters = 0;
+    for (const Node& n : f.nodes()) {
+        for (const Port& p : n.ports) {
+            if (!p.sm) continue;
+            Labels labels{{"node", n.description},
+                          {"node_guid", format_guid(n.guid)},
+                          {"port", std::to_string(p.num)}};
+            masters += p.sm->state == SmState::Master ? 1 : 0;
+            e.sample("fabscope_sm_state", labels, uint64_t{static_cast<uint8_t>(p.sm->state)});
+            e.sample("fabscope_sm_priority", labels, uint64_t{p.sm->priority});
+            e.sample("fabscope_sm_activity_total", labels, uint64_t{p.sm->act_count});
+        }
+    }
+    e.sample("fabscope_sm_masters", {}, masters);
 }
 
 void add_counters(Exposition& e, const Labels& labels, const PortCounters& pc) {
@@ -231,6 +259,7 @@ void add_fabric(Exposition& e, const PromInput& in) {
         e.sample("fabscope_nodes", {{"type", std::string(type)}}, count);
     }
     e.sample("fabscope_links", {}, uint64_t{f.links().size()});
+    if (in.sm_read) add_subnet_managers(e, f);
     if (in.findings) {
         std::map<std::pair<std::string, std::string_view>, uint64_t> counts;
         for (const Finding& fd : *in.findings) ++counts[{fd.kind, name(fd.severity)}];

@@ -247,6 +247,7 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
         const Fabric& f = m.snapshot->fabric;
         CounterReadings before = readings_of(f);
         ValidationInput in{f, m.tiers, {}, before.empty() ? nullptr : &before};
+        in.sm_read = m.snapshot->source.sm_read;
         Validation v = validate(in);
         m.checks = v.checks;
         for (const Finding& x : v.findings) m.findings.push_back(from_finding(f, x));

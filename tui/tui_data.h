@@ -105,10 +105,11 @@ class DataBuilder {
     /// the first reading (`since`), the sweep's problems, and the counters of
     /// each port's first reading
     /// with, after the first, this reading's (a rise anywhere in between is
-    /// a finding, as over `validate --interval`).
+    /// a finding, as over `validate --interval`); `sm_read`: the reading
+    /// asked SMInfo (the subnet managers are checked).
     ValidationInput check_input(const Fabric& f, const Tiers& tiers,
                                 const std::vector<Finding>& problems, const CounterReadings& first,
-                                const CounterReadings* now) const;
+                                const CounterReadings* now, bool sm_read) const;
 
     /// Drops the readings that started before the window, keeping the last
     /// one however old: the rates need a start.

@@ -98,6 +98,35 @@ TEST(RoutingLab, MinHopOnARingHasCreditLoopsAsIbdmchkSays) {
     EXPECT_EQ(v.report["result"], "fail");
 }
 
+TEST(RoutingLab, UpDownOnTheSameRingHasNoCreditLoopByBothTools) {
+    ScratchDir scratch("routing");
+    const std::string net = scratch.write("ring.net", ring_net(5));
+    // The root: ring01, by the GUID the simulator gives it (the same net file
+    // gives the same GUIDs), as OpenSM's up/down wants it.
+    std::string root;
+    {
+        Lab probe({"--net", net});
+        ASSERT_TRUE(probe.up());
+        const std::string snap = scratch.path("ring.json");
+        CmdResult r =
+            probe.exec({fabscope(), "sweep", "--no-counters", "--no-routes", "-q", "-o", snap});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const json swept = json::parse(slurp(snap));
+        for (const json& n : swept["nodes"])
+            if (n["description"] == "ring01") root = n["guid"];
+    }
+    ASSERT_FALSE(root.empty());
+    Lab lab({"--net", net, "--sm-dump", "--routing-engine", "updn", "--root-guid", root});
+    ASSERT_TRUE(lab.up());
+    Verdicts v = both_verdicts(lab);
+    std::printf("updn rooted at ring01 (%s)\nibdmchk:\n%s\nrouting check: %s\n", root.c_str(),
+                v.ibdmchk.c_str(), routing_check(v.report).c_str());
+    EXPECT_NE(v.ibdmchk.find("no credit loops found"), std::string::npos) << v.ibdmchk;
+    EXPECT_TRUE(of_kind(v.report, "credit_loop").empty()) << v.report["findings"].dump(1);
+    EXPECT_TRUE(of_kind(v.report, "route_hole").empty()) << v.report["findings"].dump(1);
+    EXPECT_NE(routing_check(v.report).find("no credit loop"), std::string::npos);
+}
+
 TEST(RoutingLab, ALeafSpineHasNoCreditLoopAndAFailedUplinkShiftsItsRoutes) {
     Lab lab({"--spines", "4", "--leaves", "2", "--hosts-per-leaf", "8", "--sm-dump"});
     ASSERT_TRUE(lab.up());

@@ -54,6 +54,10 @@ const std::vector<std::string> kValidateKinds = {
     // check_of(): counters
     "counter_rising", "counter_saturated", "counters_unanswered", "bit_error_rate", "xmit_wait",
     "congestion_root", "congestion_victim",
+    // check_of(): subnet managers, partitions
+    "sm_not_answering", "sm_no_master", "sm_masters", "sm_standby_missing", "sm_inactive",
+    "partition_missing", "partition_unexpected", "partition_membership", "partition_filtered",
+    "partition_member_missing",
     // the sweep's problems
     "unreachable", "query_failed", "max_hops", "unmanaged_plane", "plane_unswept"};
 
@@ -85,6 +89,16 @@ Validation run_checks(const Fabric& f, const Plan* plan, std::vector<Finding> sw
     ValidationInput in{f,    t,       std::move(sweep_problems), before, after,
                        plan, nullptr, default_thresholds()};
     in.after_complete = after != nullptr;
+    return validate(in);
+}
+
+/// The checks with SMInfo read, and read again `interval_s` later into `after`.
+Validation run_checks_sm(const Fabric& f, const SmReadings* after, double interval_s) {
+    Tiers t = classify_tiers(f);
+    ValidationInput in{f, t, {}, nullptr, nullptr, nullptr, nullptr, default_thresholds()};
+    in.sm_read = true;
+    in.sm_after = after;
+    in.sm_interval_s = interval_s;
     return validate(in);
 }
 
@@ -231,9 +245,56 @@ std::vector<json> sweep_scenario() {
     return docs;
 }
 
+/// The subnet managers and partitions: two masters and a silent SM, then no
+/// master, then one whose ActCount stood still, short of the plan's
+/// standbys; hosts out of, in, and with the other membership of partitions.
+std::vector<json> subnet_scenario() {
+    std::vector<json> docs;
+    auto nodes = testing::leaf_spine_nodes(kShape);
+    auto sm_at = [&](const char* host, SmState state) {
+        Port& p = *node_named(nodes, host).port(1);
+        p.capability_mask |= kCapIsSM;
+        if (state != SmState::NotActive) p.sm = SmInfo{p.guid, 500, 1, state};
+    };
+    sm_at("h0001 HCA-1", SmState::Master);
+    sm_at("h0002 HCA-1", SmState::Master);
+    sm_at("h0003 HCA-1", SmState::NotActive);  // claims IsSM, does not answer
+    for (Node& n : nodes) {
+        if (n.type == NodeType::CA) n.ports.front().pkeys = std::vector<uint16_t>{0xFFFF, 0x8001};
+    }
+    node_named(nodes, "h0004 HCA-1").port(1)->pkeys = std::vector<uint16_t>{0xFFFF};
+    node_named(nodes, "h0005 HCA-1").port(1)->pkeys = std::vector<uint16_t>{0xFFFF, 0x0001};
+    node_named(nodes, "h0006 HCA-1").port(1)->pkeys = std::vector<uint16_t>{0xFFFF, 0x8001, 0x8002};
+    node_named(nodes, "leaf01").port(1)->pkeys = std::vector<uint16_t>{0xFFFF};
+    auto plan = parse_plan("fabscope_plan: 1\nsm: {standby: 1}\npartitions:\n"
+                           "  - {name: all, pkey: 0x0001, full: [ALL, h9999]}\n",
+                           "plan.yaml");
+    EXPECT_TRUE(plan);
+    Fabric two = *Fabric::build(nodes);
+    Tiers t = classify_tiers(two);
+    ValidationInput in{two, t, {}, nullptr, nullptr, plan ? &*plan : nullptr, nullptr,
+                       default_thresholds()};
+    in.sm_read = true;
+    docs.push_back(validation_doc(two, validate(in)));
+
+    node_named(nodes, "h0001 HCA-1").port(1)->sm->state = SmState::Standby;
+    node_named(nodes, "h0002 HCA-1").port(1)->sm->state = SmState::Standby;
+    Fabric none = *Fabric::build(nodes);
+    docs.push_back(validation_doc(none, run_checks_sm(none, nullptr, 0)));
+
+    node_named(nodes, "h0001 HCA-1").port(1)->sm->state = SmState::Master;
+    Fabric idle = *Fabric::build(nodes);
+    const PortRef master{idle.find("h0001 HCA-1")->guid, 1};
+    SmReadings after{{master, SmInfo{0, 501, 1, SmState::Master}}};
+    docs.push_back(validation_doc(idle, run_checks_sm(idle, &after, 30)));
+    SmReadings gone;
+    docs.push_back(validation_doc(idle, run_checks_sm(idle, &gone, 30)));
+    return docs;
+}
+
 TEST(EvidenceSchema, ValidateFindingsOfEveryKindMatchTheSchema) {
     std::vector<json> docs{plan_scenario(false)};
-    for (auto* scenario : {counter_scenario, sweep_scenario}) {
+    for (auto* scenario : {counter_scenario, sweep_scenario, subnet_scenario}) {
         for (json& d : scenario()) docs.push_back(std::move(d));
     }
     // The scenarios make every kind validate writes, so every entry is tried;

@@ -46,6 +46,7 @@ Data node_info(const Node& n, uint8_t arrival) {
     set64(d, IB_NODE_GUID_F, n.guid);
     const Port* p = n.type == NodeType::Switch ? n.port(0) : n.port(arrival);
     set64(d, IB_NODE_PORT_GUID_F, p ? p->guid : n.guid);
+    set(d, IB_NODE_PARTITION_CAP_F, n.type == NodeType::CA ? 64U : 0U);  // as ibsim
     set(d, IB_NODE_DEVID_F, n.device_id);
     set(d, IB_NODE_REVISION_F, n.revision);
     set(d, IB_NODE_LOCAL_PORT_F, arrival);
@@ -292,6 +293,30 @@ std::optional<MadBytes> FakeFabric::answer(const Node& n, uint8_t arrival,
             const Port* p = n.port(static_cast<uint8_t>(h.attr_mod));
             if (!p) return mad::make_response(req, d, 0x001C);
             d = port_info(n, *p, arrival);
+            break;
+        }
+        case mad::kAttrSMInfo: {
+            // The SM of the port the SMP arrives on (a switch's on port 0).
+            const Port* p = n.port(n.type == NodeType::Switch ? 0 : arrival);
+            if (!p || !p->sm) return mad::make_response(req, d, 0x000C);
+            set64(d, IB_SMINFO_GUID_F, p->sm->guid);
+            set(d, IB_SMINFO_ACT_F, p->sm->act_count);
+            set(d, IB_SMINFO_PRIO_F, p->sm->priority);
+            set(d, IB_SMINFO_STATE_F, static_cast<uint32_t>(p->sm->state));
+            break;
+        }
+        case mad::kAttrPKeyTable: {
+            // A switch's port in the modifier's upper half; a CA's, the arrival port.
+            const uint8_t port = n.type == NodeType::Switch
+                                     ? static_cast<uint8_t>(h.attr_mod >> 16U)
+                                     : arrival;
+            const Port* p = n.port(port);
+            if (!p || !p->pkeys) return mad::make_response(req, d, 0x000C);
+            const size_t first = (h.attr_mod & 0xFFFFU) * 32U;
+            for (size_t i = 0; i < 32 && first + i < p->pkeys->size(); ++i) {
+                d[2 * i] = static_cast<uint8_t>((*p->pkeys)[first + i] >> 8U);
+                d[(2 * i) + 1] = static_cast<uint8_t>((*p->pkeys)[first + i] & 0xFFU);
+            }
             break;
         }
         case mad::kAttrLinearForwardingTable:
