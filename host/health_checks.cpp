@@ -171,6 +171,24 @@ std::vector<HealthFinding> check_roce_gid(const HostInventory& inv) {
     return out;
 }
 
+std::vector<HealthFinding> check_modules(const HostInventory& inv) {
+    std::vector<HealthFinding> out;
+    for (const auto& d : inv.devices) {
+        for (const auto& p : d.ports) {
+            if (!p.module || !p.module->info) continue;
+            const ModuleInfo& m = *p.module->info;
+            const std::string which =
+                fmt::format("{} port {} ({}) module {} {} {}", d.name, p.port,
+                            p.netdev ? p.netdev->name : "", m.vendor, m.part_number, m.serial);
+            for (const ModuleIssue& i : module_issues(m)) {
+                out.push_back({"module", i.alarm ? HealthSeverity::Error : HealthSeverity::Warning,
+                               port_name(d, p), fmt::format("{}: {}", which, i.what)});
+            }
+        }
+    }
+    return out;
+}
+
 std::vector<HealthFinding> check_ib_sm(const HostInventory& inv) {
     std::vector<HealthFinding> out;
     for (const auto& d : inv.devices) {
@@ -258,6 +276,7 @@ HealthResult check_health(const HostInventory& inv, const HealthExpect& e,
     add(check_pcie(inv));
     add(check_roce_gid(inv));
     add(check_ib_sm(inv));
+    add(check_modules(inv));
     if (before) add(check_counters(inv, *before, e));
     if (!r.expected.width && !r.expected.speed) {
         std::set<std::string> rates;

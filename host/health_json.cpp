@@ -13,6 +13,49 @@ json opt(const std::optional<T>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
+json limits_json(const std::optional<ModuleLimits>& l) {
+    if (!l) return nullptr;
+    return {{"high_alarm", l->high_alarm},
+            {"low_alarm", l->low_alarm},
+            {"high_warning", l->high_warn},
+            {"low_warning", l->low_warn}};
+}
+
+json module_to_json(const PortModule& pm) {
+    json j{{"status", pm.status}, {"detail", pm.detail}};
+    if (!pm.info) return j;
+    const ModuleInfo& m = *pm.info;
+    json lanes = json::array();
+    for (const ModuleLane& l : m.lanes) {
+        lanes.push_back({{"lane", l.lane},
+                         {"tx_power_mw", opt(l.tx_power_mw)},
+                         {"rx_power_mw", opt(l.rx_power_mw)},
+                         {"tx_bias_ma", opt(l.tx_bias_ma)}});
+    }
+    j.update({{"type", m.type},
+              {"spec", m.family == ModuleFamily::Cmis ? "CMIS" : "SFF-8636"},
+              {"vendor", m.vendor},
+              {"oui", m.oui},
+              {"part_number", m.part_number},
+              {"revision", m.revision},
+              {"serial", m.serial},
+              {"date_code", m.date_code},
+              {"media", m.media},
+              {"length_m", opt(m.length_m)},
+              {"state", m.state},
+              {"temperature_c", opt(m.temperature_c)},
+              {"supply_v", opt(m.supply_v)},
+              {"limits",
+               {{"temperature_c", limits_json(m.temperature_limits)},
+                {"supply_v", limits_json(m.supply_limits)},
+                {"tx_power_mw", limits_json(m.tx_power_limits)},
+                {"rx_power_mw", limits_json(m.rx_power_limits)},
+                {"tx_bias_ma", limits_json(m.tx_bias_limits)}}},
+              {"lanes", lanes},
+              {"flags", m.flags}});
+    return j;
+}
+
 json port_to_json(const HostPort& p) {
     json j{{"port", p.port},
            {"state", p.state},
@@ -45,6 +88,7 @@ json port_to_json(const HostPort& p) {
     } else {
         j["netlink"] = nullptr;
     }
+    if (p.module) j["module"] = module_to_json(*p.module);
     return j;
 }
 

@@ -18,6 +18,7 @@
 #include "host/health_sa.h"
 #include "host/health_state.h"
 #include "host/inventory.h"
+#include "host/module_netlink.h"
 #include "host/rdma_netlink.h"
 #include "host/rdma_nl_merge.h"
 #include "host/slurm_drain.h"
@@ -122,6 +123,33 @@ std::string state_path_of(const HealthRequest& o) {
     return default_state_path(std::getenv("XDG_STATE_HOME"), std::getenv("HOME"), ::geteuid() == 0);
 }
 
+/// The module behind each RoCE port's netdev, through ethtool netlink.
+void read_modules(HostInventory& inv) {
+    bool asked = false;
+    for (auto& d : inv.devices) {
+        for (auto& p : d.ports) {
+            if (!p.roce() || !p.netdev || p.netdev->name.empty()) continue;
+            asked = true;
+            ModuleRead r = read_module_eeprom(p.netdev->name);
+            PortModule m;
+            m.detail = r.detail;
+            if (r.outcome == ModuleRead::Outcome::NoModule) {
+                m.status = "none";
+            } else if (r.outcome == ModuleRead::Outcome::Failed) {
+                m.status = "unreadable";
+            } else if (auto info = decode_module(r.pages)) {
+                m.status = "present";
+                m.info = std::move(info).value();
+            } else {
+                m.status = "unreadable";
+                m.detail = info.error().message;
+            }
+            p.module = std::move(m);
+        }
+    }
+    if (asked) inv.sources.emplace_back("ethtool-netlink");
+}
+
 HostInventory read_host(const std::string& root) {
     HostInventory inv = read_inventory(root);
     if (fs::path(root) == "/") {
@@ -134,6 +162,7 @@ HostInventory read_host(const std::string& root) {
         } else if (!inv.devices.empty()) {
             inv.problems.push_back({"netlink", nl.error().message});
         }
+        read_modules(inv);
     }
     return inv;
 }

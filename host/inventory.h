@@ -14,6 +14,7 @@
 
 #include "host/sysfs_file.h"
 #include "model/link_rate.h"
+#include "model/module_eeprom.h"
 
 namespace fabscope::host {
 
@@ -38,6 +39,14 @@ struct NetlinkPort {
     std::optional<uint32_t> netdev_index;
 };
 
+/// The pluggable module behind a RoCE port's netdev, as ethtool netlink
+/// reads it on a live host (host/module_netlink.h).
+struct PortModule {
+    std::string status;  ///< "present", "none" (nothing to read: a veth, an empty cage), "unreadable"
+    std::string detail;  ///< why not present, as the kernel said it
+    std::optional<ModuleInfo> info;
+};
+
 struct HostPort {
     int port = 1;
     std::optional<int> state_code;       ///< 4 = ACTIVE
@@ -56,6 +65,7 @@ struct HostPort {
     std::optional<NetDev> netdev;
     std::map<std::string, uint64_t> counters;  ///< ports/N/counters
     std::optional<NetlinkPort> netlink;        ///< live hosts, when RDMA netlink answered
+    std::optional<PortModule> module;          ///< live hosts, RoCE ports with a netdev
 
     bool active() const { return state_code == 4; }
     bool roce() const { return link_layer == "Ethernet"; }

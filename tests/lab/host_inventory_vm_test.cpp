@@ -111,6 +111,7 @@ in_host h1 $F health --no-state --no-sa --json > health.json 2> health.err; echo
 in_host h1 ibv_devinfo -v > devinfo.txt 2>&1; echo "devinfo_rc=$?"
 in_host h1 rdma -j link show > link.json; echo "link_rc=$?"
 in_host h1 rdma -j dev show > dev.json; echo "dev_rc=$?"
+in_host h1 ethtool -m eth0 > ethtool-m.txt 2>&1; echo "ethtool_m_rc=$?"
 in_host h1 $(guest_path {}) > nl-capture.hex; echo "capture_rc=$?"
 )SH",
                                      capture),
@@ -125,7 +126,7 @@ in_host h1 $(guest_path {}) > nl-capture.hex; echo "capture_rc=$?"
     Devinfo di = parse_devinfo(slurp((vm.dir / "devinfo.txt").string()));
 
     const json& inv = h["inventory"];
-    EXPECT_EQ(inv["sources"], json({"sysfs", "libibverbs", "netlink"}));
+    EXPECT_EQ(inv["sources"], json({"sysfs", "libibverbs", "netlink", "ethtool-netlink"}));
     EXPECT_TRUE(inv["problems"].empty()) << inv["problems"].dump(1);
     ASSERT_EQ(inv["devices"].size(), 1U) << inv.dump(1);
     ASSERT_EQ(link.size(), 1U);
@@ -162,6 +163,14 @@ in_host h1 $(guest_path {}) > nl-capture.hex; echo "capture_rc=$?"
     std::string netdev = p["netdev"].is_null() ? "" : p["netdev"]["name"].get<std::string>();
     c.row("netdev", netdev + " / netlink " + p["netlink"]["netdev"].get<std::string>(), "-",
           l["netdev"], netdev == l["netdev"] && p["netlink"]["netdev"] == l["netdev"]);
+
+    // A veth has no module: information (status none), not a finding; ethtool -m agrees.
+    const json& mod = p["module"];
+    const std::string ethtool_m = slurp((vm.dir / "ethtool-m.txt").string());
+    c.row("module", mod.value("status", "?") + " (" + mod.value("detail", "") + ")",
+          "-", "ethtool -m: " + ethtool_m.substr(0, ethtool_m.find('\n')),
+          mod["status"] == "none" && vm.value("ethtool_m_rc") != "0");
+    for (const auto& f : h["findings"]) EXPECT_NE(f["check"], "module") << f.dump();
 
     std::map<int, std::pair<std::string, std::string>> ours;
     for (const auto& g : p["gids"]) {
