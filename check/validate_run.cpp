@@ -5,8 +5,8 @@
 #include "congestion/live_reading.h"
 #include "congestion/xmit_wait_tree.h"
 #include "discover/sm_pass.h"
-#include "util/time_util.h"
 #include "model/tiers.h"
+#include "util/time_util.h"
 
 namespace fabscope {
 namespace {

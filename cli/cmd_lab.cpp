@@ -220,8 +220,8 @@ void add_lab_up(CLI::App* lab, Context& ctx) {
                  "the lab's osm/ directory, for ibdmchk");
     up->add_option("--routing-engine", o->routing_engine,
                    "OpenSM's routing engine (default OpenSM's: minhop)")
-        ->check(CLI::IsMember({"minhop", "updn", "dnup", "ftree", "lash", "dor", "sssp", "dfsssp",
-                               "nue"}));
+        ->check(CLI::IsMember(
+            {"minhop", "updn", "dnup", "ftree", "lash", "dor", "sssp", "dfsssp", "nue"}));
     up->add_option("--root-guid", o->root_guids,
                    "A root switch's node GUID for updn/ftree (OpenSM's root_guid_file); "
                    "repeatable");

@@ -32,8 +32,8 @@ void ask_sm_info(SweepContext& ctx, const SweptNode& n, uint8_t port) {
     // Optional: an SM that does not answer is the SM check's finding (it
     // names the port), and must not make the node's other reads unreachable.
     ctx.engine.submit_optional(
-        mad::Request{to->directed() ? mad::kClassSmpDirected : mad::kClassSmpLid,
-                     mad::kAttrSMInfo, 0, *to, 0},
+        mad::Request{to->directed() ? mad::kClassSmpDirected : mad::kClassSmpLid, mad::kAttrSMInfo,
+                     0, *to, 0},
         [&ctx, guid, port](const MadResult& res) {
             if (!res.ok()) return;
             if (auto info = decode_sm_info(mad::smp_data(res.reply)))
@@ -105,7 +105,8 @@ void sm_pass(SweepContext& ctx) {
             const SweptNode& n = ctx.nodes.at(g);
             for (const auto& [p, raw] : n.replies.port_info) {
                 if (n.is_switch() && p != 0) continue;  // a switch's SM sits on port 0
-                if ((decode_port_capability_mask(SmpData(raw)) & kCapIsSM) != 0) ask_sm_info(ctx, n, p);
+                if ((decode_port_capability_mask(SmpData(raw)) & kCapIsSM) != 0)
+                    ask_sm_info(ctx, n, p);
             }
         }
     }

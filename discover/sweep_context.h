@@ -24,9 +24,9 @@ struct SweptNode {
     uint8_t arrival = 0;  ///< the port it was reached through (0 for the local node)
     bool local = false;
     std::optional<SwitchInfo> switch_info;
-    std::vector<uint8_t> lft;                  ///< empty until read
-    std::map<uint8_t, PortCounters> counters;  ///< complete readings only
-    std::map<uint8_t, SmInfo> sm;                     ///< SMInfo answers, by port
+    std::vector<uint8_t> lft;                        ///< empty until read
+    std::map<uint8_t, PortCounters> counters;        ///< complete readings only
+    std::map<uint8_t, SmInfo> sm;                    ///< SMInfo answers, by port
     std::map<uint8_t, std::vector<uint16_t>> pkeys;  ///< P_Keys in use, by port
 
     Guid guid() const { return replies.info.node_guid; }

@@ -42,7 +42,8 @@ struct NetlinkPort {
 /// The pluggable module behind a RoCE port's netdev, as ethtool netlink
 /// reads it on a live host (host/module_netlink.h).
 struct PortModule {
-    std::string status;  ///< "present", "none" (nothing to read: a veth, an empty cage), "unreadable"
+    std::string
+        status;  ///< "present", "none" (nothing to read: a veth, an empty cage), "unreadable"
     std::string detail;  ///< why not present, as the kernel said it
     std::optional<ModuleInfo> info;
 };

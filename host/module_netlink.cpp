@@ -20,12 +20,12 @@ namespace {
 constexpr int kDeadlineMs = 1000;  // the whole module, every page
 constexpr uint8_t kI2cAddress = 0x50;
 
-using Socket = std::unique_ptr<mnl_socket, decltype(&mnl_socket_close)>;
+using MnlSocket = std::unique_ptr<mnl_socket, decltype(&mnl_socket_close)>;
 
 /// One request and its answer: the reply's messages go to `cb`; an error
 /// the kernel returns is its errno (0 = acknowledged).
 struct Exchange {
-    mnl_socket* nl;
+    mnl_socket* nl = nullptr;
     std::chrono::steady_clock::time_point deadline;
     uint32_t seq = 0;
 
@@ -118,7 +118,7 @@ int read_half(Exchange& x, uint16_t family, const std::string& ifname, uint8_t p
     return r.got == into.size() ? 0 : EIO;
 }
 
-ModuleRead failed(ModuleRead::Outcome o, std::string detail) {
+ModuleRead not_read(ModuleRead::Outcome o, std::string detail) {
     ModuleRead r;
     r.outcome = o;
     r.detail = std::move(detail);
@@ -128,10 +128,11 @@ ModuleRead failed(ModuleRead::Outcome o, std::string detail) {
 }  // namespace
 
 ModuleRead read_module_eeprom(const std::string& ifname) {
-    Socket nl(mnl_socket_open(NETLINK_GENERIC), &mnl_socket_close);
+    MnlSocket nl(mnl_socket_open(NETLINK_GENERIC), &mnl_socket_close);
     if (!nl || mnl_socket_bind(nl.get(), 0, MNL_SOCKET_AUTOPID) < 0)
-        return failed(ModuleRead::Outcome::Failed,
-                      fmt::format("cannot open a generic netlink socket: {}", std::strerror(errno)));
+        return not_read(
+            ModuleRead::Outcome::Failed,
+            fmt::format("cannot open a generic netlink socket: {}", std::strerror(errno)));
     Exchange x{nl.get(), std::chrono::steady_clock::now() + std::chrono::milliseconds(kDeadlineMs)};
     uint16_t family = 0;
     {
@@ -139,27 +140,28 @@ ModuleRead read_module_eeprom(const std::string& ifname) {
         nlmsghdr* nlh = genl_request(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
         mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME);
         if (int e = x.run(nlh, family_cb, &family); e != 0 || family == 0)
-            return failed(ModuleRead::Outcome::Failed,
-                          fmt::format("no ethtool netlink in this kernel ({}): Linux 5.13 or later "
-                                      "reads modules",
-                                      std::strerror(e != 0 ? e : ENOENT)));
+            return not_read(
+                ModuleRead::Outcome::Failed,
+                fmt::format("no ethtool netlink in this kernel ({}): Linux 5.13 or later "
+                            "reads modules",
+                            std::strerror(e != 0 ? e : ENOENT)));
     }
     ModuleRead out;
     if (int e = read_half(x, family, ifname, 0, 0, out.pages.lower); e != 0) {
         if (e == EPERM || e == EACCES)
-            return failed(ModuleRead::Outcome::Failed,
-                          "reading a module needs CAP_NET_ADMIN (run as root)");
-        if (e == ETIMEDOUT) return failed(ModuleRead::Outcome::Failed, "no answer within 1 s");
+            return not_read(ModuleRead::Outcome::Failed,
+                            "reading a module needs CAP_NET_ADMIN (run as root)");
+        if (e == ETIMEDOUT) return not_read(ModuleRead::Outcome::Failed, "no answer within 1 s");
         // EOPNOTSUPP (no module support: a veth), ENODEV (an empty cage), EIO, EINVAL.
-        return failed(ModuleRead::Outcome::NoModule, std::strerror(e));
+        return not_read(ModuleRead::Outcome::NoModule, std::strerror(e));
     }
     if (int e = read_half(x, family, ifname, 0, kModuleHalfPage, out.pages.upper[0]); e != 0)
-        return failed(ModuleRead::Outcome::Failed,
-                      fmt::format("page 00h: {}", std::strerror(e)));
+        return not_read(ModuleRead::Outcome::Failed, fmt::format("page 00h: {}", std::strerror(e)));
     for (uint8_t page : module_pages_to_read(out.pages.lower)) {
         ModuleHalfPage half{};
         // A page the module does not have is left out: its values are not shown.
-        if (read_half(x, family, ifname, page, kModuleHalfPage, half) == 0) out.pages.upper[page] = half;
+        if (read_half(x, family, ifname, page, kModuleHalfPage, half) == 0)
+            out.pages.upper[page] = half;
     }
     out.outcome = ModuleRead::Outcome::Read;
     return out;

@@ -14,7 +14,8 @@ namespace fabscope::host {
 struct ModuleRead {
     enum class Outcome : uint8_t {
         Read,      ///< `pages` holds the lower page, page 00h and the paged ones that answered
-        NoModule,  ///< the device has no module to read (a veth, an empty cage, a driver without it)
+        NoModule,  ///< the device has no module to read (a veth, an empty cage, a driver without
+                   ///< it)
         Failed,    ///< no answer, no permission, no ethtool netlink in this kernel
     };
     Outcome outcome = Outcome::Failed;

@@ -194,7 +194,8 @@ Result<ProcessId> start_opensm(const LabState& s, const SmLaunch& how) {
             for (uint64_t g : s.root_guids) r << fmt::format("{:#018x}\n", g);
             conf << "root_guid_file " << roots << "\n";
         }
-        if (how.subnet_prefix != 0) conf << fmt::format("subnet_prefix {:#018x}\n", how.subnet_prefix);
+        if (how.subnet_prefix != 0)
+            conf << fmt::format("subnet_prefix {:#018x}\n", how.subnet_prefix);
         if (how.priority >= 0) conf << "sm_priority " << how.priority << "\n";
     }
     auto env = lab_client_env(s);
@@ -540,8 +541,8 @@ Result<LabState> load_lab_state(const std::string& dir, const std::string& which
         }
         if (auto sms = p.find("extra_sms"); sms != p.end() && sms->is_array()) {
             for (const json& e : *sms) {
-                s.extra_sms.push_back({e.value("node", std::string()), e.value("priority", 0),
-                                       process_from(e)});
+                s.extra_sms.push_back(
+                    {e.value("node", std::string()), e.value("priority", 0), process_from(e)});
             }
         }
         if (auto sw = j.find("swaps"); sw != j.end() && sw->is_array()) {
@@ -580,8 +581,7 @@ std::string lab_status(const LabState& s) {
     for (size_t i = 0; i < s.plane_sms.size(); ++i)
         line(fmt::format("opensm p{}", i + 2).c_str(), s.plane_sms[i]);
     line("supervisor", s.supervisor);
-    for (const LabSm& x : s.extra_sms)
-        line(fmt::format("opensm {}", x.node).c_str(), x.process);
+    for (const LabSm& x : s.extra_sms) line(fmt::format("opensm {}", x.node).c_str(), x.process);
     for (const CableSwap& c : s.swaps)
         out +=
             fmt::format("  swapped    {} <-> {} (undo: `fabscope lab fault{} restore-cabling`)\n",

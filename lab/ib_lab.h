@@ -27,8 +27,8 @@ struct LabUpOptions {
     std::optional<LeafSpineSpec> spec;  ///< generate this topology...
     std::string net_file;               ///< ...or use this ibsim net file
     std::chrono::seconds subnet_up_timeout{300};
-    bool sm_dump = false;  ///< OpenSM writes its routing dump files (log_flags 0x43)
-    std::string routing_engine;   ///< OpenSM's routing_engine ("" = its default, minhop)
+    bool sm_dump = false;              ///< OpenSM writes its routing dump files (log_flags 0x43)
+    std::string routing_engine;        ///< OpenSM's routing_engine ("" = its default, minhop)
     std::vector<uint64_t> root_guids;  ///< root switches for updn/ftree (root_guid_file)
 };
 
@@ -60,8 +60,8 @@ struct LabState {
     ProcessId ibsim;
     ProcessId opensm;  ///< plane 1's (the only one of a one-plane lab)
     ProcessId supervisor;
-    int planes = 1;        ///< a generated multi-plane lab (LeafSpineSpec::planes)
-    bool sm_dump = false;  ///< LabUpOptions::sm_dump, for every start of its SMs
+    int planes = 1;                    ///< a generated multi-plane lab (LeafSpineSpec::planes)
+    bool sm_dump = false;              ///< LabUpOptions::sm_dump, for every start of its SMs
     std::string routing_engine;        ///< LabUpOptions::routing_engine, likewise
     std::vector<uint64_t> root_guids;  ///< LabUpOptions::root_guids, likewise
     /// OpenSM of planes 2.., in order: each attached to its plane's first host HCA.
@@ -114,9 +114,9 @@ std::string lab_partitions_file(const LabState& s);
 
 /// How to start one OpenSM of the lab.
 struct SmLaunch {
-    std::string dir;     ///< its opensm.conf, log, cache and dumps
-    std::string out;     ///< its stdout and stderr
-    std::string attach;  ///< SIM_HOST: the host whose HCA it runs on ("" = the default)
+    std::string dir;             ///< its opensm.conf, log, cache and dumps
+    std::string out;             ///< its stdout and stderr
+    std::string attach;          ///< SIM_HOST: the host whose HCA it runs on ("" = the default)
     uint64_t port_guid = 0;      ///< opensm -g (0 = the HCA's port)
     uint64_t subnet_prefix = 0;  ///< 0 = OpenSM's default
     int priority = -1;           ///< sm_priority (-1 = OpenSM's default)

@@ -52,7 +52,6 @@ void ask_for_heavy_sweep(const LabState& lab) {
     for (const ProcessId& sm : lab.plane_sms) signal_process(sm, SIGHUP);
 }
 
-
 /// Polls `done` every `every` until it holds or kSmWait has passed, asking
 /// the SM for a sweep each second it does not; returns what `done` said last.
 bool wait_for_sm(const LabState& lab, std::chrono::milliseconds every,
@@ -80,15 +79,17 @@ Result<std::string> lab_sm_start(LabState& lab, const std::string& node, int pri
     if (priority < 0 || priority > 15)
         return make_error(fmt::format("lab sm start: --priority {} is not 0..15", priority));
     if (!has_ca(lab, node)) {
-        return make_error(fmt::format("lab sm start: the lab in {} has no host \"{}\" (its CAs "
-                                      "are named in {})",
-                                      lab.dir, node, lab.net_file));
+        return make_error(
+            fmt::format("lab sm start: the lab in {} has no host \"{}\" (its CAs "
+                        "are named in {})",
+                        lab.dir, node, lab.net_file));
     }
     for (const LabSm& x : lab.extra_sms) {
         if (x.node == node && is_running(x.process))
-            return make_error(fmt::format("lab sm start: an OpenSM already runs on {} (pid {}); "
-                                          "`fabscope lab sm stop{} {}` first",
-                                          node, x.process.pid, lab.which_flags, node));
+            return make_error(
+                fmt::format("lab sm start: an OpenSM already runs on {} (pid {}); "
+                            "`fabscope lab sm stop{} {}` first",
+                            node, x.process.pid, lab.which_flags, node));
     }
     SmLaunch how;
     how.dir = fmt::format("{}/osm/sm-{}", lab.dir, node);
@@ -108,9 +109,9 @@ Result<std::string> lab_sm_start(LabState& lab, const std::string& node, int pri
             if (out.find(state) != std::string::npos) return std::string(state);
         }
         if (!is_running(*sm))
-            return make_error(fmt::format("lab sm start: OpenSM on {} exited: see {}", node,
-                                          how.out),
-                              kExitCannotRun);
+            return make_error(
+                fmt::format("lab sm start: OpenSM on {} exited: see {}", node, how.out),
+                kExitCannotRun);
         if (std::chrono::steady_clock::now() >= deadline)
             return make_error(fmt::format("lab sm start: OpenSM on {} entered no state within "
                                           "30 s (see {})",

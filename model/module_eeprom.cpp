@@ -81,7 +81,8 @@ void decode_sff8636(const ModulePages& p, ModuleInfo& m) {
         m.temperature_c = celsius(temp);
         m.supply_v = volts(lo.u16(26));
         for (int ch = 0; ch < 4; ++ch) {
-            ModuleLane l{ch + 1, {}, milliwatts(lo.u16(34 + 2 * ch)), milliamps(lo.u16(42 + 2 * ch))};
+            ModuleLane l{
+                ch + 1, {}, milliwatts(lo.u16(34 + 2 * ch)), milliamps(lo.u16(42 + 2 * ch))};
             if ((diag & 0x04U) != 0) l.tx_power_mw = milliwatts(lo.u16(50 + 2 * ch));
             m.lanes.push_back(l);
         }
@@ -94,18 +95,18 @@ void decode_sff8636(const ModulePages& p, ModuleInfo& m) {
     m.date_code = lo.text(212, 219);
     const unsigned tech = lo.u8(147) >> 4U;  // transmitter technology; 10..15 copper
     m.media = tech >= 10 ? "copper" : "optical";
-    if (tech >= 10 && lo.u8(146) != 0) {
-        m.length_m = lo.u8(146);
-    } else if (lo.u8(142) != 0) {
-        m.length_m = lo.u8(142) * 1000.0;  // single mode, km
-    } else if (lo.u8(143) != 0) {
-        m.length_m = lo.u8(143) * 2.0;  // OM3, 2 m units
-    } else if (lo.u8(144) != 0) {
-        m.length_m = lo.u8(144);
-    } else if (lo.u8(145) != 0) {
-        m.length_m = lo.u8(145);
-    } else if (lo.u8(146) != 0) {
-        m.length_m = lo.u8(146);  // active cable (or OM4)
+    // The first length it states: copper (146, m), single mode (142, km),
+    // OM3 (143, 2 m), OM2 (144, m), OM1 (145, m), active cable or OM4 (146, m).
+    const std::pair<size_t, double> lengths[] = {
+        {tech >= 10 ? 146 : 142, tech >= 10 ? 1.0 : 1000.0},
+        {143, 2.0},
+        {144, 1.0},
+        {145, 1.0},
+        {146, 1.0}};
+    for (const auto& [at, unit] : lengths) {
+        if (lo.u8(at) == 0) continue;
+        m.length_m = lo.u8(at) * unit;
+        break;
     }
     if (!p3.present()) return;  // flat memory: no thresholds, no meaningful flags
     m.temperature_limits = limits(128, [&](size_t a) { return celsius(p3.s16(a)); });
@@ -121,8 +122,8 @@ void decode_sff8636(const ModulePages& p, ModuleInfo& m) {
         for (int ch = 0; ch < 4; ++ch) {
             const uint8_t byte = lo.u8(at + static_cast<size_t>(ch / 2));
             const unsigned top = ch % 2 == 0 ? 7 : 3;  // odd channels in the high nibble
-            flags_of(byte, {top, top - 1, top - 2, top - 3}, fmt::format("lane {} {}", ch + 1, what),
-                     m.flags);
+            flags_of(byte, {top, top - 1, top - 2, top - 3},
+                     fmt::format("lane {} {}", ch + 1, what), m.flags);
         }
     }
 }
@@ -163,7 +164,8 @@ void cmis_lanes(const ModulePages& p, ModuleInfo& m) {
         for (size_t k = 0; k < 4; ++k) {
             const uint8_t byte = p11.u8(at + k);
             for (int i = 0; i < 8; ++i)
-                if ((byte >> i) & 1U) m.flags.push_back(fmt::format("lane {} {} {}", i + 1, what, kNames[k]));
+                if ((byte >> i) & 1U)
+                    m.flags.push_back(fmt::format("lane {} {} {}", i + 1, what, kNames[k]));
         }
     }
     if (const PageView p2(p, 2); p2.present()) {
@@ -189,8 +191,8 @@ void decode_cmis(const ModulePages& p, ModuleInfo& m) {
     if ((len & 0x3FU) != 0) m.length_m = (len & 0x3FU) * kMultiplier[len >> 6U];
     const uint8_t type = lo.u8(85);
     m.media = type == 3 || type == 4 || lo.u8(212) >= 0x0A ? "copper"
-              : type == 1 || type == 2                      ? "optical"
-                                                            : "";
+              : type == 1 || type == 2                     ? "optical"
+                                                           : "";
     // Module flags, byte 9: temperature in bits 0-3, supply in 4-7 (HA, LA, HW, LW).
     flags_of(lo.u8(9), {0, 1, 2, 3}, "temperature", m.flags);
     flags_of(lo.u8(9), {4, 5, 6, 7}, "supply voltage", m.flags);
@@ -208,14 +210,13 @@ void against(double v, const std::optional<ModuleLimits>& lim, const std::string
     if (v > lim->high_alarm || v < lim->low_alarm) {
         const bool high = v > lim->high_alarm;
         out.push_back({true, fmt::format("{} {}, {} its {} alarm {}", what, show(v),
-                                                    high ? "above" : "below", high ? "high" : "low",
-                                                    show(high ? lim->high_alarm : lim->low_alarm))});
+                                         high ? "above" : "below", high ? "high" : "low",
+                                         show(high ? lim->high_alarm : lim->low_alarm))});
     } else if (v > lim->high_warn || v < lim->low_warn) {
         const bool high = v > lim->high_warn;
-        out.push_back({false,
-                       fmt::format("{} {}, {} its {} warning {}", what, show(v),
-                                   high ? "above" : "below", high ? "high" : "low",
-                                   show(high ? lim->high_warn : lim->low_warn))});
+        out.push_back({false, fmt::format("{} {}, {} its {} warning {}", what, show(v),
+                                          high ? "above" : "below", high ? "high" : "low",
+                                          show(high ? lim->high_warn : lim->low_warn))});
     }
 }
 
@@ -275,8 +276,7 @@ Result<ModuleInfo> decode_module(const ModulePages& pages) {
                                       m.type),
                           kExitUsage);
     }
-    if (!pages.upper.count(0))
-        return make_error("the module's page 00h was not read", kExitUsage);
+    if (!pages.upper.count(0)) return make_error("the module's page 00h was not read", kExitUsage);
     if (m.family == ModuleFamily::Sff8636)
         decode_sff8636(pages, m);
     else
@@ -309,8 +309,8 @@ std::vector<ModuleIssue> module_issues(const ModuleInfo& m) {
     for (const std::string& f : m.flags) {
         if (f.find("alarm") != std::string::npos)
             out.push_back({false, fmt::format("the module latched a {} since its flags "
-                                                          "were last read",
-                                                          f)});
+                                              "were last read",
+                                              f)});
     }
     return out;
 }

@@ -89,7 +89,7 @@ Result<ModuleInfo> decode_module(const ModulePages& pages);
 /// (warning) threshold, a CMIS module in its fault state, latched alarms.
 struct ModuleIssue {
     bool alarm = false;  ///< beyond an alarm threshold, or a fault: an error; else a warning
-    std::string what;  ///< "lane 2 receives -14.1 dBm, below its low alarm -12.0 dBm"
+    std::string what;    ///< "lane 2 receives -14.1 dBm, below its low alarm -12.0 dBm"
 };
 std::vector<ModuleIssue> module_issues(const ModuleInfo& m);
 

@@ -20,7 +20,8 @@ std::string some_ports(const Fabric& f, const std::vector<PortRef>& where) {
     std::string s;
     for (size_t i = 0; i < where.size() && i < kNamedInSummary; ++i)
         s += (i ? ", " : "") + describe(f, where[i]);
-    if (where.size() > kNamedInSummary) s += fmt::format(" and {} more", where.size() - kNamedInSummary);
+    if (where.size() > kNamedInSummary)
+        s += fmt::format(" and {} more", where.size() - kNamedInSummary);
     return s;
 }
 
@@ -58,7 +59,8 @@ struct Group {
     uint16_t pkey = 0;
     Membership planned = Membership::None;
     Membership found = Membership::None;
-    auto operator<=>(const Group&) const = default;
+    // clang-tidy 14 reads the 0 that a defaulted <=> compares against as a null pointer.
+    auto operator<=>(const Group&) const = default;  // NOLINT(modernize-use-nullptr)
 };
 
 std::string partition_name(const Plan& plan, uint16_t base) {
@@ -73,9 +75,10 @@ Finding group_finding(const Fabric& f, const Plan& plan, const Group& g,
     const std::string ports = some_ports(f, where);
     std::string summary;
     if (g.kind == "partition_missing") {
-        summary = fmt::format("{}: not in partition {}, planned as a {} member: cut off from the "
-                              "partition's peers",
-                              ports, part, name(g.planned));
+        summary = fmt::format(
+            "{}: not in partition {}, planned as a {} member: cut off from the "
+            "partition's peers",
+            ports, part, name(g.planned));
     } else if (g.kind == "partition_unexpected") {
         summary = fmt::format("{}: {} member of partition {}, which the plan does not give {}",
                               ports, name(g.found), part, where.size() > 1 ? "them" : "the host");
@@ -83,9 +86,10 @@ Finding group_finding(const Fabric& f, const Plan& plan, const Group& g,
         summary = fmt::format("{}: {} member of partition {} where the plan says {}", ports,
                               name(g.found), part, name(g.planned));
     } else {
-        summary = fmt::format("{}: the switch port does not pass partition {} that the host is "
-                              "in: its traffic in that partition is dropped at the switch",
-                              ports, part);
+        summary = fmt::format(
+            "{}: the switch port does not pass partition {} that the host is "
+            "in: its traffic in that partition is dropped at the switch",
+            ports, part);
     }
     nlohmann::json ev{{"pkey", format_pkey(g.pkey)}, {"ports", where.size()}};
     if (g.planned != Membership::None) ev["planned"] = name(g.planned);
@@ -100,8 +104,9 @@ void compare_port(const Fabric& f, const Node& n, const Port& p,
     std::set<uint16_t> bases;
     for (uint16_t k : *p.pkeys) bases.insert(k & kPkeyBaseMask);
     for (const PlanPartition& part : plan.partitions) bases.insert(part.pkey);
-    const bool default_planned = std::any_of(plan.partitions.begin(), plan.partitions.end(),
-                                             [](const auto& x) { return x.pkey == kDefaultPkeyBase; });
+    const bool default_planned =
+        std::any_of(plan.partitions.begin(), plan.partitions.end(),
+                    [](const auto& x) { return x.pkey == kDefaultPkeyBase; });
     for (uint16_t base : bases) {
         if (base == kDefaultPkeyBase && !default_planned) continue;
         auto it = planned.find(base);
@@ -195,9 +200,10 @@ std::string partitions_check_detail(const Fabric& f, const Plan& plan) {
         for (const Port& p : n.ports) ports += p.pkeys && p.link_up() ? 1 : 0;
     }
     if (ports == 0)
-        return fmt::format("{} partitions planned; no P_Key table read (a live validate reads "
-                           "them, or sweep --pkeys)",
-                           plan.partitions.size());
+        return fmt::format(
+            "{} partitions planned; no P_Key table read (a live validate reads "
+            "them, or sweep --pkeys)",
+            plan.partitions.size());
     return fmt::format("{} partitions, {} host ports", plan.partitions.size(), ports);
 }
 

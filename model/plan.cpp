@@ -315,8 +315,7 @@ nlohmann::json plan_to_json(const Plan& p) {
     if (!p.partitions.empty()) {
         nlohmann::json& parts = j["partitions"] = nlohmann::json::array();
         for (const PlanPartition& x : p.partitions) {
-            parts.push_back(
-                {{"name", x.name}, {"pkey", format_pkey(x.pkey)}, {"full", x.full}});
+            parts.push_back({{"name", x.name}, {"pkey", format_pkey(x.pkey)}, {"full", x.full}});
             if (!x.limited.empty()) parts.back()["limited"] = x.limited;
         }
     }

@@ -78,8 +78,8 @@ Result<Plan> load_plan(const std::string& path);
 Result<Plan> parse_plan(const std::string& text, const std::string& origin);
 
 /// The plan of a known-good fabric: its tiers, every link, the usual rate,
-/// the GUIDs, and the standby SMs and partitions where the snapshot read them. Nodes are named by description (GUID where it is empty or
-/// not unique).
+/// the GUIDs, and the standby SMs and partitions where the snapshot read them. Nodes are named by
+/// description (GUID where it is empty or not unique).
 Plan plan_from_fabric(const Fabric& f, const Tiers& tiers);
 std::string plan_to_yaml(const Plan& p);
 /// The same plan as JSON (docs/plan.schema.json); load_plan() reads it back.

@@ -54,6 +54,7 @@ nlohmann::json sms_json(const std::vector<SmSeen>& sms) {
 
 std::vector<PortRef> ports_of(const std::vector<SmSeen>& sms) {
     std::vector<PortRef> out;
+    out.reserve(sms.size());
     for (const SmSeen& x : sms) out.push_back(x.at);
     return out;
 }

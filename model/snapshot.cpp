@@ -85,8 +85,8 @@ constexpr size_t kMaxPkeys = 32768;
 
 std::vector<uint16_t> pkeys_from_json(const json& a) {
     if (a.size() > kMaxPkeys)
-        json_io::fail(a, fmt::format("{} P_Keys: a P_Key table holds at most {}", a.size(),
-                                     kMaxPkeys));
+        json_io::fail(
+            a, fmt::format("{} P_Keys: a P_Key table holds at most {}", a.size(), kMaxPkeys));
     std::vector<uint16_t> keys;
     keys.reserve(a.size());
     for (const json& k : a) {

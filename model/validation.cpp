@@ -61,8 +61,8 @@ std::string check_of(std::string_view kind, const std::vector<CheckMade>& made) 
         {{"subnet_manager"},
          {"sm_not_answering", "sm_no_master", "sm_masters", "sm_standby_missing", "sm_inactive"}},
         {{"partitions"},
-         {"partition_missing", "partition_unexpected", "partition_membership",
-          "partition_filtered", "partition_member_missing"}},
+         {"partition_missing", "partition_unexpected", "partition_membership", "partition_filtered",
+          "partition_member_missing"}},
     };
     auto was_made = [&](std::string_view id) {
         return std::any_of(made.begin(), made.end(),
@@ -93,8 +93,8 @@ namespace {
 /// (when the plan has some).
 void check_subnet(Validation& v, const ValidationInput& in) {
     if (in.sm_read) {
-        SmCheckInput sm{in.fabric, true, in.plan ? in.plan->sm_standby : std::nullopt,
-                        in.sm_after, in.sm_interval_s};
+        SmCheckInput sm{in.fabric, true, in.plan ? in.plan->sm_standby : std::nullopt, in.sm_after,
+                        in.sm_interval_s};
         auto found = check_subnet_managers(sm);
         v.findings.insert(v.findings.end(), found.begin(), found.end());
         v.checks.push_back({"subnet_manager", "subnet managers: one master, standbys, activity",

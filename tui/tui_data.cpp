@@ -151,8 +151,8 @@ void DataBuilder::set_perf(PerfInputs in) {
 
 ValidationInput DataBuilder::check_input(const Fabric& f, const Tiers& tiers,
                                          const std::vector<Finding>& problems,
-                                         const CounterReadings& first,
-                                         const CounterReadings* now, bool sm_read) const {
+                                         const CounterReadings& first, const CounterReadings* now,
+                                         bool sm_read) const {
     ValidationInput in{f, tiers, problems};
     in.sm_read = sm_read;
     if (!first.empty()) in.before = &first;
@@ -181,9 +181,8 @@ std::shared_ptr<const TuiData> DataBuilder::add(const Reading& r) {
     const bool rates = !window_.empty() && !window_.front().counters.empty() && !now.empty();
 
     const bool first = first_counters_.empty();
-    Validation v = validate(
-        check_input(f, tiers, r.problems, first ? now : first_counters_, first ? nullptr : &now,
-                    r.snapshot.source.sm_read));
+    Validation v = validate(check_input(f, tiers, r.problems, first ? now : first_counters_,
+                                        first ? nullptr : &now, r.snapshot.source.sm_read));
     for (const auto& [ref, pc] : now) first_counters_.try_emplace(ref, pc);
 
     const int tick = cfg_.thresholds.xmit_wait.tick_multiplier;

@@ -167,8 +167,8 @@ in_host h1 $(guest_path {}) > nl-capture.hex; echo "capture_rc=$?"
     // A veth has no module: information (status none), not a finding; ethtool -m agrees.
     const json& mod = p["module"];
     const std::string ethtool_m = slurp((vm.dir / "ethtool-m.txt").string());
-    c.row("module", mod.value("status", "?") + " (" + mod.value("detail", "") + ")",
-          "-", "ethtool -m: " + ethtool_m.substr(0, ethtool_m.find('\n')),
+    c.row("module", mod.value("status", "?") + " (" + mod.value("detail", "") + ")", "-",
+          "ethtool -m: " + ethtool_m.substr(0, ethtool_m.find('\n')),
           mod["status"] == "none" && vm.value("ethtool_m_rc") != "0");
     for (const auto& f : h["findings"]) EXPECT_NE(f["check"], "module") << f.dump();
 

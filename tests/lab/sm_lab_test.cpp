@@ -113,8 +113,8 @@ TEST(SmLab, AStandbyAsSminfoSeesItThenStoppedThenTheMasterFrozen) {
         std::printf("%s: fabscope %s, act %ld, priority %d | sminfo: %s", node.c_str(),
                     sm["state"].get<std::string>().c_str(), sm["act_count"].get<long>(),
                     sm["priority"].get<int>(), r.out.c_str());
-        EXPECT_EQ(peer.guid, fmt::format("{:#x}", std::stoull(sm["guid"].get<std::string>(),
-                                                              nullptr, 16)));
+        EXPECT_EQ(peer.guid,
+                  fmt::format("{:#x}", std::stoull(sm["guid"].get<std::string>(), nullptr, 16)));
         EXPECT_EQ(peer.priority, sm["priority"].get<int>());
         EXPECT_EQ(peer.state, sm["state"] == "master" ? 3 : 2) << node;
         // Read later, and the SM counts the answers: at least fabscope's figure.
@@ -128,7 +128,8 @@ TEST(SmLab, AStandbyAsSminfoSeesItThenStoppedThenTheMasterFrozen) {
     json lost = sm_validate(lab, {"--plan", plan}, &code);
     auto missing = findings_of(lost, "sm_");
     ASSERT_EQ(missing.size(), 1u) << lost["findings"].dump(1);
-    std::printf("after the standby stopped: %s\n", missing[0]["summary"].get<std::string>().c_str());
+    std::printf("after the standby stopped: %s\n",
+                missing[0]["summary"].get<std::string>().c_str());
     EXPECT_EQ(missing[0]["kind"], "sm_standby_missing");
     EXPECT_EQ(code, 1);
 
@@ -143,15 +144,15 @@ TEST(SmLab, AStandbyAsSminfoSeesItThenStoppedThenTheMasterFrozen) {
         kinds.insert(f["kind"]);
         std::printf("frozen master: %s\n", f["summary"].get<std::string>().c_str());
     }
-    EXPECT_EQ(kinds, (std::set<std::string>{"sm_no_master", "sm_not_answering",
-                                            "sm_standby_missing"}))
+    EXPECT_EQ(kinds,
+              (std::set<std::string>{"sm_no_master", "sm_not_answering", "sm_standby_missing"}))
         << frozen["findings"].dump(1);
     EXPECT_EQ(code, 1);
 }
 
 /// Port GUID and LID of each host, from a sweep's snapshot.
-std::map<std::string, std::pair<std::string, int>> host_ports(const Lab& lab,
-                                                              const ScratchDir& scratch) {
+std::map<std::string, std::pair<std::string, int>> partition_host_ports(const Lab& lab,
+                                                                        const ScratchDir& scratch) {
     const std::string out = scratch.path("hosts.json");
     CmdResult r = lab.exec({fabscope(), "sweep", "--no-counters", "--no-routes", "-q", "-o", out});
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -178,25 +179,27 @@ TEST(SmLab, AHostLeftOutOfItsPartitionAsSmpqueryPkeysSays) {
     Lab lab({"--spines", "1", "--leaves", "2", "--hosts-per-leaf", "2"});
     ASSERT_TRUE(lab.up());
     ScratchDir scratch("partitions");
-    auto hosts = host_ports(lab, scratch);
+    auto hosts = partition_host_ports(lab, scratch);
     ASSERT_EQ(hosts.size(), 4u);
     // h0003 is left out of compute; h0002 is a limited member.
-    const std::string conf = scratch.write(
-        "partitions.conf", fmt::format("Default=0x7fff, ipoib : ALL=full ;\n"
-                                       "compute=0x0001 : {}=full, {}=limited ;\n",
-                                       hosts["h0001"].first, hosts["h0002"].first));
+    const std::string conf =
+        scratch.write("partitions.conf", fmt::format("Default=0x7fff, ipoib : ALL=full ;\n"
+                                                     "compute=0x0001 : {}=full, {}=limited ;\n",
+                                                     hosts["h0001"].first, hosts["h0002"].first));
     CmdResult applied = run({fabscope(), "lab", "partitions", "--dir", lab.dir(), conf});
     ASSERT_EQ(applied.exit_code, 0) << applied.err;
-    const std::string plan = scratch.write(
-        "plan.yaml", "fabscope_plan: 1\npartitions:\n"
-                     "  - {name: compute, pkey: 0x0001, full: [h0001, h0003], limited: [h0002]}\n"
-                     "  - {name: default, pkey: 0x7fff, full: [ALL]}\n");
+    const std::string plan =
+        scratch.write("plan.yaml",
+                      "fabscope_plan: 1\npartitions:\n"
+                      "  - {name: compute, pkey: 0x0001, full: [h0001, h0003], limited: [h0002]}\n"
+                      "  - {name: default, pkey: 0x7fff, full: [ALL]}\n");
     const std::string snap = scratch.path("snap.json");
     int code = -1;
     json report = sm_validate(lab, {"--plan", plan, "--snapshot", snap}, &code);
     std::printf("partitions check: %s\n", check_detail(report, "partitions").c_str());
     auto found = findings_of(report, "partition_");
-    for (const json& f : found) std::printf("fabscope: %s\n", f["summary"].get<std::string>().c_str());
+    for (const json& f : found)
+        std::printf("fabscope: %s\n", f["summary"].get<std::string>().c_str());
     ASSERT_EQ(found.size(), 1u) << report["findings"].dump(1);
     EXPECT_EQ(found[0]["kind"], "partition_missing");
     EXPECT_EQ(found[0]["where"][0]["node"], "h0003 HCA-1");

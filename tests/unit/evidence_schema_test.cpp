@@ -266,14 +266,15 @@ std::vector<json> subnet_scenario() {
     node_named(nodes, "h0005 HCA-1").port(1)->pkeys = std::vector<uint16_t>{0xFFFF, 0x0001};
     node_named(nodes, "h0006 HCA-1").port(1)->pkeys = std::vector<uint16_t>{0xFFFF, 0x8001, 0x8002};
     node_named(nodes, "leaf01").port(1)->pkeys = std::vector<uint16_t>{0xFFFF};
-    auto plan = parse_plan("fabscope_plan: 1\nsm: {standby: 1}\npartitions:\n"
-                           "  - {name: all, pkey: 0x0001, full: [ALL, h9999]}\n",
-                           "plan.yaml");
+    auto plan = parse_plan(
+        "fabscope_plan: 1\nsm: {standby: 1}\npartitions:\n"
+        "  - {name: all, pkey: 0x0001, full: [ALL, h9999]}\n",
+        "plan.yaml");
     EXPECT_TRUE(plan);
     Fabric two = *Fabric::build(nodes);
     Tiers t = classify_tiers(two);
-    ValidationInput in{two, t, {}, nullptr, nullptr, plan ? &*plan : nullptr, nullptr,
-                       default_thresholds()};
+    ValidationInput in{
+        two, t, {}, nullptr, nullptr, plan ? &*plan : nullptr, nullptr, default_thresholds()};
     in.sm_read = true;
     docs.push_back(validation_doc(two, validate(in)));
 

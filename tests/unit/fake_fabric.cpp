@@ -307,9 +307,8 @@ std::optional<MadBytes> FakeFabric::answer(const Node& n, uint8_t arrival,
         }
         case mad::kAttrPKeyTable: {
             // A switch's port in the modifier's upper half; a CA's, the arrival port.
-            const uint8_t port = n.type == NodeType::Switch
-                                     ? static_cast<uint8_t>(h.attr_mod >> 16U)
-                                     : arrival;
+            const uint8_t port =
+                n.type == NodeType::Switch ? static_cast<uint8_t>(h.attr_mod >> 16U) : arrival;
             const Port* p = n.port(port);
             if (!p || !p->pkeys) return mad::make_response(req, d, 0x000C);
             const size_t first = (h.attr_mod & 0xFFFFU) * 32U;

@@ -28,7 +28,8 @@ struct PageWriter {
         at(a + 1) = static_cast<uint8_t>(v & 0xFFU);
     }
     void text(size_t a, size_t len, const std::string& s) {
-        for (size_t i = 0; i < len; ++i) at(a + i) = static_cast<uint8_t>(i < s.size() ? s[i] : ' ');
+        for (size_t i = 0; i < len; ++i)
+            at(a + i) = static_cast<uint8_t>(i < s.size() ? s[i] : ' ');
     }
     /// Four thresholds (high alarm, low alarm, high warning, low warning), raw.
     void four(size_t a, unsigned ha, unsigned la, unsigned hw, unsigned lw) {
@@ -85,7 +86,7 @@ ModulePages qsfp_dd() {
     lo.u8(3, 3 << 1);  // ModuleReady
     lo.u16(14, raw_c(75));
     lo.u16(16, 33000);
-    lo.u8(9, 0x01);  // temperature high alarm, latched
+    lo.u8(9, 0x01);   // temperature high alarm, latched
     lo.u8(85, 0x02);  // single-mode fibre
     lo.text(129, 16, "NVIDIA");
     lo.text(148, 16, "MMS1X00-NS400");
@@ -103,8 +104,8 @@ ModulePages qsfp_dd() {
     p2.four(192, 40000, 400, 30000, 800);    // rx power
     PageWriter p11{p, 0x11};
     for (int i = 0; i < 4; ++i) {
-        p11.u16(154 + 2 * i, 10000);                  // 1 mW
-        p11.u16(170 + 2 * i, 4000);                   // 16 mA
+        p11.u16(154 + 2 * i, 10000);                 // 1 mW
+        p11.u16(170 + 2 * i, 4000);                  // 16 mA
         p11.u16(186 + 2 * i, i == 2 ? 0U : 12000U);  // lane 3 dark
     }
     p11.u8(150, 0x04);  // rx power low alarm, lane 3 (bit 2)
@@ -171,8 +172,8 @@ TEST(ModuleEeprom, CmisLanesLimitsAndTheBiasMultiplier) {
     EXPECT_NEAR(*m->lanes[0].tx_bias_ma, 16.0, 1e-9) << "4000 x 2 uA x 2 (the spec multiplies)";
     EXPECT_NEAR(m->tx_bias_limits->high_alarm, 24.0, 1e-9);
     EXPECT_EQ(*m->lanes[2].rx_power_mw, 0);
-    EXPECT_EQ(m->flags, (std::vector<std::string>{"temperature high alarm",
-                                                  "lane 3 rx power low alarm"}));
+    EXPECT_EQ(m->flags,
+              (std::vector<std::string>{"temperature high alarm", "lane 3 rx power low alarm"}));
     auto issues = module_issues(*m);
     ASSERT_GE(issues.size(), 2u);
     EXPECT_EQ(issues[0].what, "temperature 75.0 degC, above its high alarm 70.0 degC");

@@ -77,7 +77,7 @@ std::vector<Node> sm_nodes(SmState second = SmState::Standby) {
     return nodes;
 }
 
-std::vector<std::string> kinds_of(const std::vector<Finding>& fs) {
+std::vector<std::string> sm_kinds(const std::vector<Finding>& fs) {
     std::vector<std::string> k;
     for (const Finding& f : fs) k.push_back(f.kind);
     std::sort(k.begin(), k.end());
@@ -91,7 +91,7 @@ TEST(SmChecks, OneMasterAndTheStandbysPlanned) {
     EXPECT_EQ(sm_check_detail(in), "master h0001 HCA-1[1] (priority 0), 1 standby");
     in.planned_standby = 2;
     auto found = check_subnet_managers(in);
-    ASSERT_EQ(kinds_of(found), std::vector<std::string>{"sm_standby_missing"});
+    ASSERT_EQ(sm_kinds(found), std::vector<std::string>{"sm_standby_missing"});
     EXPECT_NE(found[0].summary.find("1 standby SM where the plan asks for 2"), std::string::npos)
         << found[0].summary;
     in.sm_read = false;
@@ -101,14 +101,14 @@ TEST(SmChecks, OneMasterAndTheStandbysPlanned) {
 TEST(SmChecks, TwoMastersNoMasterAndASilentSm) {
     Fabric two = *Fabric::build(sm_nodes(SmState::Master));
     auto found = check_subnet_managers({two, true, {}, nullptr, 0});
-    ASSERT_EQ(kinds_of(found), std::vector<std::string>{"sm_masters"});
+    ASSERT_EQ(sm_kinds(found), std::vector<std::string>{"sm_masters"});
     EXPECT_EQ(found[0].where.size(), 2U);
 
     auto nodes = sm_nodes();
     node_named(nodes, "h0001 HCA-1").port(1)->sm.reset();  // claims IsSM, does not answer
     Fabric silent = *Fabric::build(nodes);
     found = check_subnet_managers({silent, true, {}, nullptr, 0});
-    EXPECT_EQ(kinds_of(found), (std::vector<std::string>{"sm_no_master", "sm_not_answering"}));
+    EXPECT_EQ(sm_kinds(found), (std::vector<std::string>{"sm_no_master", "sm_not_answering"}));
 }
 
 TEST(SmChecks, AMasterWhoseActCountMovesOnlyByOurOwnQueriesIsInactive) {
@@ -117,7 +117,7 @@ TEST(SmChecks, AMasterWhoseActCountMovesOnlyByOurOwnQueriesIsInactive) {
     const PortRef at{h1.guid, 1};
     SmReadings after{{at, SmInfo{h1.port(1)->guid, 1001, 0, SmState::Master}}};
     auto found = check_subnet_managers({f, true, {}, &after, 20});
-    ASSERT_EQ(kinds_of(found), std::vector<std::string>{"sm_inactive"});
+    ASSERT_EQ(sm_kinds(found), std::vector<std::string>{"sm_inactive"});
     EXPECT_EQ(found[0].evidence["act_count_after"], 1001);
     // Too short an interval to tell: no finding, and the check says so.
     EXPECT_TRUE(check_subnet_managers({f, true, {}, &after, 4}).empty());
@@ -127,7 +127,7 @@ TEST(SmChecks, AMasterWhoseActCountMovesOnlyByOurOwnQueriesIsInactive) {
     EXPECT_TRUE(check_subnet_managers({f, true, {}, &after, 20}).empty());
     // Gone since the sweep.
     SmReadings none;
-    EXPECT_EQ(kinds_of(check_subnet_managers({f, true, {}, &none, 20})),
+    EXPECT_EQ(sm_kinds(check_subnet_managers({f, true, {}, &none, 20})),
               std::vector<std::string>{"sm_not_answering"});
 }
 
@@ -166,12 +166,12 @@ TEST(PartitionChecks, HostsAsPlannedMakeNoFinding) {
 
 TEST(PartitionChecks, MissingUnexpectedAndTheOtherMembershipNamed) {
     auto nodes = partitioned_nodes();
-    node_named(nodes, "h0002 HCA-1").port(1)->pkeys = {0xFFFF};                  // left out
-    node_named(nodes, "h0003 HCA-1").port(1)->pkeys = {0xFFFF, 0x8001};          // full, not limited
+    node_named(nodes, "h0002 HCA-1").port(1)->pkeys = {0xFFFF};          // left out
+    node_named(nodes, "h0003 HCA-1").port(1)->pkeys = {0xFFFF, 0x8001};  // full, not limited
     node_named(nodes, "h0008 HCA-1").port(1)->pkeys = {0xFFFF, 0x8001, 0x0009};  // not planned
     Fabric f = *Fabric::build(nodes);
     auto found = check_partitions(f, partition_plan());
-    ASSERT_EQ(kinds_of(found),
+    ASSERT_EQ(sm_kinds(found),
               (std::vector<std::string>{"partition_membership", "partition_missing",
                                         "partition_unexpected", "partition_unexpected"}));
     for (const Finding& x : found) {
@@ -196,14 +196,15 @@ TEST(PartitionChecks, TheSwitchPortThatFiltersAHostsPartition) {
     leaf.port(2)->pkeys = std::vector<uint16_t>{0xFFFF};  // h0002's traffic in 0x0001 dropped
     Fabric f = *Fabric::build(nodes);
     auto found = check_partitions(f, partition_plan());
-    ASSERT_EQ(kinds_of(found), std::vector<std::string>{"partition_filtered"});
+    ASSERT_EQ(sm_kinds(found), std::vector<std::string>{"partition_filtered"});
     EXPECT_EQ(describe(f, found[0].where.at(0)), "leaf01[2]");
 }
 
 TEST(PartitionPlan, BadPartitionsAreNamedWithTheirLine) {
-    auto dup = parse_plan("fabscope_plan: 1\npartitions:\n  - {pkey: 0x0001, full: [a]}\n"
-                          "  - {pkey: 0x8001, full: [b]}\n",
-                          "p.yaml");
+    auto dup = parse_plan(
+        "fabscope_plan: 1\npartitions:\n  - {pkey: 0x0001, full: [a]}\n"
+        "  - {pkey: 0x8001, full: [b]}\n",
+        "p.yaml");
     ASSERT_FALSE(dup);
     EXPECT_NE(dup.error().message.find("p.yaml:4"), std::string::npos) << dup.error().message;
     EXPECT_NE(dup.error().message.find("0x0001 is in two partitions"), std::string::npos);
