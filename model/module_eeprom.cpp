@@ -62,6 +62,22 @@ std::string oui(const PageView& v, size_t at) {
     return fmt::format("{:02x}:{:02x}:{:02x}", v.u8(at), v.u8(at + 1), v.u8(at + 2));
 }
 
+/// Where page 00h keeps the module's identity (each field's first byte):
+/// vendor name (16), OUI (3), part number (16), revision (2), serial (16),
+/// date code (8).
+struct IdentityAt {
+    size_t vendor, oui, part_number, revision, serial, date_code;
+};
+
+void read_identity(const PageView& v, const IdentityAt& at, ModuleInfo& m) {
+    m.vendor = v.text(at.vendor, at.vendor + 15);
+    m.oui = oui(v, at.oui);
+    m.part_number = v.text(at.part_number, at.part_number + 15);
+    m.revision = v.text(at.revision, at.revision + 1);
+    m.serial = v.text(at.serial, at.serial + 15);
+    m.date_code = v.text(at.date_code, at.date_code + 7);
+}
+
 /// The four flags of one quantity, bits as `bits` lists them (HA, LA, HW, LW).
 void flags_of(uint8_t byte, std::array<unsigned, 4> bits, const std::string& what,
               std::vector<std::string>& out) {
@@ -87,12 +103,7 @@ void decode_sff8636(const ModulePages& p, ModuleInfo& m) {
             m.lanes.push_back(l);
         }
     }
-    m.vendor = lo.text(148, 163);
-    m.oui = oui(lo, 165);
-    m.part_number = lo.text(168, 183);
-    m.revision = lo.text(184, 185);
-    m.serial = lo.text(196, 211);
-    m.date_code = lo.text(212, 219);
+    read_identity(lo, {148, 165, 168, 184, 196, 212}, m);
     const unsigned tech = lo.u8(147) >> 4U;  // transmitter technology; 10..15 copper
     m.media = tech >= 10 ? "copper" : "optical";
     // The first length it states: copper (146, m), single mode (142, km),
@@ -180,12 +191,7 @@ void decode_cmis(const ModulePages& p, ModuleInfo& m) {
     m.state = cmis_state(lo.u8(3));
     m.temperature_c = celsius(lo.s16(14));
     m.supply_v = volts(lo.u16(16));
-    m.vendor = lo.text(129, 144);
-    m.oui = oui(lo, 145);
-    m.part_number = lo.text(148, 163);
-    m.revision = lo.text(164, 165);
-    m.serial = lo.text(166, 181);
-    m.date_code = lo.text(182, 189);
+    read_identity(lo, {129, 145, 148, 164, 166, 182}, m);
     const uint8_t len = lo.u8(202);
     static const double kMultiplier[] = {0.1, 1, 10, 100};
     if ((len & 0x3FU) != 0) m.length_m = (len & 0x3FU) * kMultiplier[len >> 6U];

@@ -4,11 +4,12 @@
 
 #include <algorithm>
 
+#include "model/route.h"
+
 namespace fabscope {
 namespace {
 
 constexpr uint8_t kNoRoute = 0xFF;
-constexpr size_t kMaxHops = 64;
 
 std::string short_name(const Node& n) {
     if (n.description.empty()) return format_guid(n.guid);
@@ -88,8 +89,9 @@ const FlowPath& IbPathOracle::from_switch(Guid sw, Lid dlid) const {
     FlowPath& path = it->second;
     const Node* at = fabric_.node(sw);
     for (size_t step = 0; at; ++step) {
-        if (step == kMaxHops) {
-            path.error = fmt::format("the route to LID {} is longer than {} hops", dlid, kMaxHops);
+        if (step == kMaxRouteHops) {
+            path.error =
+                fmt::format("the route to LID {} is longer than {} hops", dlid, kMaxRouteHops);
             break;
         }
         if (at->answers_to(dlid)) return path;

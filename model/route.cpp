@@ -7,7 +7,6 @@
 namespace fabscope {
 namespace {
 
-constexpr size_t kMaxHops = 64;
 constexpr uint8_t kUnrouted = 0xFF;
 
 std::string node_name(const Node& n) {
@@ -39,7 +38,7 @@ Result<Route> trace_route(const Fabric& f, const Node& src, Lid dlid, uint8_t sr
     if (src.type == NodeType::Switch && !src_port) out = nullptr;  // a switch forwards by its table
     std::set<Guid> seen;
     r.source = PortRef{src.guid, out ? out->num : uint8_t{0}};
-    for (size_t step = 0; step < kMaxHops; ++step) {
+    for (size_t step = 0; step < kMaxRouteHops; ++step) {
         if (at->type == NodeType::Switch && !(step == 0 && src_port)) {
             if (!seen.insert(at->guid).second) {
                 return make_error(fmt::format("the route to LID {} loops: it comes back to {}",
@@ -91,7 +90,8 @@ Result<Route> trace_route(const Fabric& f, const Node& src, Lid dlid, uint8_t sr
                             node_name(*at)));
         }
     }
-    return make_error(fmt::format("the route to LID {} is longer than {} hops", dlid, kMaxHops));
+    return make_error(
+        fmt::format("the route to LID {} is longer than {} hops", dlid, kMaxRouteHops));
 }
 
 Result<const Node*> resolve_node(const Fabric& f, const std::string& key) {

@@ -11,6 +11,9 @@
 
 namespace fabscope {
 
+/// The longest route followed through the forwarding tables: longer is a loop.
+inline constexpr size_t kMaxRouteHops = 64;
+
 /// One cable crossed: out of `from`, into `to`.
 struct Hop {
     PortRef from;
