@@ -13,6 +13,7 @@
 #include "discover/node_assembly.h"
 #include "discover/smp_decode.h"
 #include "util/exit_status.h"
+#include "util/input_file.h"
 #include "util/stderr_capture.h"
 #include "util/time_util.h"
 #include "util/version.h"
@@ -74,6 +75,7 @@ std::string last_line(const std::string& text) {
 
 Result<Snapshot> import_ibnetdiscover_cache(const std::string& path) {
     // Check the header ourselves: libibnetdisc only prints a warning on a bad file.
+    if (auto regular = check_regular_input(path); !regular) return regular.error();
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return make_error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)),

@@ -23,6 +23,7 @@
 #include "model/fabric.h"
 #include "model/json_io.h"
 #include "util/exit_status.h"
+#include "util/input_file.h"
 #include "util/time_util.h"
 
 namespace fabscope {
@@ -310,11 +311,9 @@ Result<std::string> lab_net_text(const LabUpOptions& opts, LabState& s) {
         s.planes = opts.spec->planes;
         return net;
     }
-    std::ifstream in(opts.net_file);
-    if (!in)
-        return make_error(
-            fmt::format("{}: cannot open net file: {}", opts.net_file, std::strerror(errno)));
-    return read_file(opts.net_file);
+    auto text = read_text_file(opts.net_file, 256U << 20U);  // a 16k-host net file is ~5 MB
+    if (!text) return make_error(fmt::format("net file {}", text.error().message));
+    return std::move(text).value();
 }
 
 /// Writes the net file into the lab, counting what it declares (none: not a net file).

@@ -15,6 +15,7 @@
 #include "util/exit_status.h"
 #include "util/input_file.h"
 #include "util/memory.h"
+#include "util/output_file.h"
 
 namespace fabscope::json_io {
 
@@ -166,29 +167,7 @@ Status write_file_atomically(const std::string& path,
         if (!std::cout) return make_error("writing to stdout failed", kExitCannotRun);
         return Ok{};
     }
-    std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) {
-            return make_error(fmt::format("{}: cannot write: {}", path, std::strerror(errno)),
-                              kExitUsage);
-        }
-        write(out);
-        out.flush();
-        if (!out) {
-            int err = errno;
-            std::remove(tmp.c_str());
-            return make_error(fmt::format("{}: write failed: {}", path, std::strerror(err)),
-                              kExitUsage);
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        int err = errno;
-        std::remove(tmp.c_str());
-        return make_error(fmt::format("{}: cannot replace: {}", path, std::strerror(err)),
-                          kExitUsage);
-    }
-    return Ok{};
+    return replace_file(path, write);
 }
 
 std::string strip_exception_prefix(std::string_view what) {

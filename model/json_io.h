@@ -40,6 +40,8 @@ Result<json> parse_json_text(const std::string& text, const std::string& origin)
 /// Writes pretty JSON atomically (temporary file, then rename); "-" = stdout.
 Status write_json_file(const json& j, const std::string& path);
 /// Writes whatever `write` puts on the stream to `path` atomically; "-" = stdout.
+/// util/output_file.h's rules: a random temporary beside the target, only a
+/// regular file (or one a symlink points at) replaced, its mode kept.
 Status write_file_atomically(const std::string& path,
                              const std::function<void(std::ostream&)>& write);
 

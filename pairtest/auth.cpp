@@ -11,8 +11,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "util/exit_status.h"
+#include "util/input_file.h"
 
 namespace fabscope::perf {
 namespace {
@@ -62,11 +64,12 @@ Result<std::string> read_secret_file(const std::string& path) {
             fmt::format("--secret-file {}: readable by group or others (chmod 600 {})", path, path),
             kExitUsage);
     }
-    std::ifstream in(path);
+    auto text = read_text_file(path, 4096);  // a secret is one line
+    if (!text) return make_error(fmt::format("--secret-file {}", text.error().message), kExitUsage);
+    std::istringstream in(*text);
     std::string line;
-    if (!in || !std::getline(in, line))
-        return make_error(fmt::format("--secret-file {}: cannot read it, or it is empty", path),
-                          kExitUsage);
+    if (!std::getline(in, line))
+        return make_error(fmt::format("--secret-file {}: empty", path), kExitUsage);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     if (line.empty())
         return make_error(fmt::format("--secret-file {}: empty secret", path), kExitUsage);

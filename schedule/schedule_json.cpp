@@ -8,6 +8,7 @@
 #include "model/port_label.h"
 #include "model/route.h"
 #include "util/exit_status.h"
+#include "util/input_file.h"
 
 namespace fabscope {
 namespace {
@@ -103,16 +104,12 @@ Result<size_t> find_endpoint(const std::string& key, const Fabric& f,
 }
 
 Result<std::vector<NamedPair>> read_pair_names(const std::string& path) {
-    constexpr std::streamoff kMaxBytes = 1 << 20;
+    constexpr uint64_t kMaxBytes = 1 << 20;  // a pairs file holds one pair per line
     constexpr size_t kMaxPairs = 100000;
     constexpr size_t kMaxName = 256;
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) return make_error(fmt::format("{}: cannot read the pairs file", path), kExitUsage);
-    if (in.tellg() > kMaxBytes)
-        return make_error(
-            fmt::format("{}: larger than 1 MiB; a pairs file holds one pair per line", path),
-            kExitUsage);
-    in.seekg(0);
+    auto text = read_text_file(path, kMaxBytes);
+    if (!text) return text.error();
+    std::istringstream in(*text);
     std::vector<NamedPair> out;
     std::string line;
     for (size_t n = 1; std::getline(in, line); ++n) {

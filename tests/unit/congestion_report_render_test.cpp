@@ -3,6 +3,7 @@
 // (HTML, Markdown, JUnit, CSV), roots before victims, names escaped.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <stdexcept>
@@ -59,8 +60,11 @@ Measured congested() {
     return t;
 }
 
+// Per test and process: ctest -j runs this file's tests side by side, and a
+// file one test rewrites must not be the one another is reading.
 std::string write(const std::string& name, const json& j) {
-    std::string path = ::testing::TempDir() + name;
+    std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "-" +
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" + name;
     std::ofstream(path) << j.dump();
     return path;
 }
@@ -102,7 +106,8 @@ TEST(CongestionReportInput, ReadsBackTheTreesAndMarksTheLinksRootFirst) {
     EXPECT_EQ(c.hottest.size(), 2U);
     EXPECT_EQ(c.ports_unanswered, 1U);
     EXPECT_EQ(m.verdict(), "FAIL");
-    EXPECT_EQ(m.meta.inputs.back(), ::testing::TempDir() + "c-cong.json (congestion report)");
+    EXPECT_TRUE(m.meta.inputs.back().ends_with("-c-cong.json (congestion report)"))
+        << m.meta.inputs.back();
 
     // Its findings join the report's, the root's before the victim's.
     long root = -1;
