@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <climits>
 
@@ -32,10 +34,28 @@ std::vector<std::string> drain_command(const std::string& scontrol, const std::s
             "Reason=" + drain_reason(reason)};
 }
 
+bool is_one_node_name(const std::string& node) {
+    constexpr size_t kMax = 64;  // HOST_NAME_MAX
+    if (node.empty() || node.size() > kMax || node.front() == '-' || node.front() == '.')
+        return false;
+    return std::all_of(node.begin(), node.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    });
+}
+
 Status drain_node(const std::string& scontrol, const std::string& node, const std::string& reason) {
     if (node.empty()) return make_error("--drain: no node name (give --node-name)", kExitUsage);
+    if (!is_one_node_name(node)) {
+        return make_error(
+            fmt::format("--drain: \"{}\" is not one node name (letters, digits, '-', '_', '.'): "
+                        "a hostlist such as node[01-99] or a list would drain many nodes; give "
+                        "--node-name",
+                        printable(node)),
+            kExitUsage);
+    }
     SpawnOptions o;
     o.argv = drain_command(scontrol, node, reason);
+    o.stdout_to_stderr = true;  // stdout is health's JSON
     auto child = spawn(o);
     if (!child) {
         return make_error(

@@ -23,8 +23,13 @@ std::string drain_reason(const std::string& reason);
 std::vector<std::string> drain_command(const std::string& scontrol, const std::string& node,
                                        const std::string& reason);
 
-/// Runs it with a deadline of 10 s; an scontrol that is missing, fails or
-/// overruns is code 3 with its exit status in the message.
+/// Whether `node` is one Slurm node name (letters, digits, '-', '_', '.'; at
+/// most 64): not a hostlist expression or a list, which would drain many.
+bool is_one_node_name(const std::string& node);
+
+/// Runs it with a deadline of 10 s, its output on stderr (stdout is health's
+/// JSON); an scontrol that is missing, fails or overruns is code 3 with its
+/// exit status in the message; a node name that is not one is code 2.
 Status drain_node(const std::string& scontrol, const std::string& node, const std::string& reason);
 
 }  // namespace fabscope::host

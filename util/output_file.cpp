@@ -87,8 +87,9 @@ Result<std::pair<std::string, mode_t>> target_of(const std::string& path) {
         std::error_code ec;
         real = fs::canonical(path, ec).string();
         if (ec || ::stat(real.c_str(), &st) != 0)
-            return refused(path, "a symbolic link to nothing: fabscope replaces only regular "
-                                 "files (or one a link points at)");
+            return refused(path,
+                           "a symbolic link to nothing: fabscope replaces only regular "
+                           "files (or one a link points at)");
     }
     if (!S_ISREG(st.st_mode))
         return refused(path, fmt::format("{}, not a regular file: fabscope replaces only regular "
@@ -109,7 +110,10 @@ Status replace_file(const std::string& path, const std::function<void(std::ostre
     if (!target) return target.error();
     const auto& [real, mode] = *target;
     const fs::path dir = fs::path(real).parent_path();
-    std::string name = (dir.empty() ? fs::path(".") : dir) / ("." + fs::path(real).filename().string() + ".XXXXXX");
+    // Hidden, beside the target (so rename stays on one file system), random.
+    const std::string name = ((dir.empty() ? fs::path(".") : dir) /
+                              fmt::format(".{}.XXXXXX", fs::path(real).filename().string()))
+                                 .string();
     std::vector<char> tmpl(name.begin(), name.end());
     tmpl.push_back('\0');
     const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);  // O_CREAT|O_EXCL, 0600

@@ -83,6 +83,9 @@ Result<ProcessId> spawn(const SpawnOptions& opts) {
             int in = opts.stdin_fd >= 0 ? opts.stdin_fd : ::open("/dev/null", O_RDONLY);
             if (in < 0 || ::dup2(in, STDIN_FILENO) < 0) child_fail("stdin");
         }
+        if (opts.stdout_path.empty() && opts.stdout_to_stderr &&
+            ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+            child_fail("stdout");
         if (!opts.stdout_path.empty()) {
             int out = ::open(opts.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
             if (out < 0 || ::dup2(out, STDOUT_FILENO) < 0) child_fail(opts.stdout_path.c_str());

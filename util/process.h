@@ -24,6 +24,9 @@ struct SpawnOptions {
     std::string stderr_path;                 ///< "" = inherit; may equal stdout_path
     bool new_session = false;                ///< setsid(): survives the caller's terminal
     bool inherit_stdin = false;              ///< keep the caller's stdin (interactive commands)
+    /// The child's stdout goes to the caller's stderr (when stdout_path is
+    /// ""): a helper's chatter must not land in front of the caller's JSON.
+    bool stdout_to_stderr = false;
 };
 
 /// A process we started, identified by PID, kernel start time and command

@@ -168,6 +168,19 @@ TEST(HostHealth, DrainCommand) {
     EXPECT_EQ(r.find('\x1b'), std::string::npos);
     EXPECT_EQ(r.size(), 200u);
     EXPECT_FALSE(drain_node("/nonexistent/scontrol", "n7", "x"));
+    // One node, never a hostlist (SLURMD_NODENAME is taken as it comes).
+    EXPECT_TRUE(is_one_node_name("gpu-a17.rack3"));
+    for (const char* many : {"node[01-99]", "n1,n2", "n1 n2", "-n1", ""}) {
+        EXPECT_FALSE(is_one_node_name(many)) << many;
+    }
+    auto refused = drain_node("/bin/true", "node[01-99]", "x");
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, 2);
+    // scontrol's output goes to stderr: stdout is health's JSON.
+    ::testing::internal::CaptureStdout();
+    Status drained = drain_node("/bin/echo", "n7", "x");
+    EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+    EXPECT_TRUE(drained);
 }
 
 TEST(HostHealth, JsonMatchesTheSchema) {
