@@ -140,7 +140,8 @@ loss on the lossless class. --before/--after analyse two saved readings
 (fixture trees) as if taken --interval apart.
 
 Exit codes: 0 no congestion, 1 findings, 2 bad flags or input files, 3 could
-not reach the fabric, 130 interrupted (rounds already measured are printed).
+not reach the fabric, 130 interrupted (rounds already measured are printed;
+stopped before the first round's second reading, its report without rates).
 
 Examples:
   fabscope congestion --interval 10s

@@ -61,8 +61,19 @@ Result<int> run_ib_congestion(LiveSession& session, const IbRunOptions& o, const
     bool failed = false;
     for (;;) {
         meta.started = iso8601_now();
-        if (!wait_with_countdown(o.interval, stop, o.progress, "Reading the counters again"))
+        if (!wait_with_countdown(o.interval, stop, o.progress, "Reading the counters again")) {
+            // Stopped before the round's second reading. The first round still
+            // reports what was read (the fabric, what the sweep could not
+            // read; no rates), marked interrupted; later rounds were printed.
+            if (meta.round == 1) {
+                meta.interrupted = true;
+                CongestionResult r =
+                    analyse_congestion(fabric, before, {}, false, o.thresholds, nullptr);
+                r.findings.insert(r.findings.end(), swept->problems.begin(), swept->problems.end());
+                if (auto p = print_round(fabric, r, meta, o); !p) return p.error();
+            }
             return kExitInterrupted;
+        }
         PmaRead second = read_again(session, fabric, true, stop);
         meta.interrupted = second.interrupted;
         vl.after = std::move(second.vl_xmit_wait);

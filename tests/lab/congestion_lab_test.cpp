@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -86,6 +87,33 @@ class CongestionLab : public ::testing::Test {
     static Lab* lab_;
 };
 Lab* CongestionLab::lab_ = nullptr;
+
+// Ctrl-C while waiting for the second reading: exit 130 and the report of
+// what was read (no rates), marked interrupted, as sweep and validate do; it
+// wrote nothing before.
+TEST_F(CongestionLab, CtrlCBeforeTheSecondReadingKeepsTheReportMarkedInterrupted) {
+    const std::string out = lab_->dir() + "-int.json";
+    const std::string err = lab_->dir() + "-int.txt";
+    SpawnOptions o;
+    o.argv = {fabscope(), "lab",        "exec",       "--dir", lab_->dir(), "--",
+              fabscope(), "congestion", "--interval", "60s",   "--json",    "-v"};
+    o.stdout_path = out;
+    o.stderr_path = err;
+    auto child = spawn(o);
+    ASSERT_TRUE(child);
+    ASSERT_TRUE(wait_for_text(err, "Reading the counters again")) << err;
+    ::kill(child->pid, SIGINT);  // to `lab exec`, which passes it on
+    RunResult r = wait_child(child->pid, 20000ms);
+    EXPECT_EQ(r.exit_code, 130);
+    json report = json::parse(std::ifstream(out));
+    EXPECT_EQ(report["result"], "interrupted");
+    EXPECT_EQ(report["interrupted"], true);
+    EXPECT_TRUE(report["trees"].empty());
+    for (const auto& e : fabscope::testing::schema_errors(report, "congestion.schema.json"))
+        ADD_FAILURE() << e;
+    std::remove(out.c_str());
+    std::remove(err.c_str());
+}
 
 TEST_F(CongestionLab, ATreeTowardOneHostNamesTheHostPortAsRoot) {
     // Toward leaf03 from both spines (spineNN[3]), and leaf03's port to h0010.
