@@ -299,7 +299,11 @@ struct SmOptions {
     std::string action;  ///< start, stop
     std::string node;
     int priority = 0;
-    std::string file;  ///< lab partitions
+};
+
+struct PartitionsOptions {
+    LabWhich which;
+    std::string file;
 };
 
 int run_sm(const SmOptions& o, const Globals& g) {
@@ -318,7 +322,7 @@ int run_sm(const SmOptions& o, const Globals& g) {
     return kExitClean;
 }
 
-int run_partitions(const SmOptions& o, const Globals& g) {
+int run_partitions(const PartitionsOptions& o, const Globals& g) {
     auto s = o.which.load();
     if (!s) return report(s.error(), g);
     if (auto w = lab_partitions(*s, o.file); !w) return report(w.error(), g);
@@ -348,7 +352,7 @@ void add_lab_sm(CLI::App* lab, Context& ctx) {
   fabscope lab sm stop --on h0004)");
     sm->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_sm(*o, ctx.globals); }; });
 
-    auto p = std::make_shared<SmOptions>();
+    auto p = std::make_shared<PartitionsOptions>();
     CLI::App* parts = lab->add_subcommand(
         "partitions", "Give the lab's OpenSM a partition file (partitions.conf) and apply it");
     add_which(parts, p->which);

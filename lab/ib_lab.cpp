@@ -34,13 +34,8 @@ using std::chrono::milliseconds;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 bool file_contains(const std::string& path, std::string_view needle) {
-    return read_file(path).find(needle) != std::string::npos;
+    return lab_file_text(path).find(needle) != std::string::npos;
 }
 
 std::string tail(const std::string& text, size_t lines) {
@@ -62,6 +57,24 @@ ProcessId process_from(const json& j) {
 }
 
 }  // namespace
+
+std::string lab_file_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+Status lab_wait_for(const std::function<bool()>& pred, const std::function<bool()>& alive,
+                    std::chrono::seconds timeout, const std::string& what_failed,
+                    const std::string& what_timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!pred()) {
+        if (!alive()) return make_error(what_failed, kExitCannotRun);
+        if (std::chrono::steady_clock::now() >= deadline)
+            return make_error(what_timeout, kExitCannotRun);
+        std::this_thread::sleep_for(milliseconds(50));
+    }
+    return Ok{};
+}
 
 Status save_lab_state(const LabState& s) {
     json swaps = json::array();
@@ -113,20 +126,6 @@ namespace {
 
 std::string sockname_for(const std::string& dir) {
     return fmt::format("fabscope-{:016x}", std::hash<std::string>{}(dir));
-}
-
-/// Waits for `pred`, checking `alive` so a dead process fails fast.
-Status wait_for(const std::function<bool()>& pred, const std::function<bool()>& alive,
-                std::chrono::seconds timeout, const std::string& what_failed,
-                const std::string& what_timeout) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!pred()) {
-        if (!alive()) return make_error(what_failed, kExitCannotRun);
-        if (std::chrono::steady_clock::now() >= deadline)
-            return make_error(what_timeout, kExitCannotRun);
-        std::this_thread::sleep_for(milliseconds(50));
-    }
-    return Ok{};
 }
 
 // Table sizes for the simulator: its defaults (2048 nodes, 256 switches,
@@ -352,10 +351,10 @@ Status start_supervisor(LabState& s) {
     if (!sup) return sup.error();
     s.supervisor = *sup;
     (void)save_lab_state(s);
-    if (auto w = wait_for([&] { return fs::exists(s.dir + "/supervisor.ready"); },
-                          [&] { return is_running(s.supervisor); }, std::chrono::seconds(10),
-                          "the lab supervisor died at start: see " + s.dir + "/supervisor.log",
-                          "the lab supervisor did not start within 10 s");
+    if (auto w = lab_wait_for([&] { return fs::exists(s.dir + "/supervisor.ready"); },
+                              [&] { return is_running(s.supervisor); }, std::chrono::seconds(10),
+                              "the lab supervisor died at start: see " + s.dir + "/supervisor.log",
+                              "the lab supervisor did not start within 10 s");
         !w) {
         stop_all(s);
         return w.error();
@@ -396,10 +395,10 @@ Status spawn_simulator(LabState& s, const SimConsole& console) {
 
 /// Waits until the simulator says it is ready; on failure, stops the lab.
 Status wait_simulator_ready(const LabState& s, const SimConsole& console) {
-    if (auto w = wait_for(
+    if (auto w = lab_wait_for(
             [&] { return file_contains(console.output_path(), "Network simulator ready"); },
             [&] { return is_running(s.ibsim); }, std::chrono::seconds(120),
-            "the simulator exited at start: " + tail(read_file(s.dir + "/ibsim.err"), 3),
+            "the simulator exited at start: " + tail(lab_file_text(s.dir + "/ibsim.err"), 3),
             "the simulator did not get ready within 120 s");
         !w) {
         stop_all(s);
@@ -425,13 +424,14 @@ Status start_sms(LabState& s, std::chrono::seconds subnet_up_timeout) {
         (void)save_lab_state(s);
         const std::string log = sm_log(s, plane);
         const ProcessId pid = *sm;
-        if (auto w = wait_for([&] { return file_contains(log, "SUBNET UP"); },
-                              [&] { return is_running(pid); }, subnet_up_timeout,
-                              fmt::format("OpenSM{} exited before SUBNET UP: {}",
-                                          s.planes > 1 ? fmt::format(" of plane {}", plane) : "",
-                                          tail(read_file(sm_out(s, plane)), 3)),
-                              fmt::format("no SUBNET UP from OpenSM within {} s (see {})",
-                                          subnet_up_timeout.count(), log));
+        if (auto w =
+                lab_wait_for([&] { return file_contains(log, "SUBNET UP"); },
+                             [&] { return is_running(pid); }, subnet_up_timeout,
+                             fmt::format("OpenSM{} exited before SUBNET UP: {}",
+                                         s.planes > 1 ? fmt::format(" of plane {}", plane) : "",
+                                         tail(lab_file_text(sm_out(s, plane)), 3)),
+                             fmt::format("no SUBNET UP from OpenSM within {} s (see {})",
+                                         subnet_up_timeout.count(), log));
             !w) {
             stop_all(s);
             return w.error();

@@ -7,6 +7,7 @@
 // exactly the lab's own processes.
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -90,6 +91,15 @@ Result<std::vector<std::string>> lab_down(const std::string& dir, bool keep,
 Result<LabState> load_lab_state(const std::string& dir, const std::string& which = "");
 /// Writes dir/state.json.
 Status save_lab_state(const LabState& s);
+
+/// A file of the lab's processes (a log, their output): its text, "" when
+/// it is not there (yet).
+std::string lab_file_text(const std::string& path);
+/// Polls `pred` every 50 ms until it holds. `alive` false is `what_failed`,
+/// `timeout` passed `what_timeout` (both code 3): a process that died fails fast.
+Status lab_wait_for(const std::function<bool()>& pred, const std::function<bool()>& alive,
+                    std::chrono::seconds timeout, const std::string& what_failed,
+                    const std::string& what_timeout);
 /// One line per process: role, pid, running or not.
 std::string lab_status(const LabState& s);
 /// `lab status --json` (docs/lab-status.schema.json).

@@ -16,11 +16,6 @@ namespace {
 
 constexpr uint64_t kMaxPartitionFile = 1U << 20;
 
-std::string read_all(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 /// Whether the lab's net file has a CA called `node` (`Hca N "h0004"`).
 bool has_ca(const LabState& lab, const std::string& node) {
     std::ifstream in(lab.net_file);
@@ -102,23 +97,23 @@ Result<std::string> lab_sm_start(LabState& lab, const std::string& node, int pri
     lab.extra_sms.push_back({node, priority, *sm});
     if (auto w = save_lab_state(lab); !w) return w.error();
     // OpenSM prints the state it enters on stdout: STANDBY, or MASTER for a rival.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    for (;;) {
-        const std::string out = read_all(how.out);
+    std::string entered;
+    auto said = [&] {
+        const std::string out = lab_file_text(how.out);
         for (const char* state : {"Entering STANDBY state", "Entering MASTER state"}) {
-            if (out.find(state) != std::string::npos) return std::string(state);
+            if (entered.empty() && out.find(state) != std::string::npos) entered = state;
         }
-        if (!is_running(*sm))
-            return make_error(
-                fmt::format("lab sm start: OpenSM on {} exited: see {}", node, how.out),
-                kExitCannotRun);
-        if (std::chrono::steady_clock::now() >= deadline)
-            return make_error(fmt::format("lab sm start: OpenSM on {} entered no state within "
-                                          "30 s (see {})",
-                                          node, how.out),
-                              kExitCannotRun);
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+        return !entered.empty();
+    };
+    const ProcessId pid = *sm;
+    if (auto w = lab_wait_for(
+            said, [&] { return is_running(pid); }, std::chrono::seconds(30),
+            fmt::format("lab sm start: OpenSM on {} exited: see {}", node, how.out),
+            fmt::format("lab sm start: OpenSM on {} entered no state within 30 s (see {})", node,
+                        how.out));
+        !w)
+        return w.error();
+    return entered;
 }
 
 Status lab_sm_stop(LabState& lab, const std::string& node) {

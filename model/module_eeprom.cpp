@@ -78,12 +78,15 @@ void read_identity(const PageView& v, const IdentityAt& at, ModuleInfo& m) {
     m.date_code = v.text(at.date_code, at.date_code + 7);
 }
 
+/// The four flags of a quantity, in the order both specs keep them.
+constexpr std::array<const char*, 4> kFlagNames = {"high alarm", "low alarm", "high warning",
+                                                   "low warning"};
+
 /// The four flags of one quantity, bits as `bits` lists them (HA, LA, HW, LW).
 void flags_of(uint8_t byte, std::array<unsigned, 4> bits, const std::string& what,
               std::vector<std::string>& out) {
-    static const char* const kNames[] = {"high alarm", "low alarm", "high warning", "low warning"};
-    for (size_t i = 0; i < 4; ++i)
-        if ((byte >> bits[i]) & 1U) out.push_back(fmt::format("{} {}", what, kNames[i]));
+    for (size_t i = 0; i < kFlagNames.size(); ++i)
+        if ((byte >> bits[i]) & 1U) out.push_back(fmt::format("{} {}", what, kFlagNames[i]));
 }
 
 // SFF-8636: lower page monitors and flags, upper page 00h identity, page 03h thresholds.
@@ -168,15 +171,14 @@ void cmis_lanes(const ModulePages& p, ModuleInfo& m) {
                           l.rx_power_mw.value_or(0) > 0;
         if (used) m.lanes.push_back(l);
     }
-    static const char* const kNames[] = {"high alarm", "low alarm", "high warning", "low warning"};
     const std::pair<size_t, const char*> groups[] = {
         {139, "tx power"}, {143, "tx bias"}, {149, "rx power"}};
     for (const auto& [at, what] : groups) {
-        for (size_t k = 0; k < 4; ++k) {
+        for (size_t k = 0; k < kFlagNames.size(); ++k) {
             const uint8_t byte = p11.u8(at + k);
             for (int i = 0; i < 8; ++i)
                 if ((byte >> i) & 1U)
-                    m.flags.push_back(fmt::format("lane {} {} {}", i + 1, what, kNames[k]));
+                    m.flags.push_back(fmt::format("lane {} {} {}", i + 1, what, kFlagNames[k]));
         }
     }
     if (const PageView p2(p, 2); p2.present()) {
@@ -213,17 +215,14 @@ void decode_cmis(const ModulePages& p, ModuleInfo& m) {
 void against(double v, const std::optional<ModuleLimits>& lim, const std::string& what,
              const std::function<std::string(double)>& show, std::vector<ModuleIssue>& out) {
     if (!lim) return;
-    if (v > lim->high_alarm || v < lim->low_alarm) {
-        const bool high = v > lim->high_alarm;
-        out.push_back({true, fmt::format("{} {}, {} its {} alarm {}", what, show(v),
-                                         high ? "above" : "below", high ? "high" : "low",
-                                         show(high ? lim->high_alarm : lim->low_alarm))});
-    } else if (v > lim->high_warn || v < lim->low_warn) {
-        const bool high = v > lim->high_warn;
-        out.push_back({false, fmt::format("{} {}, {} its {} warning {}", what, show(v),
-                                          high ? "above" : "below", high ? "high" : "low",
-                                          show(high ? lim->high_warn : lim->low_warn))});
-    }
+    const bool alarm = v > lim->high_alarm || v < lim->low_alarm;
+    const double high_at = alarm ? lim->high_alarm : lim->high_warn;
+    const double low_at = alarm ? lim->low_alarm : lim->low_warn;
+    if (v <= high_at && v >= low_at) return;
+    const bool high = v > high_at;
+    out.push_back({alarm, fmt::format("{} {}, {} its {} {} {}", what, show(v),
+                                      high ? "above" : "below", high ? "high" : "low",
+                                      alarm ? "alarm" : "warning", show(high ? high_at : low_at))});
 }
 
 }  // namespace

@@ -97,35 +97,32 @@ Finding group_finding(const Fabric& f, const Plan& plan, const Group& g,
     return make_finding(g.kind, Severity::Error, std::move(summary), where, std::move(ev));
 }
 
+/// One host port against its planned memberships; `plan_keys` the keys the
+/// plan's partitions have.
 void compare_port(const Fabric& f, const Node& n, const Port& p,
-                  const std::map<uint16_t, Membership>& planned, const Plan& plan,
+                  const std::map<uint16_t, Membership>& planned,
+                  const std::set<uint16_t>& plan_keys,
                   std::map<Group, std::vector<PortRef>>& groups) {
     const PortRef at{n.guid, p.num};
-    std::set<uint16_t> bases;
+    std::set<uint16_t> bases = plan_keys;
     for (uint16_t k : *p.pkeys) bases.insert(k & kPkeyBaseMask);
-    for (const PlanPartition& part : plan.partitions) bases.insert(part.pkey);
-    const bool default_planned =
-        std::any_of(plan.partitions.begin(), plan.partitions.end(),
-                    [](const auto& x) { return x.pkey == kDefaultPkeyBase; });
+    const bool default_planned = plan_keys.count(kDefaultPkeyBase) != 0;
+    // The switch port facing the host, where its table was read (it enforces).
+    const Port* sw = p.peer ? f.port(*p.peer) : nullptr;
+    const bool enforced = sw && sw->pkeys;
     for (uint16_t base : bases) {
+        const Membership got = membership_of(*p.pkeys, base);
+        if (enforced && got != Membership::None &&
+            membership_of(*sw->pkeys, base) == Membership::None)
+            groups[Group{"partition_filtered", base, {}, {}}].push_back(*p.peer);
         if (base == kDefaultPkeyBase && !default_planned) continue;
         auto it = planned.find(base);
         const Membership want = it == planned.end() ? Membership::None : it->second;
-        const Membership got = membership_of(*p.pkeys, base);
         if (want == got) continue;
         const char* kind = got == Membership::None    ? "partition_missing"
                            : want == Membership::None ? "partition_unexpected"
                                                       : "partition_membership";
         groups[Group{kind, base, want, got}].push_back(at);
-    }
-    // The switch port facing the host, where its table was read (it enforces).
-    const Port* sw = p.peer ? f.port(*p.peer) : nullptr;
-    if (sw && sw->pkeys) {
-        for (uint16_t base : std::set<uint16_t>(bases)) {
-            if (membership_of(*p.pkeys, base) != Membership::None &&
-                membership_of(*sw->pkeys, base) == Membership::None)
-                groups[Group{"partition_filtered", base, {}, {}}].push_back(*p.peer);
-        }
     }
 }
 
@@ -179,6 +176,8 @@ std::vector<Finding> check_partitions(const Fabric& f, const Plan& plan) {
                                                n),
                                    {}, {{"node", n}}));
     }
+    std::set<uint16_t> plan_keys;
+    for (const PlanPartition& part : plan.partitions) plan_keys.insert(part.pkey);
     std::map<Group, std::vector<PortRef>> groups;
     static const std::map<uint16_t, Membership> kNone;
     for (const Node& n : f.nodes()) {
@@ -186,7 +185,7 @@ std::vector<Finding> check_partitions(const Fabric& f, const Plan& plan) {
         auto it = planned.find(n.guid);
         for (const Port& p : n.ports) {
             if (p.pkeys && p.link_up())
-                compare_port(f, n, p, it == planned.end() ? kNone : it->second, plan, groups);
+                compare_port(f, n, p, it == planned.end() ? kNone : it->second, plan_keys, groups);
         }
     }
     for (const auto& [g, where] : groups) out.push_back(group_finding(f, plan, g, where));

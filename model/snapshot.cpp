@@ -58,7 +58,7 @@ json port_json(const Port& p) {
     }
     if (p.pkeys) {
         json keys = json::array();
-        for (uint16_t k : *p.pkeys) keys.push_back(fmt::format("{:#06x}", k));
+        for (uint16_t k : *p.pkeys) keys.push_back(format_pkey(k));
         j["pkeys"] = std::move(keys);
     }
     return j;

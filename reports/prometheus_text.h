@@ -36,7 +36,6 @@ struct PromInput {
     const CounterReadings* counters = nullptr;
     bool complete = true;  ///< the sweep read everything (not interrupted)
     bool sm_read = false;  ///< the sweep read SMInfo (SnapshotSource::sm_read): SM metrics
-
     double sweep_duration_s = 0;
     double sweep_finished_unix_s = 0;  ///< when the last good sweep ended
     std::optional<ExporterCounts> exporter;

@@ -8,59 +8,19 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <new>
-#include <utility>
 
 #include "util/exit_status.h"
 #include "util/memory.h"
+#include "util/unique_fd.h"
 
 namespace fabscope {
 namespace {
 
-// Reads all of `in`, refusing more than `max` bytes.
-Result<std::string> read_at_most(std::istream& in, uint64_t max, uint64_t expected,
-                                 const std::string& origin) {
-    std::string text;
-    text.reserve(static_cast<size_t>(expected));
-    char buf[1 << 16];
-    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-        text.append(buf, static_cast<size_t>(in.gcount()));
-        if (text.size() > max) {
-            return make_error(
-                fmt::format("{}: more than the {} fabscope reads", origin, format_bytes(max)),
-                kExitUsage);
-        }
-    }
-    if (in.bad()) {
-        return make_error(fmt::format("{}: read error: {}", origin, std::strerror(errno)),
-                          kExitUsage);
-    }
-    return text;
-}
-
-/// A descriptor closed when it goes.
-class Fd {
-  public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-    Fd& operator=(Fd&&) = delete;
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-
-  private:
-    int fd_;
-};
-
 // Opened without blocking (a FIFO with no writer would block in open), then
 // looked at: only a regular file is read.
-Result<Fd> open_regular(const std::string& path) {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+Result<UniqueFd> open_regular(const std::string& path) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
     if (fd.get() < 0)
         return make_error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)),
                           kExitUsage);
@@ -110,7 +70,7 @@ Result<std::string> read_fd_at_most(int fd, uint64_t max, const std::string& ori
 
 Result<std::string> read_text_file(const std::string& path, uint64_t max) {
     try {
-        if (path == "-") return read_at_most(std::cin, max, 0, "<stdin>");
+        if (path == "-") return read_fd_at_most(STDIN_FILENO, max, "<stdin>");
         auto fd = open_regular(path);
         if (!fd) return fd.error();
         return read_fd_at_most(fd->get(), max, path);

@@ -12,10 +12,12 @@
 #include <cstring>
 #include <filesystem>
 #include <streambuf>
+#include <utility>
 #include <vector>
 
 #include "util/exit_status.h"
 #include "util/input_file.h"
+#include "util/unique_fd.h"
 
 namespace fabscope {
 namespace {
@@ -67,6 +69,18 @@ Error refused(const std::string& path, const std::string& why) {
     return make_error(fmt::format("{}: {}", path, why), kExitUsage);
 }
 
+/// The temporary file: removed when it goes, unless it became the target.
+struct TempFile {
+    explicit TempFile(std::string p) : path(std::move(p)) {}
+    std::string path;
+    bool keep = false;
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+    ~TempFile() {
+        if (!keep) ::unlink(path.c_str());
+    }
+};
+
 mode_t process_umask() {
     const mode_t m = ::umask(0);
     ::umask(m);
@@ -116,33 +130,24 @@ Status replace_file(const std::string& path, const std::function<void(std::ostre
                                  .string();
     std::vector<char> tmpl(name.begin(), name.end());
     tmpl.push_back('\0');
-    const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);  // O_CREAT|O_EXCL, 0600
-    if (fd < 0) return refused(path, fmt::format("cannot write: {}", std::strerror(errno)));
-    const std::string tmp(tmpl.data());
-    auto fail = [&](const std::string& what, int err) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
+    UniqueFd fd(::mkostemp(tmpl.data(), O_CLOEXEC));  // O_CREAT|O_EXCL, 0600
+    if (fd.get() < 0) return refused(path, fmt::format("cannot write: {}", std::strerror(errno)));
+    TempFile tmp{tmpl.data()};
+    auto failed = [&](const char* what, int err) {
         return refused(path, fmt::format("{}: {}", what, std::strerror(err)));
     };
-    FdBuf buf(fd);
+    FdBuf buf(fd.get());
     {
         std::ostream out(&buf);
         write(out);
         out.flush();
-        if (!out) return fail("write failed", buf.error() != 0 ? buf.error() : EIO);
+        if (!out) return failed("write failed", buf.error() != 0 ? buf.error() : EIO);
     }
-    if (::fchmod(fd, mode) != 0) return fail("cannot set its mode", errno);
-    if (::fsync(fd) != 0) return fail("write failed", errno);
-    if (::close(fd) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        return refused(path, fmt::format("write failed: {}", std::strerror(err)));
-    }
-    if (::rename(tmp.c_str(), real.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        return refused(path, fmt::format("cannot replace: {}", std::strerror(err)));
-    }
+    if (::fchmod(fd.get(), mode) != 0) return failed("cannot set its mode", errno);
+    if (::fsync(fd.get()) != 0) return failed("write failed", errno);
+    if (::close(fd.release()) != 0) return failed("write failed", errno);
+    if (::rename(tmp.path.c_str(), real.c_str()) != 0) return failed("cannot replace", errno);
+    tmp.keep = true;
     return Ok{};
 }
 

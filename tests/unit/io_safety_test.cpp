@@ -62,6 +62,30 @@ TEST_F(IoSafety, AFifoADeviceAndADirectoryAreRefusedAtOnceByName) {
     EXPECT_TRUE(check_regular_input(path("ok.yaml")));
 }
 
+TEST_F(IoSafety, StandardInputIsReadWithinItsLimitEvenFromAPipe) {
+    const int saved = ::dup(STDIN_FILENO);
+    ASSERT_GE(saved, 0);
+    auto from_pipe = [&](const std::string& text, uint64_t max) {
+        int fds[2];
+        EXPECT_EQ(::pipe(fds), 0);
+        EXPECT_EQ(::write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+        ::close(fds[1]);
+        ::dup2(fds[0], STDIN_FILENO);
+        ::close(fds[0]);
+        auto r = read_text_file("-", max);
+        ::dup2(saved, STDIN_FILENO);
+        return r;
+    };
+    auto small = from_pipe("fabscope_plan: 1\n", 1024);
+    ASSERT_TRUE(small) << small.error().message;
+    EXPECT_EQ(*small, "fabscope_plan: 1\n");
+    auto big = from_pipe(std::string(2048, 'x'), 1024);
+    ASSERT_FALSE(big);
+    EXPECT_NE(big.error().message.find("<stdin>: more than the"), std::string::npos)
+        << big.error().message;
+    ::close(saved);
+}
+
 TEST_F(IoSafety, APairsFileThatIsADeviceIsRefusedNotReadToItsLimit) {
     auto pairs = read_pair_names("/dev/zero");
     ASSERT_FALSE(pairs);
