@@ -23,6 +23,21 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// rxe retransmits when the emulated VM's CPUs fall behind (TCG on a busy
+// 2-core CI machine): the congestion detectors see it and the run exits 1.
+// That exit is allowed only when every finding is a congestion finding and
+// every result is there; the findings are printed so a CI log shows them.
+void expect_clean_or_congestion_only(const std::string& rc, const json& report, const char* what) {
+    if (rc == "0") return;
+    EXPECT_EQ(rc, "1") << what;
+    ASSERT_TRUE(report.contains("findings")) << what;
+    EXPECT_FALSE(report["findings"].empty()) << what << ": exit 1 without a finding";
+    for (const json& f : report["findings"]) {
+        EXPECT_EQ(f["kind"], "congestion") << what << ": " << report["findings"].dump(1);
+        std::printf("%s: %s\n", what, f.value("summary", "").c_str());
+    }
+}
+
 TEST(PerfVm, EveryTestBetweenTwoHostsAndEveryWayToFail) {
     VmRun vm = run_in_vm("all", R"SH(
 rxe_init
@@ -57,8 +72,8 @@ echo "spine_packets=$(( $(ip netns exec s1 cat /sys/class/net/down1/statistics/r
     // Exclusive RDMA namespaces: a host sees its own device only.
     EXPECT_EQ(vm.value("h1_devices"), "rxe_h1");
 
-    EXPECT_EQ(vm.value("all_rc"), "0");
     json all = vm.file("all.json");
+    expect_clean_or_congestion_only(vm.value("all_rc"), all, "all");
     std::set<std::string> tests;
     for (const json& r : all["results"]) {
         EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
@@ -85,20 +100,14 @@ echo "spine_packets=$(( $(ip netns exec s1 cat /sys/class/net/down1/statistics/r
                                             "read_lat", "send_lat"}));
 
     // Both ways at once on two rxe devices in one emulated VM: the results
-    // must all be there; exit 1 is allowed only for congestion findings
-    // (rxe retransmits when the VM's CPUs fall behind: seen once in CI).
+    // must all be there.
     json bidir = vm.file("bidir.json");
     ASSERT_EQ(bidir["results"].size(), 3u);
     for (const json& r : bidir["results"]) EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
-    if (vm.value("bidir_rc") != "0") {
-        EXPECT_EQ(vm.value("bidir_rc"), "1");
-        for (const json& f : bidir["findings"])
-            EXPECT_EQ(f["kind"], "congestion") << bidir["findings"].dump(1);
-        std::printf("bidir: exit 1 for %zu congestion findings\n", bidir["findings"].size());
-    }
+    expect_clean_or_congestion_only(vm.value("bidir_rc"), bidir, "bidir");
 
-    EXPECT_EQ(vm.value("sweep_rc"), "0");
     json sweep = vm.file("sweep.json");
+    expect_clean_or_congestion_only(vm.value("sweep_rc"), sweep, "sweep");
     ASSERT_EQ(sweep["results"].size(), 12u);  // 2 B .. 4K, doubling
     EXPECT_EQ(sweep["results"][0]["spec"]["size"], 2);
     EXPECT_EQ(sweep["results"][11]["spec"]["size"], 4096);
@@ -122,8 +131,9 @@ echo "spine_packets=$(( $(ip netns exec s1 cat /sys/class/net/down1/statistics/r
     EXPECT_EQ(vm.value("badsize_rc"), "2");
     EXPECT_EQ(vm.value("badtest_rc"), "2");
 
-    EXPECT_EQ(vm.value("leafspine_rc"), "0");
-    EXPECT_TRUE(vm.file("leafspine.json")["results"][0]["ok"].get<bool>());
+    json leafspine = vm.file("leafspine.json");
+    expect_clean_or_congestion_only(vm.value("leafspine_rc"), leafspine, "leafspine");
+    EXPECT_TRUE(leafspine["results"][0]["ok"].get<bool>());
     EXPECT_GT(std::stoi(vm.value("spine_packets")), 1000);
     fs::remove_all(vm.dir);
 }
@@ -159,8 +169,8 @@ t0=$(date +%s.%N)
 wait $client; echo "partial_rc=$?"
 echo "partial_after=$(echo "$(date +%s.%N) - $t0" | bc)"
 )SH");
-    EXPECT_EQ(vm.value("caps_rc"), "0");
     json caps = vm.file("caps.json");
+    expect_clean_or_congestion_only(vm.value("caps_rc"), caps, "caps");
     ASSERT_EQ(caps["results"].size(), 1u);
     const json& c = caps["results"][0];
     EXPECT_TRUE(c["ok"].get<bool>()) << c.dump();
@@ -172,15 +182,17 @@ echo "partial_after=$(echo "$(date +%s.%N) - $t0" | bc)"
     EXPECT_NE(notes.find("tx depth 100000 capped"), std::string::npos) << notes;
 
     EXPECT_NE(vm.value("malformed_reply").find("\"error\""), std::string::npos);
-    EXPECT_EQ(vm.value("after_rc"), "0");
-    EXPECT_TRUE(vm.file("after.json")["results"][0]["ok"].get<bool>());
+    json after = vm.file("after.json");
+    expect_clean_or_congestion_only(vm.value("after_rc"), after, "after");
+    EXPECT_TRUE(after["results"][0]["ok"].get<bool>());
     EXPECT_EQ(vm.value("ended_lines"), "3");
 
     EXPECT_EQ(vm.value("refused_rc"), "1");
     EXPECT_EQ(vm.value("refused_err"), "does not answer 10.0.0.1");
 
-    EXPECT_EQ(vm.value("secret_rc"), "0");
-    EXPECT_TRUE(vm.file("secret.json")["results"][0]["ok"].get<bool>());
+    json secret = vm.file("secret.json");
+    expect_clean_or_congestion_only(vm.value("secret_rc"), secret, "secret");
+    EXPECT_TRUE(secret["results"][0]["ok"].get<bool>());
     EXPECT_EQ(vm.value("nosecret_rc"), "1");
     EXPECT_NE(vm.file("nosecret.json")["results"][0]["error"].get<std::string>().find(
                   "needs a shared secret"),
