@@ -305,16 +305,22 @@ Result<nlohmann::json> Channel::receive(Millis timeout) {
         kExitCannotRun);
 }
 
+bool Channel::buffered() const {
+    // A line past the limit is "there" too: receive() turns it into this
+    // peer's error instead of the buffer growing while callers peek.
+    return buffer_.size() > kMaxMessage || buffer_.find('\n') != std::string::npos;
+}
+
 Channel::Peek Channel::wait(Millis timeout) {
-    if (buffer_.find('\n') == std::string::npos && !closed_) fill(timeout, nullptr);
+    if (!buffered() && !closed_) fill(timeout, nullptr);
     return peek();
 }
 
 Channel::Peek Channel::peek() {
-    if (buffer_.find('\n') != std::string::npos) return Peek::Message;
+    if (buffered()) return Peek::Message;
     if (closed_) return Peek::Closed;
     fill(Millis(0), nullptr);
-    if (buffer_.find('\n') != std::string::npos) return Peek::Message;
+    if (buffered()) return Peek::Message;
     return closed_ ? Peek::Closed : Peek::Nothing;
 }
 

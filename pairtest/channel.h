@@ -51,8 +51,10 @@ class Channel {
     const std::string& peer() const { return peer_; }
     /// The socket, to poll many channels at once (then peek() each).
     int fd() const { return fd_; }
-    /// A whole message already read off the socket (poll will not say so).
-    bool buffered() const { return buffer_.find('\n') != std::string::npos; }
+    /// A whole message, or a line already past kMaxMessage, read off the
+    /// socket (poll will not say so). The buffer never holds more than
+    /// kMaxMessage plus one read: every path (receive, peek, wait) stops there.
+    bool buffered() const;
     /// The peer's numeric address without the port ("10.0.0.1", "::1").
     const std::string& peer_ip() const { return peer_ip_; }
     /// Waits end early (an error with kExitInterrupted) once `stop` is requested.

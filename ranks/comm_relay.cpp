@@ -4,8 +4,10 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "pairtest/protocol.h"
+#include "rdma/test_spec.h"
 
 namespace fabscope::perf {
 namespace {
@@ -47,13 +49,44 @@ std::optional<Relay> relay_from_json(const nlohmann::json& j, const char* key, i
     return r;
 }
 
-void Mailbox::put(int peer, int tag, std::string body) {
-    auto key = std::make_pair(peer, tag);
-    if (got_.count(key) == 0) order_.push_back(key);
+std::optional<int> Mailbox::put(int peer, int tag, std::string body) {
+    const auto key = std::make_pair(peer, tag);
+    if (auto old = got_.find(key); old != got_.end()) {
+        bytes_ -= cost(old->second);
+        peer_bytes_[peer] -= cost(old->second);
+        got_.erase(old);
+    }
+    size_t& mine = peer_bytes_[peer];
+    if (mine + cost(body) > lim_.peer_bytes) {
+        drop(peer);
+        return peer;
+    }
+    mine += cost(body);
+    bytes_ += cost(body);
     got_[key] = std::move(body);
-    while (got_.size() > max_ && !order_.empty()) {
-        got_.erase(order_.front());
-        order_.pop_front();
+    if (bytes_ <= lim_.total_bytes) return std::nullopt;
+    const auto most =
+        std::max_element(peer_bytes_.begin(), peer_bytes_.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    const int blamed = most->first;
+    drop(blamed);
+    return blamed;
+}
+
+void Mailbox::drop(int peer) {
+    auto first = got_.lower_bound({peer, std::numeric_limits<int>::min()});
+    auto last = got_.lower_bound({peer + 1, std::numeric_limits<int>::min()});
+    for (auto it = first; it != last; ++it) bytes_ -= cost(it->second);
+    got_.erase(first, last);
+    peer_bytes_.erase(peer);
+}
+
+void Mailbox::fail(int peer, int tag) {
+    if (!failed_.insert({peer, tag}).second) return;
+    failed_order_.emplace_back(peer, tag);
+    while (failed_order_.size() > lim_.failed) {
+        failed_.erase(failed_order_.front());
+        failed_order_.pop_front();
     }
 }
 
@@ -62,8 +95,17 @@ std::optional<std::string> Mailbox::take(int peer, int tag) {
     if (it == got_.end()) return std::nullopt;
     std::string body = std::move(it->second);
     got_.erase(it);
-    order_.erase(std::find(order_.begin(), order_.end(), std::make_pair(peer, tag)));
+    bytes_ -= cost(body);
+    if (size_t& mine = peer_bytes_[peer]; (mine -= cost(body)) == 0) peer_bytes_.erase(peer);
     return body;
+}
+
+std::string mailbox_breach(const Mailbox& box, int peer) {
+    const MailboxLimits& l = box.limits();
+    return fmt::format(
+        "rank {} sent more than {} that no step asked for (at most {} from one rank, {} in all)",
+        peer, format_size(l.peer_bytes), format_size(l.peer_bytes),
+        l.total_bytes == SIZE_MAX ? std::string("no bound") : format_size(l.total_bytes));
 }
 
 // ---- the agent's side ----
@@ -98,7 +140,11 @@ std::optional<std::string> AgentComm::receive(int peer, int tag, MeshDeadline de
         }
         const std::string type = message_type(*m);
         if (auto r = relay_from_json(*m, "from", size_)) {
-            box_.put(r->peer, r->tag, std::move(r->body));
+            if (auto blamed = box_.put(r->peer, r->tag, std::move(r->body))) {
+                // The coordinator is told why, so its finding names the rank.
+                lost_ = mailbox_breach(box_, *blamed);
+                (void)ch_.send({{"type", "error"}, {"message", lost_}}, kSendTimeout);
+            }
         } else if (type == "undeliverable") {
             box_.fail(static_cast<int>(message_int(*m, "peer", -1)),
                       static_cast<int>(message_int(*m, "tag", -1)));
@@ -151,7 +197,8 @@ bool CoordinatorComm::send(int r, const json& m) {
 void CoordinatorComm::handle(int from, const json& m) {
     if (auto r = relay_from_json(m, "to", size())) {
         if (r->peer == 0) {
-            box_.put(from, r->tag, std::move(r->body));
+            if (auto blamed = box_.put(from, r->tag, std::move(r->body)))
+                close(*blamed, mailbox_breach(box_, *blamed));
         } else if (send(r->peer, relay_json("from", {from, r->tag, r->body}))) {
             auto& sent = relayed_to_[r->peer];
             sent.emplace_back(from, r->tag);

@@ -10,6 +10,7 @@
 // session closed comes back as "undeliverable", so its partner stops waiting
 // at once, and a gather stops waiting for agents whose session closed.
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -40,25 +41,47 @@ nlohmann::json relay_json(const char* key, const Relay& r);
 /// at least 0 and a string body; nullopt for anything else.
 std::optional<Relay> relay_from_json(const nlohmann::json& j, const char* key, int size);
 
-/// Messages that arrived before anyone asked for them, by (peer, tag). At
-/// most `max` are kept: the oldest go first (a peer flooding the mailbox
-/// loses its own old messages, which no step waits for any more).
+/// What a mailbox holds at most. A message costs its body plus kEntryCost,
+/// so many empty messages are bounded too.
+struct MailboxLimits {
+    size_t peer_bytes = 8 * kMaxMessage;  ///< unclaimed from one peer
+    size_t total_bytes = SIZE_MAX;        ///< unclaimed from all peers together
+    size_t failed = 65536;                ///< (peer, tag) pairs known undeliverable
+    static constexpr size_t kEntryCost = 64;
+};
+
+/// Messages that arrived before anyone asked for them, by (peer, tag). A
+/// step waits for a few messages per peer, never megabytes: a peer past its
+/// bound (or, past the total, the peer holding most) is blamed: what it held
+/// is dropped and put() names it, for the caller to end that peer's part.
+/// The undeliverable pairs are bounded by count, the oldest forgotten first.
 class Mailbox {
   public:
-    explicit Mailbox(size_t max = 16384) : max_(max) {}
-    void put(int peer, int tag, std::string body);
+    explicit Mailbox(MailboxLimits limits = {}) : lim_(limits) {}
+    /// Keeps `body` for take(peer, tag); the peer to blame when a bound is passed.
+    std::optional<int> put(int peer, int tag, std::string body);
     /// `peer` will send nothing for `tag` (undeliverable).
-    void fail(int peer, int tag) { failed_.insert({peer, tag}); }
+    void fail(int peer, int tag);
     bool failed(int peer, int tag) const { return failed_.count({peer, tag}) > 0; }
     std::optional<std::string> take(int peer, int tag);
     size_t size() const { return got_.size(); }
+    size_t bytes() const { return bytes_; }
+    const MailboxLimits& limits() const { return lim_; }
 
   private:
-    size_t max_;
+    void drop(int peer);
+    static size_t cost(const std::string& body) { return body.size() + MailboxLimits::kEntryCost; }
+
+    MailboxLimits lim_;
     std::map<std::pair<int, int>, std::string> got_;
-    std::deque<std::pair<int, int>> order_;
+    std::map<int, size_t> peer_bytes_;
+    size_t bytes_ = 0;
     std::set<std::pair<int, int>> failed_;
+    std::deque<std::pair<int, int>> failed_order_;
 };
+
+/// Why a mailbox blamed `peer`, for the finding that names it.
+std::string mailbox_breach(const Mailbox& box, int peer);
 
 /// An agent's side: one session to the coordinator.
 class AgentComm final : public MeshComm {
@@ -92,7 +115,8 @@ class AgentComm final : public MeshComm {
     int size_;
     MeshDeadline end_;
     const StopToken* stop_;
-    Mailbox box_;
+    /// Relayed messages from every peer: bounded in total too.
+    Mailbox box_{MailboxLimits{.total_bytes = 64 * kMaxMessage}};
     std::string lost_;
 };
 

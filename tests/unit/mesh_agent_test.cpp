@@ -148,17 +148,52 @@ TEST(MeshRelay, OnlyWellFormedRelaysToKnownRanksPass) {
     EXPECT_FALSE(relay_from_json({{"type", "hello"}, {"to", 1}, {"tag", 2}}, "to", 4));
 }
 
-TEST(MeshRelay, TheMailboxKeepsTheNewestWithinItsBound) {
-    Mailbox box(2);
-    box.put(1, 10, "a");
-    box.put(2, 10, "b");
-    box.put(3, 10, "c");  // the oldest goes
-    EXPECT_FALSE(box.take(1, 10));
-    EXPECT_EQ(box.take(3, 10), "c");
-    EXPECT_EQ(box.size(), 1u);
-    box.fail(4, 11);
-    EXPECT_TRUE(box.failed(4, 11));
-    EXPECT_FALSE(box.failed(4, 12));
+TEST(MeshRelay, TheMailboxBlamesThePeerPastItsBytesAndKeepsTheOthers) {
+    constexpr size_t kCost = MailboxLimits::kEntryCost;
+    Mailbox box(MailboxLimits{.peer_bytes = 2 * (100 + kCost), .total_bytes = SIZE_MAX});
+    EXPECT_FALSE(box.put(1, 10, std::string(100, 'a')));
+    EXPECT_FALSE(box.put(2, 10, std::string(100, 'b')));
+    EXPECT_FALSE(box.put(1, 11, std::string(100, 'a')));
+    EXPECT_FALSE(
+        box.put(1, 11, std::string(100, 'c')));  // the same key replaces, costs nothing more
+    EXPECT_EQ(box.put(1, 12, "x"), 1);           // rank 1's third: blamed
+    EXPECT_FALSE(box.take(1, 10));               // and what it held is gone
+    EXPECT_FALSE(box.take(1, 12));
+    EXPECT_EQ(box.take(2, 10), std::string(100, 'b'));  // rank 2's stays
+    EXPECT_EQ(box.size(), 0u);
+    EXPECT_EQ(box.bytes(), 0u);
+    // Taken messages free their peer's share.
+    for (int i = 0; i < 1000; ++i) {
+        ASSERT_FALSE(box.put(3, i, std::string(100, 'd')));
+        ASSERT_TRUE(box.take(3, i));
+    }
+    EXPECT_EQ(box.bytes(), 0u);
+    // Many empty messages are bounded too.
+    std::optional<int> blamed;
+    for (int i = 0; i < 10 && !blamed; ++i) blamed = box.put(4, i, "");
+    EXPECT_EQ(blamed, 4);
+    EXPECT_NE(mailbox_breach(box, 4).find("rank 4 sent more than"), std::string::npos);
+}
+
+TEST(MeshRelay, PastTheTotalThePeerHoldingMostIsBlamed) {
+    Mailbox box(MailboxLimits{.peer_bytes = 10000, .total_bytes = 3000});
+    EXPECT_FALSE(box.put(1, 1, std::string(500, 'a')));
+    EXPECT_FALSE(box.put(2, 1, std::string(1500, 'b')));
+    EXPECT_EQ(box.put(1, 2, std::string(900, 'a')), 2);  // over 3000 in all: rank 2 holds most
+    EXPECT_TRUE(box.take(1, 1));
+    EXPECT_TRUE(box.take(1, 2));
+    EXPECT_FALSE(box.take(2, 1));
+}
+
+TEST(MeshRelay, TheUndeliverableSetForgetsTheOldestPastItsBound) {
+    Mailbox box(MailboxLimits{.failed = 3});
+    for (int tag = 0; tag < 5; ++tag) box.fail(4, tag);
+    box.fail(4, 4);  // again: still one entry
+    EXPECT_FALSE(box.failed(4, 0));
+    EXPECT_FALSE(box.failed(4, 1));
+    EXPECT_TRUE(box.failed(4, 2));
+    EXPECT_TRUE(box.failed(4, 4));
+    EXPECT_FALSE(box.failed(4, 5));
 }
 
 TEST(MeshHosts, OneAgentPerLineWithPortAndDevice) {

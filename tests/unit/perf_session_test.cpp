@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "loopback.h"
 #include "pairtest/allow_list.h"
 #include "pairtest/auth.h"
 #include "pairtest/channel.h"
@@ -87,12 +88,8 @@ class TestServer {
 class RawClient {
   public:
     explicit RawClient(uint16_t port) {
-        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_port = htons(port);
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) ADD_FAILURE();
+        fd_ = fabscope::testing::connect_loopback(port);
+        if (fd_ < 0) ADD_FAILURE();
     }
     ~RawClient() { ::close(fd_); }
     RawClient(const RawClient&) = delete;
