@@ -1,14 +1,11 @@
 #include "exporter/exporter.h"
 
 #include <fmt/format.h>
-#include <httplib.h>
 
-#include <atomic>
-#include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <thread>
 
+#include "exporter/http_server.h"
 #include "exporter/metrics_state.h"
 #include "model/duration.h"
 #include "model/link_checks.h"
@@ -72,40 +69,20 @@ void sweep_loop(const ExporterOptions& o, const SweepFunction& sweep, const Stop
     }
 }
 
-void configure(httplib::Server& svr, const MetricsState& state) {
-    // Bounds for a service on the network: few workers, short deadlines,
-    // no bodies, only reads.
-    svr.new_task_queue = [] { return new httplib::ThreadPool(2); };
-    svr.set_read_timeout(5, 0);
-    svr.set_write_timeout(5, 0);
-    svr.set_keep_alive_max_count(16);
-    svr.set_keep_alive_timeout(5);
-    svr.set_payload_max_length(0);
-    // httplib's default adds SO_REUSEPORT, which lets a second process bind
-    // the same port and take a share of the scrapes: only SO_REUSEADDR here,
-    // so a port in use is an error.
-    svr.set_socket_options([](socket_t sock) {
-        int yes = 1;
-        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    });
-    svr.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-        if (req.method == "GET" || req.method == "HEAD")
-            return httplib::Server::HandlerResponse::Unhandled;
-        res.status = 405;
-        res.set_header("Allow", "GET, HEAD");
-        res.set_content("only GET and HEAD\n", "text/plain");
-        return httplib::Server::HandlerResponse::Handled;
-    });
-    svr.Get("/metrics", [&state](const httplib::Request&, httplib::Response& res) {
-        auto text = state.metrics();
-        res.set_content(*text, kMetricsType);
-    });
-    svr.Get("/", [](const httplib::Request&, httplib::Response& res) {
-        res.set_content(
+HttpResponse route(const HttpRequest& r, const MetricsState& state) {
+    HttpResponse res;
+    if (r.path == "/metrics") {
+        res.content_type = kMetricsType;
+        res.body = state.metrics();
+    } else if (r.path == "/") {
+        res.content_type = "text/html; charset=utf-8";
+        res.body = std::make_shared<const std::string>(
             "<html><head><title>fabscope exporter</title></head><body>"
-            "<h1>fabscope exporter</h1><p><a href=\"/metrics\">Metrics</a></p></body></html>\n",
-            "text/html; charset=utf-8");
-    });
+            "<h1>fabscope exporter</h1><p><a href=\"/metrics\">Metrics</a></p></body></html>\n");
+    } else {
+        res = text_response(404, "not found: the metrics are at /metrics\n");
+    }
+    return res;
 }
 
 }  // namespace
@@ -114,50 +91,25 @@ Status run_exporter(const ExporterOptions& o, const SweepFunction& sweep, const 
     // A scraper that hangs up mid-answer must not end the process.
     std::signal(SIGPIPE, SIG_IGN);
     MetricsState state(o.version);
-    httplib::Server svr;
-    configure(svr, state);
+    auto server = HttpServer::bind(o.listen, o.http);
+    if (!server) return server.error();
     ListenAddress bound = o.listen;
-    if (o.listen.port == 0) {
-        int port = svr.bind_to_any_port(o.listen.host);
-        if (port <= 0) {
-            return make_error(fmt::format("--listen {}: cannot listen: {}", to_string(o.listen),
-                                          std::strerror(errno)),
-                              kExitCannotRun);
-        }
-        bound.port = port;
-    } else if (!svr.bind_to_port(o.listen.host, o.listen.port)) {
-        return make_error(fmt::format("--listen {}: cannot listen (in use, or not an address of "
-                                      "this host): {}",
-                                      to_string(o.listen), std::strerror(errno)),
-                          kExitCannotRun);
-    }
+    bound.port = (*server)->port();
     log_line(o, fmt::format("serving http://{}/metrics, sweeping every {}", to_string(bound),
                             format_duration(o.interval)));
 
     // Stopped by the caller's token, or here if the server ends on its own.
     StopToken done(&stop);
-    std::atomic<bool> serving{true};
     std::thread sweeper([&] { sweep_loop(o, sweep, done, state); });
-    std::thread stopper([&] {
-        while (done.sleep_for(std::chrono::hours(1))) {
-        }
-        // stop() is a no-op until listen has started: repeat until it has ended.
-        while (serving.load()) {
-            svr.stop();
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-    });
-    const bool listened = svr.listen_after_bind();
-    serving = false;
+    Status served =
+        (*server)->serve([&state](const HttpRequest& r) { return route(r, state); }, done);
     done.request_stop();
-    stopper.join();
     sweeper.join();
-    if (!listened && !stop.stop_requested()) {
-        return make_error(
-            fmt::format("{}: the server stopped: {}", to_string(bound), std::strerror(errno)),
-            kExitCannotRun);
-    }
-    log_line(o, "stopped");
+    if (!served) return served;
+    const HttpServerCounts c = (*server)->counts();
+    log_line(o, fmt::format("stopped: {} requests answered, {} refused, {} connections closed "
+                            "past a deadline, {} to make room",
+                            c.requests, c.refused, c.timed_out, c.evicted));
     return Ok{};
 }
 

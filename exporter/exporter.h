@@ -3,8 +3,9 @@
 // (one sweep at a time, the next starting an interval after the previous
 // one started, or at once if it took longer) and publishes each good sweep;
 // an HTTP server answers GET /metrics from the last publication and GET /
-// with a pointer to it. Bounded as a network service: two worker threads,
-// read and write deadlines, no request bodies, nothing but GET and HEAD.
+// with a pointer to it. Bounded as a network service (exporter/http_server.h):
+// one poll loop, a connection cap, a bounded head, whole deadlines, no
+// request bodies, nothing but GET and HEAD.
 
 #include <chrono>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "discover/sweep.h"
+#include "exporter/http_request.h"
 #include "exporter/listen_address.h"
 #include "util/interrupt.h"
 #include "util/result.h"
@@ -24,6 +26,7 @@ struct ExporterOptions {
     std::string version;
     bool quiet = false;  ///< no log lines on stderr
     int verbose = 0;     ///< 1: a line per sweep
+    HttpLimits http;     ///< what one client may take of the server
 };
 
 /// One sweep of the fabric, stopping early when the token is stopped.

@@ -10,12 +10,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "lab_harness.h"
 #include "util/process.h"
@@ -61,6 +63,7 @@ class Child {
     Child(const Child&) = delete;
     Child& operator=(const Child&) = delete;
     bool running() const { return id_ && is_running(*id_); }
+    pid_t pid() const { return id_ ? id_->pid : 0; }
     /// SIGTERM, and the exit code once it is gone.
     int stop() {
         if (!id_) return -1;
@@ -101,6 +104,57 @@ std::string promtool_check(const std::string& file) {
     CmdResult r =
         run({"sh", "-c", "promtool check metrics < \"$0\" 2>&1; echo \"exit $?\"", file}, 30s);
     return r.out;
+}
+
+/// The first child of `pid` (the command `lab exec` runs), 0 if none.
+pid_t child_of(pid_t pid) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+    pid_t child = 0;
+    f >> child;
+    return child;
+}
+
+/// VmRSS of `pid` in KiB, -1 when it cannot be read.
+long rss_kib(pid_t pid) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(f, line);) {
+        if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+    }
+    return -1;
+}
+
+/// A loopback TCP connection to `port` (-1 if it failed); the caller closes it.
+int connect_to(int port) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/// A scrape configuration for one exporter, every second.
+std::string write_prometheus_config(const std::string& dir, int exporter_port) {
+    const std::string config = dir + "/prometheus.yml";
+    std::ofstream(config) << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                          << "scrape_configs:\n  - job_name: fabscope\n    static_configs:\n"
+                          << "      - targets: ['127.0.0.1:" << exporter_port << "']\n";
+    return config;
+}
+
+SpawnOptions prometheus_options(const std::string& dir, const std::string& config, int port) {
+    SpawnOptions po;
+    po.argv = {"/usr/bin/prometheus", "--config.file=" + config,
+               "--storage.tsdb.path=" + dir + "/tsdb",
+               "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=warn"};
+    po.cwd = dir;
+    po.stdout_path = dir + "/prometheus.log";
+    po.stderr_path = po.stdout_path;
+    return po;
 }
 
 class PrometheusLab : public ::testing::Test {
@@ -154,17 +208,8 @@ TEST_F(PrometheusLab, ARealPrometheusSeesSymbolErrorsRiseOnExactlyThatPort) {
     eo.stderr_path = eo.stdout_path;
     Child exporter(eo);
 
-    const std::string config = dir_ + "/prometheus.yml";
-    std::ofstream(config) << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                          << "scrape_configs:\n  - job_name: fabscope\n    static_configs:\n"
-                          << "      - targets: ['127.0.0.1:" << exporter_port << "']\n";
-    SpawnOptions po;
-    po.argv = {"/usr/bin/prometheus", "--config.file=" + config,
-               "--storage.tsdb.path=" + dir_ + "/tsdb",
-               "--web.listen-address=127.0.0.1:" + std::to_string(prom_port), "--log.level=warn"};
-    po.cwd = dir_;
-    po.stdout_path = dir_ + "/prometheus.log";
-    po.stderr_path = po.stdout_path;
+    const std::string config = write_prometheus_config(dir_, exporter_port);
+    SpawnOptions po = prometheus_options(dir_, config, prom_port);
     Child prometheus(po);
 
     // Prometheus has scraped a complete sweep of the fabric.
@@ -234,6 +279,108 @@ TEST_F(PrometheusLab, ARealPrometheusSeesSymbolErrorsRiseOnExactlyThatPort) {
 
     // SIGTERM stops it cleanly, through `lab exec`.
     EXPECT_EQ(exporter.stop(), 0) << slurp(eo.stdout_path);
+}
+
+// The exporter as a neighbour would test it: 500 idle sockets, two clients
+// trickling a request a byte a second, a flood of oversized heads and 10,000
+// scrapes of our own, all while a real Prometheus scrapes every second. Every
+// one of its scrapes succeeds, quickly, and the exporter's memory is what it
+// was before. (With cpp-httplib's two workers, the two tricklers alone made
+// every scrape time out.)
+TEST_F(PrometheusLab, ScrapesGoOnThroughIdleSocketsTricklersAndAHeaderFlood) {
+    const int exporter_port = free_port();
+    const int prom_port = free_port();
+    ASSERT_GT(exporter_port, 0);
+    ASSERT_GT(prom_port, 0);
+    SpawnOptions eo;
+    eo.argv = {fabscope(),   "lab",
+               "exec",       "--dir",
+               lab_->dir(),  "--",
+               fabscope(),   "exporter",
+               "--listen",   "127.0.0.1:" + std::to_string(exporter_port),
+               "--interval", "1s"};
+    eo.stdout_path = dir_ + "/exporter.log";
+    eo.stderr_path = eo.stdout_path;
+    Child exporter(eo);
+    SpawnOptions po =
+        prometheus_options(dir_, write_prometheus_config(dir_, exporter_port), prom_port);
+    Child prometheus(po);
+    ASSERT_TRUE(eventually(30s, [&] {
+        json r = query(prom_port, "fabscope_last_sweep_success == 1");
+        return r.is_array() && r.size() == 1;
+    })) << slurp(eo.stdout_path);
+    const pid_t pid = child_of(exporter.pid());
+    ASSERT_GT(pid, 0);
+    httplib::Client c("127.0.0.1", exporter_port);
+    c.set_keep_alive(true);
+    for (int i = 0; i < 200; ++i) ASSERT_TRUE(c.Get("/metrics"));  // allocator warmed up
+    const long rss_before = rss_kib(pid);
+    const auto attack_start = std::chrono::steady_clock::now();
+
+    std::vector<int> idle;
+    for (int i = 0; i < 500; ++i) idle.push_back(connect_to(exporter_port));
+    std::atomic<bool> done{false};
+    auto trickle = [&] {
+        int fd = connect_to(exporter_port);
+        const std::string head =
+            "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + std::string(200, 'a');
+        for (size_t i = 0; i < head.size() && !done; ++i) {
+            if (::send(fd, head.data() + i, 1, MSG_NOSIGNAL) != 1) {  // cut off: start again
+                ::close(fd);
+                fd = connect_to(exporter_port);
+            }
+            std::this_thread::sleep_for(1s);  // the trickle's pace, not a wait
+        }
+        ::close(fd);
+    };
+    std::thread t1(trickle), t2(trickle);
+    // 1,000 heads of 64 KiB in 1 KiB headers, each until the server hangs up.
+    std::thread flood([&] {
+        std::string head = "GET /metrics HTTP/1.1\r\n";
+        for (int h = 0; h < 64; ++h)
+            head += "X-" + std::to_string(h) + ": " + std::string(1024, 'h') + "\r\n";
+        for (int i = 0; i < 1000 && !done; ++i) {
+            int fd = connect_to(exporter_port);
+            (void)::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+            ::close(fd);
+        }
+    });
+    int scraped = 0;
+    for (int i = 0; i < 10000; ++i) scraped += static_cast<bool>(c.Get("/metrics"));
+    flood.join();
+    EXPECT_EQ(scraped, 10000);
+    const long rss_after = rss_kib(pid);
+    // Prometheus's own view of the attack's window: every scrape up, and quick.
+    const auto window = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::steady_clock::now() - attack_start)
+                            .count();
+    ASSERT_GE(window, 3);
+    const std::string range = "[" + std::to_string(window) + "s]";
+    json ups = query(prom_port, "count_over_time(up{job=\"fabscope\"}" + range + ")");
+    json lowest = query(prom_port, "min_over_time(up{job=\"fabscope\"}" + range + ")");
+    json slowest =
+        query(prom_port, "max_over_time(scrape_duration_seconds{job=\"fabscope\"}" + range + ")");
+    done = true;
+    t1.join();
+    t2.join();
+    for (int fd : idle) ::close(fd);
+    ASSERT_TRUE(ups.is_array() && ups.size() == 1) << ups.dump();
+    EXPECT_GE(std::stol(ups[0]["value"][1].get<std::string>()), window - 2) << window;
+    ASSERT_TRUE(lowest.is_array() && lowest.size() == 1) << lowest.dump();
+    EXPECT_EQ(lowest[0]["value"][1], "1");  // not one scrape failed
+    ASSERT_TRUE(slowest.is_array() && slowest.size() == 1) << slowest.dump();
+    EXPECT_LT(std::stod(slowest[0]["value"][1].get<std::string>()), 0.5);
+    // Flat: the attack leaves nothing behind (at most 2 MiB of allocator slack).
+    EXPECT_GT(rss_before, 0);
+    EXPECT_LT(rss_after - rss_before, 2048) << rss_before << " KiB -> " << rss_after << " KiB";
+    std::printf(
+        "exporter under attack: %d scrapes of ours, %s of Prometheus's in %lld s, RSS %ld -> %ld "
+        "KiB\n",
+        scraped, ups[0]["value"][1].get<std::string>().c_str(), static_cast<long long>(window),
+        rss_before, rss_after);
+    EXPECT_EQ(exporter.stop(), 0) << slurp(eo.stdout_path);
+    const std::string log = slurp(eo.stdout_path);
+    EXPECT_NE(log.find("to make room"), std::string::npos) << log;
 }
 
 }  // namespace
