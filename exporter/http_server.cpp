@@ -14,30 +14,30 @@
 #include <optional>
 #include <vector>
 
+#include "model/duration.h"
 #include "util/exit_status.h"
 #include "util/unique_fd.h"
 
 namespace fabscope {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-using Millis = std::chrono::milliseconds;
+using Steady = std::chrono::steady_clock;
 
 /// At most this many accepts per turn of the loop, so that the clients
 /// already in are read between them.
 constexpr int kAcceptsPerTurn = 16;
 
 struct Conn {
-    Conn(int socket, Clock::time_point now) : fd(socket), since(now) {}
+    Conn(int socket, Steady::time_point now) : fd(socket), since(now) {}
     UniqueFd fd;
-    std::string in;                   ///< read, not yet answered (at most max_head_bytes)
-    Clock::time_point since;          ///< accepted, or the last answer written
-    Clock::time_point request_start;  ///< the first byte of the head in `in`
+    std::string in;                    ///< read, not yet answered (at most max_head_bytes)
+    Steady::time_point since;          ///< accepted, or the last answer written
+    Steady::time_point request_start;  ///< the first byte of the head in `in`
     bool writing = false;
     std::string head;
     std::shared_ptr<const std::string> body;
     size_t sent = 0;  ///< of head + body
-    Clock::time_point write_by;
+    Steady::time_point write_by;
     bool close_after = false;
     bool peer_done = false;  ///< the client shut its side
     bool idle() const { return !writing && in.empty(); }
@@ -54,8 +54,8 @@ std::optional<HttpResponse> refusal(const HttpRequest& r) {
     return std::nullopt;
 }
 
-void start_answer(Conn& c, HttpResponse res, bool head_only, bool keep_alive, Clock::time_point now,
-                  const HttpLimits& lim) {
+void start_answer(Conn& c, HttpResponse res, bool head_only, bool keep_alive,
+                  Steady::time_point now, const HttpLimits& lim) {
     const size_t size = res.body ? res.body->size() : 0;
     c.head = response_head(res, size, keep_alive);
     c.body = head_only ? nullptr : std::move(res.body);
@@ -66,7 +66,7 @@ void start_answer(Conn& c, HttpResponse res, bool head_only, bool keep_alive, Cl
 }
 
 /// Writes what the socket takes; false once the connection is to close.
-bool write_some(Conn& c, Clock::time_point now) {
+bool write_some(Conn& c, Steady::time_point now) {
     const size_t body_size = c.body ? c.body->size() : 0;
     while (c.sent < c.head.size() + body_size) {
         iovec v[2];
@@ -98,7 +98,7 @@ bool write_some(Conn& c, Clock::time_point now) {
 }
 
 /// Reads what fits under the head bound; false once the connection is to close.
-bool read_some(Conn& c, const HttpLimits& lim, Clock::time_point now) {
+bool read_some(Conn& c, const HttpLimits& lim, Steady::time_point now) {
     char buf[8192];
     const size_t room =
         std::min(sizeof buf, lim.max_head_bytes - std::min(lim.max_head_bytes, c.in.size()));
@@ -122,7 +122,7 @@ enum class Next { Answered, Wait, Close };
 
 /// The head at the start of `c.in`: answered (or refused), or waited for.
 Next answer_one(Conn& c, const HttpServer::Handler& handler, const HttpLimits& lim,
-                Clock::time_point now, const std::function<void(bool handled)>& counted) {
+                Steady::time_point now, const std::function<void(bool handled)>& counted) {
     HeadParse p = parse_request_head(c.in, lim);
     if (p.state == HeadParse::State::NeedMore) return c.peer_done ? Next::Close : Next::Wait;
     if (p.state == HeadParse::State::Bad) {
@@ -149,7 +149,7 @@ Next answer_one(Conn& c, const HttpServer::Handler& handler, const HttpLimits& l
 /// The requests in `c.in` answered in order while their answers go out at
 /// once (pipelining); false once the connection is to close.
 bool answer_next(Conn& c, const HttpServer::Handler& handler, const HttpLimits& lim,
-                 Clock::time_point now, const std::function<void(bool handled)>& counted) {
+                 Steady::time_point now, const std::function<void(bool handled)>& counted) {
     while (!c.writing && !c.in.empty()) {
         const Next n = answer_one(c, handler, lim, now, counted);
         if (n == Next::Close) return false;
@@ -181,13 +181,13 @@ std::vector<std::unique_ptr<Conn>>::iterator victim(std::vector<std::unique_ptr<
 }
 
 /// The first deadline of `c` that has passed, as "idle" or "timed out"; "" if none.
-const char* expired(const Conn& c, const HttpLimits& lim, Clock::time_point now) {
+const char* expired(const Conn& c, const HttpLimits& lim, Steady::time_point now) {
     if (c.writing) return now > c.write_by ? "timed out" : "";
     if (c.in.empty()) return now > c.since + lim.idle_timeout ? "idle" : "";
     return now > c.request_start + lim.request_deadline ? "timed out" : "";
 }
 
-Clock::time_point next_deadline(const Conn& c, const HttpLimits& lim) {
+Steady::time_point next_deadline(const Conn& c, const HttpLimits& lim) {
     if (c.writing) return c.write_by;
     if (c.in.empty()) return c.since + lim.idle_timeout;
     return c.request_start + lim.request_deadline;
@@ -201,7 +201,7 @@ struct HttpServer::Loop {
     int listen_fd;
     HttpLimits lim;
     std::vector<std::unique_ptr<Conn>> conns;
-    Clock::time_point accept_after{};
+    Steady::time_point accept_after{};
     mutable std::mutex mu;
     HttpServerCounts counts;  ///< under mu
 
@@ -210,15 +210,15 @@ struct HttpServer::Loop {
         ++(counts.*field);
     }
     /// Reads, writes, answers and expires one client; false once it is to close.
-    bool serve_one(Conn& c, short revents, const Handler& handler, Clock::time_point now);
+    bool serve_one(Conn& c, short revents, const Handler& handler, Steady::time_point now);
     /// Takes the newcomers waiting (a few per turn), making room at the cap.
-    void accept_some(const Handler& handler, Clock::time_point now);
+    void accept_some(const Handler& handler, Steady::time_point now);
     /// One poll and what it found; false once `stop` is requested.
     Status turn(const Handler& handler, const StopToken& stop);
 };
 
 bool HttpServer::Loop::serve_one(Conn& c, short revents, const Handler& handler,
-                                 Clock::time_point now) {
+                                 Steady::time_point now) {
     auto counted = [this](bool handled) {
         count(handled ? &HttpServerCounts::requests : &HttpServerCounts::refused);
     };
@@ -237,7 +237,7 @@ bool HttpServer::Loop::serve_one(Conn& c, short revents, const Handler& handler,
     return false;
 }
 
-void HttpServer::Loop::accept_some(const Handler& handler, Clock::time_point now) {
+void HttpServer::Loop::accept_some(const Handler& handler, Steady::time_point now) {
     for (int n = 0; n < kAcceptsPerTurn; ++n) {
         const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) {
@@ -266,10 +266,10 @@ void HttpServer::Loop::accept_some(const Handler& handler, Clock::time_point now
 }
 
 Status HttpServer::Loop::turn(const Handler& handler, const StopToken& stop) {
-    Clock::time_point now = Clock::now();
+    Steady::time_point now = Steady::now();
     const bool accepting = now >= accept_after;
     std::vector<pollfd> fds{{stop.fd(), POLLIN, 0}, {accepting ? listen_fd : -1, POLLIN, 0}};
-    Clock::time_point wake = accepting ? now + Millis(1000) : accept_after;
+    Steady::time_point wake = accepting ? now + Millis(1000) : accept_after;
     for (const auto& c : conns) {
         short events = !c->peer_done && c->in.size() < lim.max_head_bytes ? POLLIN : 0;
         if (c->writing) events |= POLLOUT;
@@ -281,7 +281,7 @@ Status HttpServer::Loop::turn(const Handler& handler, const StopToken& stop) {
         return make_error(fmt::format("http server: poll: {}", std::strerror(errno)),
                           kExitCannotRun);
     if (stop.stop_requested()) return Ok{};
-    now = Clock::now();
+    now = Steady::now();
     // The clients already in first: their answers before newcomers.
     std::vector<std::unique_ptr<Conn>> kept;
     kept.reserve(conns.size());
