@@ -19,13 +19,9 @@
 #include "util/unique_fd.h"
 
 namespace fabscope {
-namespace {
+namespace http_detail {
 
 using Steady = std::chrono::steady_clock;
-
-/// At most this many accepts per turn of the loop, so that the clients
-/// already in are read between them.
-constexpr int kAcceptsPerTurn = 16;
 
 struct Conn {
     Conn(int socket, Steady::time_point now) : fd(socket), since(now) {}
@@ -42,6 +38,20 @@ struct Conn {
     bool peer_done = false;  ///< the client shut its side
     bool idle() const { return !writing && in.empty(); }
 };
+
+}  // namespace http_detail
+
+namespace {
+
+// Named outside the anonymous namespace: HttpServer::Loop holds them, and a
+// member's type must not have internal linkage (-Wsubobject-linkage in a
+// unity batch).
+using http_detail::Conn;
+using http_detail::Steady;
+
+/// At most this many accepts per turn of the loop, so that the clients
+/// already in are read between them.
+constexpr int kAcceptsPerTurn = 16;
 
 /// What the server answers itself; the handler gets GET and HEAD without a body.
 std::optional<HttpResponse> refusal(const HttpRequest& r) {
