@@ -26,6 +26,7 @@ struct ReportCommand {
     std::vector<std::string> findings;  ///< --finding: what the ticket is about
     std::vector<std::string> link;      ///< --link A B: both ends, in pairs
     std::string format = "html";
+    double expect_busbw = 0;  ///< GB/s; 0 = not judged
     std::string output = "-";
     std::string command_line;
 };
@@ -46,6 +47,7 @@ int run_report(const ReportCommand& o, const Globals& g) {
     meta.tool_version = version();
     meta.command_line = o.command_line;
     meta.generated = iso8601_now();
+    if (o.expect_busbw > 0) meta.expect_busbw_gbps = o.expect_busbw;
     auto m = load_report(o.inputs, meta);
     if (!m) return report(m.error(), g);
     FindingFilter keep{o.findings, {}};
@@ -81,10 +83,11 @@ void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& arg
     for (size_t i = 1; i < argv.size(); ++i) o->command_line += " " + argv[i];
     CLI::App* cmd = app.add_subcommand(
         "report",
-        "Turn results (snapshot, validation, perf, congestion) into HTML, Markdown, JUnit or CSV");
+        "Turn results (snapshot, validation, perf, congestion, nccl-tests) into HTML, Markdown, "
+        "JUnit or CSV");
     cmd->add_option("FILE", o->inputs,
                     "Results fabscope wrote: a snapshot, a validation report, perf reports, a "
-                    "congestion report")
+                    "congestion report; or the text output of nccl-tests' *_perf")
         ->required()
         ->check(CLI::ExistingFile);
     cmd->add_option("-f,--format", o->format, "html | md | junit | csv")->capture_default_str();
@@ -96,6 +99,11 @@ void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& arg
                     "--link leaf02[5] spine01[2]); repeat for more")
         ->expected(2)
         ->type_name("A B");
+    cmd->add_option("--expect-busbw", o->expect_busbw,
+                    "nccl-tests inputs: the bus bandwidth (GB/s, nccl-tests' unit) the largest "
+                    "message must reach; below it is an error finding and a failing JUnit case")
+        ->check(CLI::PositiveNumber)
+        ->type_name("GBPS");
     cmd->add_option("-o,--output", o->output, "Write to FILE (default -: stdout)")
         ->capture_default_str();
     cmd->footer(
@@ -104,6 +112,10 @@ congestion report (`congestion --json`, one round) at most; perf reports as many
 there are hosts that ran tests (their pairs make the heat map). With a snapshot, the
 congestion trees' roots and victims mark their links in the drawing.
 A snapshot alone is checked as `validate --load` does (no plan, one counter reading).
+nccl-tests' text output (all_reduce_perf and the others, 2.10 or later: the #wrong
+column) is read too: its sizes, times and bus bandwidths in the report; any element
+computed wrong is an error; with --expect-busbw, a bus bandwidth below it at the
+largest message is an error (JUnit suite collective).
 HTML is one self-contained file (inline CSS and SVG, nothing fetched).
 CSV has ibdiagnet-style sections: START_LINKS, START_PORTS, START_FINDINGS, START_PAIRS,
 START_CONGESTION. JUnit has suites links (one case per cable, the plan's when the
@@ -120,7 +132,8 @@ Examples:
   fabscope report validation.json --format md | xclip
   fabscope report fabric.json validation.json --finding leaf02[5] --format md -o ticket.md
   fabscope report fabric.json validation.json --link leaf02[5] spine01[2] -f md -o ticket.md
-  fabscope report fabric.json congestion.json -o congestion.html)");
+  fabscope report fabric.json congestion.json -o congestion.html
+  fabscope report all_reduce_perf.txt --expect-busbw 180 --format junit -o nccl-junit.xml)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_report(*o, ctx.globals); }; });
 }
 

@@ -263,7 +263,7 @@ std::string render_html_report(const ReportModel& m) {
         "{11}</body>\n</html>\n",
         verdict, html_escape(m.fabric_identity()), kStyle, cls, counts, findings_html(m),
         fabric_html(m), congestion_html(m), pairs_html(m), counters_html(m), checks, meta_html(m),
-        mesh_html(m), incast_html(m));
+        mesh_html(m), incast_html(m) + collective_html(m));
 }
 
 }  // namespace fabscope

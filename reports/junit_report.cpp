@@ -149,7 +149,8 @@ std::vector<Case> link_cases(const ReportModel& m) {
 /// made that is a warning or an error, whether or not a cable's case names
 /// it too.
 std::vector<Case> validation_cases(const ReportModel& m) {
-    static const std::set<std::string> own_suite = {"perf", "congestion", "mesh", "incast"};
+    static const std::set<std::string> own_suite = {"perf", "congestion", "mesh", "incast",
+                                                    "collective"};
     std::vector<CheckMade> made;
     for (const CheckMade& c : m.checks) {
         if (!own_suite.count(c.id)) made.push_back(c);
@@ -275,6 +276,42 @@ std::vector<Case> incast_cases(const ReportModel& m) {
     return cases;
 }
 
+/// Per benchmark: its results (failing with elements computed wrong) and
+/// its bus bandwidth at the largest message (failing below --expect-busbw).
+std::vector<Case> collective_cases(const ReportModel& m) {
+    std::vector<Case> cases;
+    for (const CollectiveBench& b : m.collectives) {
+        const std::string title = collective_title(b);
+        const CollectiveRow* top = b.largest();
+        Case results{"fabscope.collective",
+                     title + " results",
+                     "",
+                     "",
+                     "",
+                     fmt::format("{} sizes, {} elements wrong", b.rows.size(), b.wrong())};
+        Case busbw{"fabscope.collective",
+                   title + " bus bandwidth",
+                   "",
+                   "",
+                   "",
+                   fmt::format("{:.2f} GB/s at {} B{}",
+                               top->out_of_place ? top->out_of_place->busbw_gbps : 0.0, top->size,
+                               m.meta.expect_busbw_gbps
+                                   ? fmt::format(", expected {:.2f}", *m.meta.expect_busbw_gbps)
+                                   : std::string(", not judged (no --expect-busbw)"))};
+        for (const ReportFinding& f : m.findings) {
+            if (f.source != "collective" || f.evidence.value("source", "") != b.source) continue;
+            Case& c = f.kind == "collective_wrong" ? results : busbw;
+            c.failure_type = f.kind;
+            c.message = f.summary;
+            c.body = finding_text(f);
+        }
+        cases.push_back(std::move(results));
+        cases.push_back(std::move(busbw));
+    }
+    return cases;
+}
+
 }  // namespace
 
 JunitReport junit_report(const ReportModel& m) {
@@ -308,6 +345,7 @@ JunitReport junit_report(const ReportModel& m) {
     if (m.congestion) suites.emplace_back("congestion", congestion_cases(m));
     if (m.mesh) suites.emplace_back("mesh", mesh_cases(m));
     if (m.incast) suites.emplace_back("incast", incast_cases(m));
+    if (!m.collectives.empty()) suites.emplace_back("collective", collective_cases(m));
     JunitReport out;
     std::string body;
     for (const auto& [n, cases] : suites) {

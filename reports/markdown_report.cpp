@@ -124,7 +124,7 @@ std::string render_markdown_report(const ReportModel& m) {
         md_escape(m.fabric_identity()));
     for (const std::string& warning : m.warnings)
         out += "> **Warning:** " + md_escape(warning) + "\n\n";
-    out += mesh_md(m) + incast_md(m);
+    out += mesh_md(m) + incast_md(m) + collective_md(m);
     out += "### Findings\n\n";
     if (m.findings.empty()) {
         out += "No findings.\n\n";

@@ -1,13 +1,15 @@
 // Reading what `fabscope report` is given: each file's kind from its
 // "format", through the reader of that kind (snapshot, perf report,
 // congestion, mesh run or incast report) or the validation reader here, under the limits every
-// JSON input has.
+// JSON input has; nccl-tests' text by its header, through its own reader.
 
 #include <fmt/format.h>
 
 #include "model/json_io.h"
+#include "model/json_shape.h"
 #include "reports/report_model.h"
 #include "util/exit_status.h"
+#include "util/input_file.h"
 #include "util/version.h"
 
 namespace fabscope {
@@ -69,7 +71,16 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
     std::optional<CongestionDoc> congestion;
     RunDocs runs;
     for (const std::string& path : paths) {
-        auto doc = json_io::read_json_file(path);
+        auto text = read_text_file(path, json_io::kMaxJsonBytes);
+        if (!text) return text.error();
+        if (looks_like_nccl_tests(*text)) {
+            auto b = parse_nccl_tests(*text, path);
+            if (!b) return b.error();
+            meta.inputs.push_back(fmt::format("{} (nccl-tests: {})", path, collective_title(*b)));
+            runs.collectives.push_back(std::move(b).value());
+            continue;
+        }
+        auto doc = json_io::parse_json_text(*text, path == "-" ? "<stdin>" : path);
         if (!doc) return doc.error();
         const nlohmann::json& j = *doc;
         auto format = j.is_object() ? j.find("format") : j.end();
@@ -124,7 +135,7 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
         } else {
             return make_error(fmt::format("{}: not a fabscope result (a snapshot, a validation, "
                                           "perf, congestion, mesh run or incast report, told "
-                                          "apart by their \"format\")",
+                                          "apart by their \"format\") nor nccl-tests output",
                                           path),
                               kExitUsage);
         }

@@ -234,6 +234,7 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
     m.congestion = std::move(congestion);
     m.mesh = std::move(runs.mesh);
     m.incast = std::move(runs.incast);
+    m.collectives = std::move(runs.collectives);
     if (m.snapshot) {
         m.tiers = classify_tiers(m.snapshot->fabric);
         m.interrupted = m.snapshot->source.interrupted;

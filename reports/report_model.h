@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model/collective_bench.h"
 #include "model/snapshot.h"
 #include "model/tiers.h"
 #include "pairtest/results/report.h"
@@ -68,6 +69,9 @@ struct ReportMeta {
     std::string command_line;
     std::string generated;            ///< ISO 8601
     std::vector<std::string> inputs;  ///< the files read, with what each was
+    /// --expect-busbw: the bus bandwidth (GB/s) a collective benchmark must
+    /// reach at its largest message; nothing judges it without.
+    std::optional<double> expect_busbw_gbps;
 };
 
 struct ReportModel {
@@ -79,8 +83,9 @@ struct ReportModel {
     std::optional<CongestionDoc> congestion;
     std::optional<MeshRunDoc> mesh;
     std::optional<IncastDoc> incast;
-    std::vector<CheckMade> checks;        ///< what was checked
-    std::vector<ReportFinding> findings;  ///< errors first
+    std::vector<CollectiveBench> collectives;  ///< nccl-tests outputs
+    std::vector<CheckMade> checks;             ///< what was checked
+    std::vector<ReportFinding> findings;       ///< errors first
     std::vector<PairCheck> pairs;
     std::vector<PairMatrix> matrices;
     /// Per link of the snapshot's fabric: the findings naming one of its ports.
@@ -120,10 +125,12 @@ struct CounterRow {
 /// (so a port's counters stay together); at most `max` rows.
 std::vector<CounterRow> counter_rows(const ReportModel& m, size_t max = 200);
 
-/// The runs' reports beside the fabric's: a mesh run and an incast run.
+/// The runs' reports beside the fabric's: a mesh run, an incast run, and
+/// the collective library's own benchmarks (nccl-tests).
 struct RunDocs {
     std::optional<MeshRunDoc> mesh;
     std::optional<IncastDoc> incast;
+    std::vector<CollectiveBench> collectives;
 };
 
 /// Joins what was read. Without a validation document, the snapshot is
@@ -154,9 +161,9 @@ Result<ValidationDoc> validation_doc_from_json(const nlohmann::json& j);
 
 /// Reads every file, tells a snapshot from a validation from a perf,
 /// congestion, mesh run or incast report by its "format" (a mesh run report
-/// by its shape), and builds the report. At most one snapshot, one
-/// validation, one congestion report, one mesh run and one incast run. Every error names the file,
-/// with code 2 (kExitUsage).
+/// by its shape) and nccl-tests' text by its header, and builds the report. At most one snapshot,
+/// one validation, one congestion report, one mesh run and one incast run. Every error names the
+/// file, with code 2 (kExitUsage).
 Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMeta meta);
 
 }  // namespace fabscope

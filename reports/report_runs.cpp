@@ -91,6 +91,66 @@ std::vector<ReportFinding> incast_findings(const IncastDoc& d) {
     return out;
 }
 
+std::vector<ReportFinding> collective_findings(const CollectiveBench& b,
+                                               std::optional<double> expect_busbw_gbps) {
+    std::vector<ReportFinding> out;
+    const std::string title = collective_title(b);
+    nlohmann::json wrong_rows = nlohmann::json::array();
+    for (const CollectiveRow& r : b.rows) {
+        for (const auto& [half, t] :
+             {std::pair{"out-of-place", &r.out_of_place}, std::pair{"in-place", &r.in_place}}) {
+            if (*t && (*t)->wrong.value_or(0) > 0 && wrong_rows.size() < 16)
+                wrong_rows.push_back(
+                    {{"size", r.size}, {"half", half}, {"wrong", *(*t)->wrong}, {"line", r.line}});
+        }
+    }
+    const uint64_t wrong = b.wrong();
+    if (wrong > 0 || b.out_of_bounds.value_or(0) > 0) {
+        out.push_back(
+            {"collective",
+             "collective_wrong",
+             Severity::Error,
+             fmt::format(
+                 "{}: {} element{} computed wrong{}: a rank's GPU, NIC or memory "
+                 "corrupts data (not a slow link); find it by rerunning on halves "
+                 "of the hosts",
+                 title, wrong > 0 ? wrong : *b.out_of_bounds,
+                 (wrong > 0 ? wrong : *b.out_of_bounds) == 1 ? "" : "s",
+                 wrong_rows.empty()
+                     ? std::string()
+                     : fmt::format(" (first at {} B, {})", wrong_rows[0]["size"].get<uint64_t>(),
+                                   wrong_rows[0]["half"].get<std::string>())),
+             {},
+             {},
+             {{"source", b.source}, {"wrong", wrong}, {"rows", wrong_rows}}});
+    }
+    const CollectiveRow* top = b.largest();
+    if (expect_busbw_gbps && top && top->out_of_place) {
+        const double busbw = top->out_of_place->busbw_gbps;
+        if (busbw < *expect_busbw_gbps) {
+            nlohmann::json ev = {{"source", b.source},
+                                 {"size", top->size},
+                                 {"busbw_gbps", busbw},
+                                 {"expected_gbps", *expect_busbw_gbps},
+                                 {"ratio", busbw / *expect_busbw_gbps},
+                                 {"line", top->line}};
+            if (top->in_place) ev["in_place_busbw_gbps"] = top->in_place->busbw_gbps;
+            out.push_back(
+                {"collective",
+                 "collective_busbw_low",
+                 Severity::Error,
+                 fmt::format("{}: {:.1f} GB/s bus bandwidth at {} B, {:.0f}% of the {:.1f} "
+                             "GB/s expected",
+                             title, busbw, top->size, 100 * busbw / *expect_busbw_gbps,
+                             *expect_busbw_gbps),
+                 {},
+                 {},
+                 std::move(ev)});
+        }
+    }
+    return out;
+}
+
 void add_runs(ReportModel& m) {
     std::vector<ReportFinding> first;
     if (m.mesh) {
@@ -130,6 +190,21 @@ void add_runs(ReportModel& m) {
         std::vector<ReportFinding> f = incast_findings(d);
         first.insert(first.end(), f.begin(), f.end());
         m.interrupted = m.interrupted || d.status == "interrupted" || d.status == "running";
+    }
+    for (const CollectiveBench& b : m.collectives) {
+        const CollectiveRow* top = b.largest();
+        m.checks.push_back(
+            {"collective", fmt::format("{} (nccl-tests)", collective_title(b)),
+             fmt::format("{} sizes up to {} B: {:.1f} GB/s bus bandwidth at the largest{}; {} "
+                         "wrong",
+                         b.rows.size(), top->size,
+                         top->out_of_place ? top->out_of_place->busbw_gbps : 0.0,
+                         m.meta.expect_busbw_gbps
+                             ? fmt::format(" (expected {:.1f})", *m.meta.expect_busbw_gbps)
+                             : std::string(" (not judged: no --expect-busbw)"),
+                         b.wrong())});
+        std::vector<ReportFinding> f = collective_findings(b, m.meta.expect_busbw_gbps);
+        first.insert(first.end(), f.begin(), f.end());
     }
     // Before the others: the findings are sorted by severity, stably.
     m.findings.insert(m.findings.begin(), first.begin(), first.end());

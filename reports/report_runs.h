@@ -1,7 +1,8 @@
 #pragma once
-// What a mesh run and an incast run add to a report: their suspects and
-// findings as report findings (suspects first), what was checked, and the
-// mesh's flows as pair checks for the heat map. Used by build_report.
+// What a mesh run, an incast run and a collective benchmark add to a
+// report: their suspects and findings as report findings (suspects first),
+// what was checked, and the mesh's flows as pair checks for the heat map.
+// Used by build_report.
 
 #include "reports/report_model.h"
 
@@ -19,7 +20,13 @@ std::vector<ReportFinding> mesh_findings(const MeshRunDoc& d);
 /// problems as warnings.
 std::vector<ReportFinding> incast_findings(const IncastDoc& d);
 
-/// Adds m.mesh's and m.incast's checks, findings and pair checks.
+/// What a collective benchmark (nccl-tests) says: elements computed wrong
+/// (an error: a bad GPU, NIC or memory, not a slow link) and, given an
+/// expectation, a bus bandwidth below it at the largest message (an error).
+std::vector<ReportFinding> collective_findings(const CollectiveBench& b,
+                                               std::optional<double> expect_busbw_gbps);
+
+/// Adds m.mesh's, m.incast's and m.collectives' checks, findings and pair checks.
 void add_runs(ReportModel& m);
 
 }  // namespace fabscope

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cctype>
 
 #include "mesh/results/counter_evidence.h"
@@ -183,6 +184,73 @@ std::string incast_md(const ReportModel& m) {
         out += fmt::format("| rise | {} | {} |\n", micros_text(*d.median_rise_us),
                            micros_text(*d.p99_rise_us));
     return out + "\n";
+}
+
+namespace {
+
+/// "time algbw busbw #wrong" of one half, as nccl-tests prints them.
+std::array<std::string, 4> half_cells(const std::optional<CollectiveTiming>& t) {
+    if (!t) return {"", "", "", ""};
+    return {micros_text(t->time_us), fmt::format("{:.2f}", t->algbw_gbps),
+            fmt::format("{:.2f}", t->busbw_gbps), t->wrong ? std::to_string(*t->wrong) : "N/A"};
+}
+
+std::string collective_line(const CollectiveBench& b, const ReportModel& m) {
+    const CollectiveRow* top = b.largest();
+    std::string out =
+        fmt::format("{} sizes from {}; at {} B: {:.2f} GB/s bus bandwidth", b.rows.size(), b.source,
+                    top->size, top->out_of_place ? top->out_of_place->busbw_gbps : 0.0);
+    if (m.meta.expect_busbw_gbps)
+        out += fmt::format(" (expected {:.2f})", *m.meta.expect_busbw_gbps);
+    if (b.avg_busbw_gbps) out += fmt::format("; average over sizes {:.2f}", *b.avg_busbw_gbps);
+    return out + fmt::format("; {} element{} wrong.", b.wrong(), b.wrong() == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string collective_html(const ReportModel& m) {
+    if (m.collectives.empty()) return "";
+    std::string out = "<section id=\"collective\"><h2>Collective benchmarks (nccl-tests)</h2>\n";
+    for (const CollectiveBench& b : m.collectives) {
+        out += fmt::format(
+            "<h3>{}</h3>\n<p>{}</p>\n<table class=\"collective\"><thead><tr><th>Size (B)</th>"
+            "<th>Type</th><th>Time</th><th>algbw GB/s</th><th>busbw GB/s</th><th>#wrong</th>"
+            "<th>Time (in place)</th><th>algbw</th><th>busbw</th><th>#wrong</th></tr></thead>"
+            "<tbody>\n",
+            html_escape(collective_title(b)), html_escape(collective_line(b, m)));
+        for (const CollectiveRow& r : b.rows) {
+            out += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td>", r.size,
+                               html_escape(r.type));
+            for (const auto& half : {r.out_of_place, r.in_place}) {
+                for (const std::string& c : half_cells(half))
+                    out += fmt::format("<td class=\"num\">{}</td>", html_escape(c));
+            }
+            out += "</tr>\n";
+        }
+        out += "</tbody></table>\n";
+    }
+    return out + "</section>\n";
+}
+
+std::string collective_md(const ReportModel& m) {
+    std::string out;
+    for (const CollectiveBench& b : m.collectives) {
+        out += fmt::format(
+            "### {} (nccl-tests)\n\n{}\n\n| Size (B) | Time | algbw GB/s | busbw GB/s | #wrong | "
+            "in place: time | algbw | busbw | #wrong "
+            "|\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+            "\n",
+            md_escape(collective_title(b)), md_escape(collective_line(b, m)));
+        for (const CollectiveRow& r : b.rows) {
+            out += fmt::format("| {} ", r.size);
+            for (const auto& half : {r.out_of_place, r.in_place}) {
+                for (const std::string& c : half_cells(half)) out += "| " + c + " ";
+            }
+            out += "|\n";
+        }
+        out += "\n";
+    }
+    return out;
 }
 
 }  // namespace fabscope

@@ -4,7 +4,8 @@
 # case per cable, check and pair; the degraded cable and pairs failed, with
 # their evidence); the CSV read with Python's csv module, every record of a
 # section as wide as its header; a mesh and an incast run's JUnit valid, the
-# suspect cable a failed case. Bad input: exit 2 naming the file.
+# suspect cable a failed case; nccl-tests' output, its failures as cases.
+# Bad input: exit 2 naming the file.
 # Usage: report_formats_test.sh FABSCOPE SOURCE_DIR WORK_DIR
 set -eu
 fabscope=$1
@@ -31,6 +32,34 @@ grep -qF '<testcase classname="fabscope.mesh" name="suspect l1[10.9.12.0] &lt;-&
     "$work/runs.xml" || fail "runs junit: no case for the suspect cable"
 grep -qF '<failure type="latency_under_load"' "$work/runs.xml" ||
     fail "runs junit: latency under load did not fail"
+
+# nccl-tests' output (synthetic fixtures in its published format): valid JUnit, the slow
+# run's bus bandwidth and the wrong elements failed cases, the healthy run passing; the
+# HTML carries the table; a truncated output is exit 2 naming the file and the line.
+nccl=$src/tests/fixtures/nccl
+"$fabscope" report "$nccl/all_reduce_perf-healthy.txt" "$nccl/all_reduce_perf-slow.txt" \
+    "$nccl/all_reduce_perf-wrong.txt" --expect-busbw 180 --format junit -o "$work/nccl.xml" ||
+    fail "nccl junit: exit $?"
+xmllint --noout --schema "$src/tests/junit.xsd" "$work/nccl.xml" || fail "nccl junit: not valid"
+[ "$(grep -c '<failure type="collective_busbw_low"' "$work/nccl.xml")" = 1 ] ||
+    fail "nccl junit: not one bus bandwidth failure"
+[ "$(grep -c '<failure type="collective_wrong"' "$work/nccl.xml")" = 1 ] ||
+    fail "nccl junit: not one wrong-result failure"
+grep -q 'tests="6" failures="2"' "$work/nccl.xml" || fail "nccl junit: not 6 cases, 2 failing"
+"$fabscope" report "$nccl/all_reduce_perf-slow.txt" --expect-busbw 180 -o "$work/nccl.html" ||
+    fail "nccl html: exit $?"
+grep -q '<section id="collective">' "$work/nccl.html" || fail "nccl html: no collective section"
+grep -q 'class="verdict fail"' "$work/nccl.html" || grep -q 'FAIL' "$work/nccl.html" ||
+    fail "nccl html: no FAIL verdict"
+head -30 "$nccl/all_reduce_perf-healthy.txt" >"$work/cut.txt"
+echo "        4096  1024  float  sum  -1  12.5" >>"$work/cut.txt"
+set +e
+"$fabscope" report "$work/cut.txt" -o "$work/cut.html" 2>"$work/cut.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "a cut nccl-tests output: exit $rc, want 2"
+grep -q "cut.txt:31: 6 fields where the header has 13" "$work/cut.err" ||
+    fail "the cut output's error: $(cat "$work/cut.err")"
 
 # Bad input: exit 2, the file named.
 echo '{"format": "something else"}' >"$work/other.json"

@@ -1,0 +1,170 @@
+// nccl-tests' output as a report input: the parser on the synthetic fixtures
+// of tests/fixtures/nccl (nccl-tests' published format, written by hand),
+// its bounds and errors, and what the report makes of it: findings, checks
+// and the JUnit suite a cluster acceptance run gates on.
+
+#include "model/collective_bench.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "reports/junit_report.h"
+#include "reports/report_model.h"
+
+namespace fabscope {
+namespace {
+
+std::string fixture(const std::string& name) {
+    std::ifstream f(std::string(FIXTURES_DIR) + "/nccl/" + name);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+TEST(CollectiveBench, ReadsEveryRowRankAndTheSummary) {
+    auto b =
+        parse_nccl_tests(fixture("all_reduce_perf-healthy.txt"), "run/all_reduce_perf-healthy.txt");
+    ASSERT_TRUE(b) << b.error().message;
+    EXPECT_EQ(b->collective, "all_reduce");
+    ASSERT_EQ(b->ranks.size(), 16u);
+    EXPECT_EQ(b->ranks[9].host, "gpu002");
+    EXPECT_EQ(b->ranks[9].device, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(collective_title(*b), "all_reduce over 16 ranks on 2 hosts");
+    ASSERT_EQ(b->rows.size(), 16u);  // 8 B to 8 GiB, by 4
+    const CollectiveRow& top = *b->largest();
+    EXPECT_EQ(top.size, 8589934592u);
+    EXPECT_EQ(top.count, 2147483648u);
+    EXPECT_EQ(top.type, "float");
+    EXPECT_EQ(top.redop, "sum");
+    EXPECT_EQ(top.root, -1);
+    ASSERT_TRUE(top.out_of_place && top.in_place);
+    EXPECT_DOUBLE_EQ(top.out_of_place->busbw_gbps, 189.94);
+    // busbw is algbw x 2(n-1)/n for an all-reduce, as nccl-tests' PERFORMANCE.md says.
+    EXPECT_NEAR(top.out_of_place->busbw_gbps, top.out_of_place->algbw_gbps * 2 * 15 / 16, 0.02);
+    EXPECT_EQ(top.out_of_place->wrong, 0u);
+    EXPECT_EQ(b->out_of_bounds, 0u);
+    ASSERT_TRUE(b->avg_busbw_gbps);
+    EXPECT_EQ(b->wrong(), 0u);
+    EXPECT_TRUE(looks_like_nccl_tests(fixture("all_reduce_perf-healthy.txt")));
+    EXPECT_FALSE(looks_like_nccl_tests("{\"format\": \"fabscope-snapshot\"}"));
+}
+
+TEST(CollectiveBench, TheCollectiveIsToldFromSizesAndCountsWithoutAName) {
+    const std::string head =
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+        "time   algbw   busbw #wrong\n"
+        "#  Rank  0 Group  0 Pid  1 on a device  0 [0x07] X\n"
+        "#  Rank  1 Group  0 Pid  2 on b device  0 [0x07] X\n";
+    auto rs = parse_nccl_tests(
+        head + "  1024  128  float  sum  -1  10.0  0.10  0.10  0  10.0  0.10  0.10  0\n",
+        "out.txt");
+    ASSERT_TRUE(rs) << rs.error().message;
+    EXPECT_EQ(rs->collective, "reduce_scatter");  // 128 floats per rank, 2 ranks: 1 KiB
+    auto bc = parse_nccl_tests(
+        head + "  1024  256  float  none  0  10.0  0.10  0.10  0  10.0  0.10  0.10  0\n",
+        "out.txt");
+    ASSERT_TRUE(bc);
+    EXPECT_EQ(bc->collective, "broadcast");
+    auto named = parse_nccl_tests(
+        head + "  1024  128  float  none  -1  10.0  0.10  0.10  N/A  N/A N/A N/A N/A\n",
+        "logs/all_gather_perf.out");
+    ASSERT_TRUE(named) << named.error().message;
+    EXPECT_EQ(named->collective, "all_gather");
+    EXPECT_FALSE(named->rows[0].out_of_place->wrong);  // not checked (-c 0)
+    EXPECT_FALSE(named->rows[0].in_place);
+}
+
+TEST(CollectiveBench, BadOutputIsAnErrorNamingTheLine) {
+    const std::string header =
+        "# nThread 1\n#       size         count      type   redop    root     time   algbw   "
+        "busbw "
+        "#wrong     time   algbw   busbw #wrong\n";
+    struct Case {
+        std::string text;
+        const char* says;
+    };
+    const Case cases[] = {
+        {"# nThread 1\nno header here\n", "x.txt: no nccl-tests column header"},
+        {header, "x.txt: no results under the column header"},
+        {header + "  1024  256  float  sum  -1  10.0  0.10\n",
+         "x.txt:3: 7 fields where the header has 13"},
+        {header + "  1024  256  float  sum  -1  ten  0.10  0.10  0  10.0  0.10  0.10  0\n",
+         "x.txt:3: time, algbw and busbw must be numbers"},
+        {header + "  1024  256  float  sum  -1  10.0  0.10  0.10  -3  10.0  0.10  0.10  0\n",
+         "x.txt:3: #wrong \"-3\" is not a count"},
+        {"#       size   count  type  redop  time  algbw  busbw  error  time  algbw  busbw  "
+         "error\n",
+         "x.txt:1: a \"error\" column where nccl-tests 2.10 and later print #wrong"},
+        {header + std::string(5000, ' ') + "\n", "x.txt:3: line longer than 4096 bytes"},
+    };
+    for (const Case& c : cases) {
+        auto b = parse_nccl_tests(c.text, "x.txt");
+        ASSERT_FALSE(b) << c.says;
+        EXPECT_NE(b.error().message.find(c.says), std::string::npos) << b.error().message;
+        EXPECT_EQ(b.error().code, 2);
+    }
+}
+
+ReportModel report_of(const std::string& name, std::optional<double> expect) {
+    ReportMeta meta;
+    meta.expect_busbw_gbps = expect;
+    auto b = parse_nccl_tests(fixture(name), name);
+    EXPECT_TRUE(b) << b.error().message;
+    RunDocs runs;
+    runs.collectives.push_back(std::move(*b));
+    return build_report(std::nullopt, std::nullopt, {}, meta, std::nullopt, std::move(runs));
+}
+
+TEST(CollectiveReport, AHealthyRunPassesAndSaysWhatWasJudged) {
+    ReportModel m = report_of("all_reduce_perf-healthy.txt", 180);
+    EXPECT_EQ(m.verdict(), "PASS");
+    EXPECT_TRUE(m.findings.empty());
+    JunitReport j = junit_report(m);
+    EXPECT_EQ(j.tests, 2u);
+    EXPECT_EQ(j.failures, 0u);
+    EXPECT_NE(j.xml.find("name=\"all_reduce over 16 ranks on 2 hosts bus bandwidth\""),
+              std::string::npos)
+        << j.xml;
+    EXPECT_NE(j.xml.find("189.94 GB/s at 8589934592 B, expected 180.00"), std::string::npos);
+    // Without an expectation nothing judges the bandwidth, and the case says so.
+    ReportModel unjudged = report_of("all_reduce_perf-slow.txt", std::nullopt);
+    EXPECT_EQ(unjudged.verdict(), "PASS");
+    EXPECT_NE(junit_report(unjudged).xml.find("not judged (no --expect-busbw)"), std::string::npos);
+}
+
+TEST(CollectiveReport, ABusBandwidthBelowTheExpectationFailsItsCase) {
+    ReportModel m = report_of("all_reduce_perf-slow.txt", 180);
+    EXPECT_EQ(m.verdict(), "FAIL");
+    ASSERT_EQ(m.findings.size(), 1u);
+    const ReportFinding& f = m.findings[0];
+    EXPECT_EQ(f.kind, "collective_busbw_low");
+    EXPECT_EQ(f.severity, Severity::Error);
+    EXPECT_EQ(f.summary,
+              "all_reduce over 16 ranks on 2 hosts: 95.0 GB/s bus bandwidth at 8589934592 B, 53% "
+              "of the 180.0 GB/s expected");
+    EXPECT_DOUBLE_EQ(f.evidence["busbw_gbps"].get<double>(), 94.99);
+    JunitReport j = junit_report(m);
+    EXPECT_EQ(j.failures, 1u);
+    EXPECT_NE(j.xml.find("<failure type=\"collective_busbw_low\""), std::string::npos);
+}
+
+TEST(CollectiveReport, AWrongElementIsAnErrorWhateverTheBandwidth) {
+    ReportModel m = report_of("all_reduce_perf-wrong.txt", std::nullopt);
+    EXPECT_EQ(m.verdict(), "FAIL");
+    ASSERT_EQ(m.findings.size(), 1u);
+    EXPECT_EQ(m.findings[0].kind, "collective_wrong");
+    EXPECT_NE(m.findings[0].summary.find("3 elements computed wrong (first at 2097152 B, "
+                                         "out-of-place)"),
+              std::string::npos)
+        << m.findings[0].summary;
+    EXPECT_EQ(m.findings[0].evidence["rows"][0]["line"], 35);
+    JunitReport j = junit_report(m);
+    EXPECT_EQ(j.failures, 1u);
+    EXPECT_NE(j.xml.find("<failure type=\"collective_wrong\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fabscope
