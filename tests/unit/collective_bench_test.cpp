@@ -17,7 +17,7 @@
 namespace fabscope {
 namespace {
 
-std::string fixture(const std::string& name) {
+std::string nccl_fixture(const std::string& name) {
     std::ifstream f(std::string(FIXTURES_DIR) + "/nccl/" + name);
     std::stringstream ss;
     ss << f.rdbuf();
@@ -26,7 +26,7 @@ std::string fixture(const std::string& name) {
 
 TEST(CollectiveBench, ReadsEveryRowRankAndTheSummary) {
     auto b =
-        parse_nccl_tests(fixture("all_reduce_perf-healthy.txt"), "run/all_reduce_perf-healthy.txt");
+        parse_nccl_tests(nccl_fixture("all_reduce_perf-healthy.txt"), "run/all_reduce_perf-healthy.txt");
     ASSERT_TRUE(b) << b.error().message;
     EXPECT_EQ(b->collective, "all_reduce");
     ASSERT_EQ(b->ranks.size(), 16u);
@@ -48,7 +48,7 @@ TEST(CollectiveBench, ReadsEveryRowRankAndTheSummary) {
     EXPECT_EQ(b->out_of_bounds, 0u);
     ASSERT_TRUE(b->avg_busbw_gbps);
     EXPECT_EQ(b->wrong(), 0u);
-    EXPECT_TRUE(looks_like_nccl_tests(fixture("all_reduce_perf-healthy.txt")));
+    EXPECT_TRUE(looks_like_nccl_tests(nccl_fixture("all_reduce_perf-healthy.txt")));
     EXPECT_FALSE(looks_like_nccl_tests("{\"format\": \"fabscope-snapshot\"}"));
 }
 
@@ -111,7 +111,7 @@ TEST(CollectiveBench, BadOutputIsAnErrorNamingTheLine) {
 ReportModel report_of(const std::string& name, std::optional<double> expect) {
     ReportMeta meta;
     meta.expect_busbw_gbps = expect;
-    auto b = parse_nccl_tests(fixture(name), name);
+    auto b = parse_nccl_tests(nccl_fixture(name), name);
     EXPECT_TRUE(b) << b.error().message;
     RunDocs runs;
     runs.collectives.push_back(std::move(*b));
