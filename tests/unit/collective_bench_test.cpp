@@ -25,8 +25,8 @@ std::string nccl_fixture(const std::string& name) {
 }
 
 TEST(CollectiveBench, ReadsEveryRowRankAndTheSummary) {
-    auto b =
-        parse_nccl_tests(nccl_fixture("all_reduce_perf-healthy.txt"), "run/all_reduce_perf-healthy.txt");
+    auto b = parse_nccl_tests(nccl_fixture("all_reduce_perf-healthy.txt"),
+                              "run/all_reduce_perf-healthy.txt");
     ASSERT_TRUE(b) << b.error().message;
     EXPECT_EQ(b->collective, "all_reduce");
     ASSERT_EQ(b->ranks.size(), 16u);
