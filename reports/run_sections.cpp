@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <cctype>
+#include <vector>
 
 #include "mesh/results/counter_evidence.h"
 #include "reports/escape.h"
@@ -188,11 +188,21 @@ std::string incast_md(const ReportModel& m) {
 
 namespace {
 
-/// "time algbw busbw #wrong" of one half, as nccl-tests prints them.
-std::array<std::string, 4> half_cells(const std::optional<CollectiveTiming>& t) {
-    if (!t) return {"", "", "", ""};
-    return {micros_text(t->time_us), fmt::format("{:.2f}", t->algbw_gbps),
-            fmt::format("{:.2f}", t->busbw_gbps), t->wrong ? std::to_string(*t->wrong) : "N/A"};
+/// A row's cells: size, type, then time, algbw, busbw and #wrong out of
+/// place and in place, as nccl-tests prints them ("" for a half not run).
+std::vector<std::string> collective_cells(const CollectiveRow& r) {
+    std::vector<std::string> out{std::to_string(r.size), r.type};
+    for (const std::optional<CollectiveTiming>* t : {&r.out_of_place, &r.in_place}) {
+        if (!*t) {
+            out.insert(out.end(), 4, "");
+            continue;
+        }
+        const CollectiveTiming& x = **t;
+        out.insert(out.end(), {micros_text(x.time_us), fmt::format("{:.2f}", x.algbw_gbps),
+                               fmt::format("{:.2f}", x.busbw_gbps),
+                               x.wrong ? std::to_string(*x.wrong) : "N/A"});
+    }
+    return out;
 }
 
 std::string collective_line(const CollectiveBench& b, const ReportModel& m) {
@@ -219,12 +229,9 @@ std::string collective_html(const ReportModel& m) {
             "<tbody>\n",
             html_escape(collective_title(b)), html_escape(collective_line(b, m)));
         for (const CollectiveRow& r : b.rows) {
-            out += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td>", r.size,
-                               html_escape(r.type));
-            for (const auto& half : {r.out_of_place, r.in_place}) {
-                for (const std::string& c : half_cells(half))
-                    out += fmt::format("<td class=\"num\">{}</td>", html_escape(c));
-            }
+            out += "<tr>";
+            for (const std::string& c : collective_cells(r))
+                out += fmt::format("<td class=\"num\">{}</td>", html_escape(c));
             out += "</tr>\n";
         }
         out += "</tbody></table>\n";
@@ -236,16 +243,12 @@ std::string collective_md(const ReportModel& m) {
     std::string out;
     for (const CollectiveBench& b : m.collectives) {
         out += fmt::format(
-            "### {} (nccl-tests)\n\n{}\n\n| Size (B) | Time | algbw GB/s | busbw GB/s | #wrong | "
-            "in place: time | algbw | busbw | #wrong "
-            "|\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-            "\n",
+            "### {} (nccl-tests)\n\n{}\n\n| Size (B) | Type | Time | algbw GB/s | busbw GB/s | "
+            "#wrong | in place: time | algbw | busbw | #wrong |\n"
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
             md_escape(collective_title(b)), md_escape(collective_line(b, m)));
         for (const CollectiveRow& r : b.rows) {
-            out += fmt::format("| {} ", r.size);
-            for (const auto& half : {r.out_of_place, r.in_place}) {
-                for (const std::string& c : half_cells(half)) out += "| " + c + " ";
-            }
+            for (const std::string& c : collective_cells(r)) out += "| " + md_escape(c) + " ";
             out += "|\n";
         }
         out += "\n";
