@@ -210,6 +210,9 @@ const CollectiveRow* CollectiveBench::largest() const {
 }
 
 bool looks_like_nccl_tests(std::string_view text) {
+    // JSON is never nccl-tests' output, whatever its strings hold.
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) return false;
     const std::string_view head = text.substr(0, 64 * 1024);
     return head.find("# nThread ") != std::string_view::npos ||
            (head.find("#       size") != std::string_view::npos &&

@@ -50,6 +50,8 @@ TEST(CollectiveBench, ReadsEveryRowRankAndTheSummary) {
     EXPECT_EQ(b->wrong(), 0u);
     EXPECT_TRUE(looks_like_nccl_tests(nccl_fixture("all_reduce_perf-healthy.txt")));
     EXPECT_FALSE(looks_like_nccl_tests("{\"format\": \"fabscope-snapshot\"}"));
+    // A JSON document quoting nccl-tests is still JSON.
+    EXPECT_FALSE(looks_like_nccl_tests(" {\"description\": \"# nThread 1 nGpus 8\"}"));
 }
 
 TEST(CollectiveBench, TheCollectiveIsToldFromSizesAndCountsWithoutAName) {
