@@ -190,13 +190,14 @@ std::vector<std::unique_ptr<Conn>>::iterator victim(std::vector<std::unique_ptr<
     return best;
 }
 
-/// The first deadline of `c` that has passed, as "idle" or "timed out"; "" if none.
-const char* expired(const Conn& c, const HttpLimits& lim, Steady::time_point now) {
-    if (c.writing) return now > c.write_by ? "timed out" : "";
-    if (c.in.empty()) return now > c.since + lim.idle_timeout ? "idle" : "";
-    return now > c.request_start + lim.request_deadline ? "timed out" : "";
+/// A short answer before the close, if the socket takes it at once.
+void tell(int fd, int status) {
+    const std::string h = response_head(text_response(status, ""), 0, false);
+    (void)::send(fd, h.data(), h.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+/// When `c` is closed if nothing happens: its answer written, its head
+/// complete, or (idle) its next request begun.
 Steady::time_point next_deadline(const Conn& c, const HttpLimits& lim) {
     if (c.writing) return c.write_by;
     if (c.in.empty()) return c.since + lim.idle_timeout;
@@ -208,7 +209,7 @@ Steady::time_point next_deadline(const Conn& c, const HttpLimits& lim) {
 /// The server's state between turns of its poll loop.
 struct HttpServer::Loop {
     Loop(int listen, HttpLimits l) : listen_fd(listen), lim(l) {}
-    int listen_fd;
+    UniqueFd listen_fd;
     HttpLimits lim;
     std::vector<std::unique_ptr<Conn>> conns;
     Steady::time_point accept_after{};
@@ -235,21 +236,18 @@ bool HttpServer::Loop::serve_one(Conn& c, short revents, const Handler& handler,
     if ((revents & (POLLIN | POLLHUP | POLLERR)) && !read_some(c, lim, now)) return false;
     if (c.writing && (revents & (POLLOUT | POLLERR)) && !write_some(c, now)) return false;
     if (!answer_next(c, handler, lim, now, counted)) return false;
-    const char* why = expired(c, lim, now);
-    if (*why == '\0') return true;
-    if (std::strcmp(why, "timed out") == 0) {
+    if (now <= next_deadline(c, lim)) return true;
+    // Idle past keep-alive is an ordinary close; a head or an answer late is a time-out.
+    if (!c.idle()) {
         count(&HttpServerCounts::timed_out);
-        if (!c.writing) {  // a word before the close, if the socket takes it at once
-            const std::string h = response_head(text_response(408, ""), 0, false);
-            (void)::send(c.fd.get(), h.data(), h.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-        }
+        if (!c.writing) tell(c.fd.get(), 408);
     }
     return false;
 }
 
 void HttpServer::Loop::accept_some(const Handler& handler, Steady::time_point now) {
     for (int n = 0; n < kAcceptsPerTurn; ++n) {
-        const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        const int fd = ::accept4(listen_fd.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) {
             // Out of descriptors: the listener stays readable; look again in a while.
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
@@ -259,10 +257,8 @@ void HttpServer::Loop::accept_some(const Handler& handler, Steady::time_point no
         auto c = std::make_unique<Conn>(fd, now);
         if (conns.size() >= lim.max_connections) {
             auto v = victim(conns);
-            if (v ==
-                conns.end()) {  // every one is being answered: this one waits its turn elsewhere
-                const std::string h = response_head(text_response(503, ""), 0, false);
-                (void)::send(fd, h.data(), h.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (v == conns.end()) {  // every one is being answered: this one is turned away
+                tell(fd, 503);
                 count(&HttpServerCounts::evicted);
                 continue;
             }
@@ -278,7 +274,7 @@ void HttpServer::Loop::accept_some(const Handler& handler, Steady::time_point no
 Status HttpServer::Loop::turn(const Handler& handler, const StopToken& stop) {
     Steady::time_point now = Steady::now();
     const bool accepting = now >= accept_after;
-    std::vector<pollfd> fds{{stop.fd(), POLLIN, 0}, {accepting ? listen_fd : -1, POLLIN, 0}};
+    std::vector<pollfd> fds{{stop.fd(), POLLIN, 0}, {accepting ? listen_fd.get() : -1, POLLIN, 0}};
     Steady::time_point wake = accepting ? now + Millis(1000) : accept_after;
     for (const auto& c : conns) {
         short events = !c->peer_done && c->in.size() < lim.max_head_bytes ? POLLIN : 0;
@@ -307,11 +303,9 @@ Status HttpServer::Loop::turn(const Handler& handler, const StopToken& stop) {
 }
 
 HttpServer::HttpServer(int fd, int port, HttpLimits limits)
-    : fd_(fd), port_(port), loop_(std::make_unique<Loop>(fd, limits)) {}
+    : port_(port), loop_(std::make_unique<Loop>(fd, limits)) {}
 
-HttpServer::~HttpServer() {
-    if (fd_ >= 0) ::close(fd_);
-}
+HttpServer::~HttpServer() = default;
 
 Result<std::unique_ptr<HttpServer>> HttpServer::bind(const ListenAddress& at, HttpLimits limits) {
     addrinfo hints{};

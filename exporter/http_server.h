@@ -55,8 +55,8 @@ class HttpServer {
 
   private:
     struct Loop;
+    /// Takes `fd`, the listening socket (closed with the server).
     explicit HttpServer(int fd, int port, HttpLimits limits);
-    int fd_;
     int port_;
     std::unique_ptr<Loop> loop_;
 };
