@@ -6,6 +6,7 @@
 #include <set>
 
 #include "reports/escape.h"
+#include "reports/report_runs.h"
 
 namespace fabscope {
 namespace {
@@ -282,7 +283,6 @@ std::vector<Case> collective_cases(const ReportModel& m) {
     std::vector<Case> cases;
     for (const CollectiveBench& b : m.collectives) {
         const std::string title = collective_title(b);
-        const CollectiveRow* top = b.largest();
         Case results{"fabscope.collective",
                      title + " results",
                      "",
@@ -294,11 +294,7 @@ std::vector<Case> collective_cases(const ReportModel& m) {
                    "",
                    "",
                    "",
-                   fmt::format("{:.2f} GB/s at {} B{}",
-                               top->out_of_place ? top->out_of_place->busbw_gbps : 0.0, top->size,
-                               m.meta.expect_busbw_gbps
-                                   ? fmt::format(", expected {:.2f}", *m.meta.expect_busbw_gbps)
-                                   : std::string(", not judged (no --expect-busbw)"))};
+                   collective_busbw_line(b, m.meta.expect_busbw_gbps)};
         for (const ReportFinding& f : m.findings) {
             if (f.source != "collective" || f.evidence.value("source", "") != b.source) continue;
             Case& c = f.kind == "collective_wrong" ? results : busbw;

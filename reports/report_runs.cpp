@@ -91,6 +91,15 @@ std::vector<ReportFinding> incast_findings(const IncastDoc& d) {
     return out;
 }
 
+std::string collective_busbw_line(const CollectiveBench& b,
+                                  std::optional<double> expect_busbw_gbps) {
+    const CollectiveRow* top = b.largest();
+    return fmt::format("{:.2f} GB/s at {} B{}",
+                       top->out_of_place ? top->out_of_place->busbw_gbps : 0.0, top->size,
+                       expect_busbw_gbps ? fmt::format(", expected {:.2f}", *expect_busbw_gbps)
+                                         : std::string(", not judged (no --expect-busbw)"));
+}
+
 std::vector<ReportFinding> collective_findings(const CollectiveBench& b,
                                                std::optional<double> expect_busbw_gbps) {
     std::vector<ReportFinding> out;
@@ -104,8 +113,9 @@ std::vector<ReportFinding> collective_findings(const CollectiveBench& b,
                     {{"size", r.size}, {"half", half}, {"wrong", *(*t)->wrong}, {"line", r.line}});
         }
     }
-    const uint64_t wrong = b.wrong();
-    if (wrong > 0 || b.out_of_bounds.value_or(0) > 0) {
+    // The rows' #wrong, or nccl-tests' own count where the rows say none.
+    const uint64_t wrong = b.wrong() > 0 ? b.wrong() : b.out_of_bounds.value_or(0);
+    if (wrong > 0) {
         out.push_back(
             {"collective",
              "collective_wrong",
@@ -114,15 +124,14 @@ std::vector<ReportFinding> collective_findings(const CollectiveBench& b,
                  "{}: {} element{} computed wrong{}: a rank's GPU, NIC or memory "
                  "corrupts data (not a slow link); find it by rerunning on halves "
                  "of the hosts",
-                 title, wrong > 0 ? wrong : *b.out_of_bounds,
-                 (wrong > 0 ? wrong : *b.out_of_bounds) == 1 ? "" : "s",
+                 title, wrong, wrong == 1 ? "" : "s",
                  wrong_rows.empty()
                      ? std::string()
                      : fmt::format(" (first at {} B, {})", wrong_rows[0]["size"].get<uint64_t>(),
                                    wrong_rows[0]["half"].get<std::string>())),
              {},
              {},
-             {{"source", b.source}, {"wrong", wrong}, {"rows", wrong_rows}}});
+             {{"source", b.source}, {"wrong", b.wrong()}, {"rows", wrong_rows}}});
     }
     const CollectiveRow* top = b.largest();
     if (expect_busbw_gbps && top && top->out_of_place) {
@@ -192,17 +201,10 @@ void add_runs(ReportModel& m) {
         m.interrupted = m.interrupted || d.status == "interrupted" || d.status == "running";
     }
     for (const CollectiveBench& b : m.collectives) {
-        const CollectiveRow* top = b.largest();
         m.checks.push_back(
             {"collective", fmt::format("{} (nccl-tests)", collective_title(b)),
-             fmt::format("{} sizes up to {} B: {:.1f} GB/s bus bandwidth at the largest{}; {} "
-                         "wrong",
-                         b.rows.size(), top->size,
-                         top->out_of_place ? top->out_of_place->busbw_gbps : 0.0,
-                         m.meta.expect_busbw_gbps
-                             ? fmt::format(" (expected {:.1f})", *m.meta.expect_busbw_gbps)
-                             : std::string(" (not judged: no --expect-busbw)"),
-                         b.wrong())});
+             fmt::format("{} sizes; bus bandwidth {}; {} elements wrong", b.rows.size(),
+                         collective_busbw_line(b, m.meta.expect_busbw_gbps), b.wrong())});
         std::vector<ReportFinding> f = collective_findings(b, m.meta.expect_busbw_gbps);
         first.insert(first.end(), f.begin(), f.end());
     }

@@ -26,6 +26,12 @@ std::vector<ReportFinding> incast_findings(const IncastDoc& d);
 std::vector<ReportFinding> collective_findings(const CollectiveBench& b,
                                                std::optional<double> expect_busbw_gbps);
 
+/// The out-of-place bus bandwidth at the largest message, as every format
+/// gives it: "189.94 GB/s at 8589934592 B, expected 180.00", or ", not
+/// judged (no --expect-busbw)" without an expectation.
+std::string collective_busbw_line(const CollectiveBench& b,
+                                  std::optional<double> expect_busbw_gbps);
+
 /// Adds m.mesh's, m.incast's and m.collectives' checks, findings and pair checks.
 void add_runs(ReportModel& m);
 

@@ -7,6 +7,7 @@
 
 #include "mesh/results/counter_evidence.h"
 #include "reports/escape.h"
+#include "reports/report_runs.h"
 
 namespace fabscope {
 namespace {
@@ -206,12 +207,8 @@ std::vector<std::string> collective_cells(const CollectiveRow& r) {
 }
 
 std::string collective_line(const CollectiveBench& b, const ReportModel& m) {
-    const CollectiveRow* top = b.largest();
-    std::string out =
-        fmt::format("{} sizes from {}; at {} B: {:.2f} GB/s bus bandwidth", b.rows.size(), b.source,
-                    top->size, top->out_of_place ? top->out_of_place->busbw_gbps : 0.0);
-    if (m.meta.expect_busbw_gbps)
-        out += fmt::format(" (expected {:.2f})", *m.meta.expect_busbw_gbps);
+    std::string out = fmt::format("{} sizes from {}; bus bandwidth {}", b.rows.size(), b.source,
+                                  collective_busbw_line(b, m.meta.expect_busbw_gbps));
     if (b.avg_busbw_gbps) out += fmt::format("; average over sizes {:.2f}", *b.avg_busbw_gbps);
     return out + fmt::format("; {} element{} wrong.", b.wrong(), b.wrong() == 1 ? "" : "s");
 }

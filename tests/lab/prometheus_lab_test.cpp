@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "../unit/loopback.h"
 #include "lab_harness.h"
 #include "util/process.h"
 
@@ -125,16 +126,7 @@ long rss_kib(pid_t pid) {
 
 /// A loopback TCP connection to `port` (-1 if it failed); the caller closes it.
 int connect_to(int port) {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
+    return fabscope::testing::connect_loopback(static_cast<uint16_t>(port));
 }
 
 /// A scrape configuration for one exporter, every second.
