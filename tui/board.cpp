@@ -49,7 +49,9 @@ class Builder {
         if (in_.expected) add_planned_nodes();
         add_fabric_links();
         if (in_.expected) add_planned_links();
+        add_short_links();
         attach_findings();
+        attach_short_link_findings();
         attach_rates();
         index_nodes();
         make_blocks();
@@ -174,6 +176,76 @@ class Builder {
         }
     }
 
+    /// Two switches joined by fewer links than most pairs of their tiers
+    /// (validate's link_count_asymmetry), with no expected shape that draws
+    /// the missing ones: they are drawn down between the two, not left as
+    /// "no link" (a cable out since the first reading is not in the shape
+    /// that reading gave). The ports are named when each switch has exactly
+    /// one idle port among its links to the other's tier; else "[?]".
+    void add_short_links() {
+        for (const Finding& x : in_.findings) {
+            if (x.kind != "link_count_asymmetry" || x.where.size() != 2) continue;
+            const auto a = b_.node_of(x.where[0].node);
+            const auto c = b_.node_of(x.where[1].node);
+            if (!a || !c) continue;
+            const size_t usual = x.evidence.value("usual_links", size_t{0});
+            const size_t have = static_cast<size_t>(
+                std::count_if(b_.links.begin(), b_.links.end(), [&](const BoardLink& l) {
+                    return (l.a.node == *a && l.b.node == *c) || (l.a.node == *c && l.b.node == *a);
+                }));
+            if (have >= usual) continue;
+            const std::vector<uint8_t> pa = idle_ports_toward(*a, b_.nodes[*c].tier);
+            const std::vector<uint8_t> pc = idle_ports_toward(*c, b_.nodes[*a].tier);
+            const bool one = usual - have == 1;
+            const uint8_t port_a = one && pa.size() == 1 ? pa[0] : 0;
+            const uint8_t port_c = one && pc.size() == 1 ? pc[0] : 0;
+            const Port* known =
+                port_a && port_c ? in_.fabric.port({x.where[0].node, port_a}) : nullptr;
+            for (size_t k = have; k < usual; ++k) {
+                BoardLink bl;
+                bl.a = {*a, port_a};
+                bl.b = {*c, port_c};
+                bl.status = LinkStatus::Down;
+                bl.health = health_of(x.severity);
+                bl.state = known ? state_text(*known)
+                                 : fmt::format("down ({} of {} links up)", have, usual);
+                for (const BoardEnd& e : {bl.a, bl.b}) {
+                    if (e.port)
+                        by_port_[PortRef{b_.nodes[e.node].guid, e.port}].push_back(b_.links.size());
+                }
+                short_links_.emplace_back(b_.links.size(), x.summary);
+                order_ends(bl);
+                b_.links.push_back(std::move(bl));
+            }
+        }
+    }
+
+    /// Ports of board node `n` with no link that do not sit among its links
+    /// to another tier than `tier` (a leaf's idle port amid its host ports is
+    /// a free host port, not a missing uplink).
+    std::vector<uint8_t> idle_ports_toward(size_t n, int tier) const {
+        const Node* node = in_.fabric.node(b_.nodes[n].guid);
+        if (!node) return {};
+        std::map<int, std::pair<unsigned, unsigned>> span;  // other tier -> lowest, highest port
+        for (const Port& p : node->ports) {
+            if (!p.peer) continue;
+            const auto far = b_.node_of(p.peer->node);
+            if (!far || b_.nodes[*far].tier == tier) continue;
+            auto [it, fresh] = span.try_emplace(b_.nodes[*far].tier, p.num, p.num);
+            it->second.first = std::min<unsigned>(it->second.first, p.num);
+            it->second.second = std::max<unsigned>(it->second.second, p.num);
+        }
+        std::vector<uint8_t> idle;
+        for (const Port& p : node->ports) {
+            if (p.num == 0 || p.peer || p.link_up()) continue;
+            const bool amid_others = std::any_of(span.begin(), span.end(), [&](const auto& s) {
+                return p.num >= s.second.first && p.num <= s.second.second;
+            });
+            if (!amid_others) idle.push_back(p.num);
+        }
+        return idle;
+    }
+
     /// The cable up at `port`, if any, is not the planned `want`: it is
     /// marked miscabled and names `want`. Returns how many were marked.
     int mark_miscabled(const PortRef& port, BoardLink want) {
@@ -211,6 +283,19 @@ class Builder {
                     l.health = std::max(l.health, h);
                 }
             }
+        }
+    }
+
+    /// A link drawn for a link_count_asymmetry finding says that finding
+    /// first (its ports, when named, may carry others: Polling).
+    void attach_short_link_findings() {
+        for (const auto& [li, summary] : short_links_) {
+            auto it = std::find_if(b_.findings.begin(), b_.findings.end(), [&](const Finding& x) {
+                return x.kind == "link_count_asymmetry" && x.summary == summary;
+            });
+            if (it == b_.findings.end()) continue;
+            std::vector<size_t>& ids = b_.links[li].findings;
+            ids.insert(ids.begin(), static_cast<size_t>(it - b_.findings.begin()));
         }
     }
 
@@ -297,8 +382,9 @@ class Builder {
 
     const BoardInput& in_;
     Board b_;
-    std::map<std::string, size_t> planned_;           // plan name -> node
-    std::map<PortRef, std::vector<size_t>> by_port_;  // present port -> links at it
+    std::map<std::string, size_t> planned_;                    // plan name -> node
+    std::map<PortRef, std::vector<size_t>> by_port_;           // present port -> links at it
+    std::vector<std::pair<size_t, std::string>> short_links_;  // link, its finding's summary
 };
 
 }  // namespace
@@ -314,6 +400,8 @@ size_t Board::count(Health h) const {
 }
 
 std::string Board::end_name(const BoardEnd& e) const {
+    // Port 0 has no cable: a link drawn with it does not know its port.
+    if (e.port == 0) return fmt::format("{}[?]", nodes[e.node].label);
     return fmt::format("{}[{}]", nodes[e.node].label, e.port);
 }
 

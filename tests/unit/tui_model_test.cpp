@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "model/port_rates.h"
+#include "model/validation.h"
 #include "test_fabrics.h"
 #include "tui/board.h"
 #include "tui/canvas.h"
@@ -72,6 +73,49 @@ TEST(TuiBoard, TiersBlocksAndTheLinksThatWentDown) {
     EXPECT_NEAR(noisy.rates->errors_per_s, 20, 1e-9);
     EXPECT_NEAR(noisy.rates->xmit_gbps, 2.0, 1e-9);
     EXPECT_EQ(b.links[blk.cell(3, 1)[0]].health, Health::Ok);
+}
+
+/// The findings view says a leaf-spine cable is out (validate's
+/// link_count_asymmetry, both ports Polling) from the very first reading,
+/// with no plan: the board draws it down where it belongs, not "no link".
+TEST(TuiBoard, ALinkDownFromTheFirstReadingIsDrawnDown) {
+    auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 4, .hosts_per_leaf = 4});
+    testing::unplug(nodes, "leaf02", 5);  // leaf02's uplink to spine01
+    DataBuilder builder({});
+    auto d = builder.add(testing::counted_reading(nodes, testing::kFirstReadingMs));
+    const Board& b = d->board;
+    ASSERT_EQ(b.blocks.size(), 1u);
+    const TierBlock& blk = b.blocks[0];
+    ASSERT_EQ(b.nodes[blk.rows[1]].label, "leaf02");
+    ASSERT_EQ(b.nodes[blk.cols[0]].label, "spine01");
+    const auto& cell = blk.cell(1, 0);
+    ASSERT_EQ(cell.size(), 1u);
+    const BoardLink& down = b.links[cell[0]];
+    EXPECT_EQ(down.status, LinkStatus::Down);
+    EXPECT_EQ(down.health, Health::Warning);
+    EXPECT_EQ(b.end_name(down.a), "leaf02[5]");
+    EXPECT_EQ(b.end_name(down.b), "spine01[2]");
+    EXPECT_EQ(down.state, "Down/Polling");
+    EXPECT_EQ(link_glyph(down), U'×');  // the cell's glyph: down, not "no link"
+    EXPECT_NE(link_line(b, down).find("joined by 0 links"), std::string::npos)
+        << link_line(b, down);
+    EXPECT_EQ(b.count(LinkStatus::Down), 1u);
+    // Still one link down at the second reading, not two.
+    d = builder.add(testing::counted_reading(nodes, testing::kSecondReadingMs));
+    EXPECT_EQ(d->board.count(LinkStatus::Down), 1u);
+
+    // Two idle ports on leaf02 that could be the uplink: it is down, its
+    // ports unknown.
+    testing::unplug(nodes, "leaf02", 4);  // a host's cable: leaf02[4] idle too
+    Fabric f = Fabric::build(nodes).value();
+    Tiers tiers = classify_tiers(f);
+    Validation v = validate(ValidationInput{f, tiers, {}});
+    Board two = build_board({f, tiers, nullptr, v.findings, nullptr});
+    ASSERT_EQ(two.count(LinkStatus::Down), 1u);
+    const BoardLink& unsure = two.links[two.blocks[0].cell(1, 0).at(0)];
+    EXPECT_EQ(two.end_name(unsure.a), "leaf02[?]");
+    EXPECT_EQ(two.end_name(unsure.b), "spine01[2]");
+    EXPECT_EQ(unsure.state, "down (0 of 1 links up)");
 }
 
 TEST(TuiBoard, AMissingNodeKeepsItsLinksAsMissing) {
