@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "check/validate_run.h"
@@ -72,6 +73,15 @@ Status write_reports(const ValidateCommand& o, const Snapshot& snap, const nlohm
     return Ok{};
 }
 
+/// The snapshot file the report names, absolute, so `report` finds it from
+/// anywhere; "" for none or standard input/output.
+std::string snapshot_named(const std::string& file) {
+    if (file.empty() || file == "-") return "";
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::absolute(file, ec);
+    return ec ? file : p.lexically_normal().string();
+}
+
 /// The live fabric (a sweep, the counters again after the interval), or the
 /// snapshot of --load, checked.
 Result<ValidateOutcome> check(const ValidateCommand& o, const ValidateInputs& in,
@@ -131,6 +141,7 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
     meta.plan = o.plan;
     meta.baseline = o.baseline;
     meta.thresholds = o.thresholds;
+    meta.snapshot = snapshot_named(o.snapshot.empty() ? o.load : o.snapshot);
     Stopwatch sw;
     auto checked = check(o, in, g);
     if (!checked) return report(checked.error(), g);

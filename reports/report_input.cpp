@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
+#include "model/fingerprint.h"
 #include "model/json_io.h"
 #include "model/json_shape.h"
 #include "reports/report_model.h"
@@ -29,6 +32,9 @@ Result<ValidationDoc> validation_doc_from_json(const nlohmann::json& j) {
         d.meta.command = json_io::get_string(j, "command", "validate");
         d.meta.started = json_io::get_string(j, "started", "");
         d.meta.fabric_from = json_io::get_string(j, "fabric", "");
+        d.meta.snapshot = json_io::get_string(j, "snapshot", "");
+        if (d.meta.snapshot.size() > 4096)
+            json_io::fail(j["snapshot"], "is longer than 4096 bytes");
         d.meta.interval_s = json_io::get_double(j, "interval_s", 0);
         d.meta.plan = json_io::get_string(j, "plan", "");
         d.meta.baseline = json_io::get_string(j, "baseline", "");
@@ -64,12 +70,69 @@ Result<ValidationDoc> validation_doc_from_json(const nlohmann::json& j) {
     });
 }
 
+namespace {
+
+/// What a snapshot found by name adds: the snapshot, or why it is not drawn.
+struct NamedSnapshot {
+    std::optional<Snapshot> snapshot;
+    std::string input;    ///< for ReportMeta::inputs
+    std::string warning;  ///< for ReportModel::warnings
+};
+
+/// The snapshot a validation names (`validate --snapshot` wrote it, or
+/// `--load` read it), looked for where it was and beside the validation
+/// (a ticket's files travel together): the report then draws the fabric.
+/// One of another fabric state is left out, with a warning; none found is a
+/// warning naming where it looked. A file there that is not a snapshot is an
+/// error naming it, as any input.
+Result<NamedSnapshot> find_named_snapshot(const std::string& validation_path,
+                                          const ValidationDoc& v) {
+    namespace fs = std::filesystem;
+    const fs::path named(v.meta.snapshot);
+    const fs::path beside =
+        (validation_path == "-" ? fs::path() : fs::path(validation_path).parent_path()) /
+        named.filename();
+    NamedSnapshot out;
+    for (const fs::path& p : {named, beside}) {
+        std::error_code ec;
+        if (!fs::is_regular_file(p, ec)) continue;
+        auto text = read_text_file(p.string(), json_io::kMaxJsonBytes);
+        if (!text) return text.error();
+        auto doc = json_io::parse_json_text(*text, p.string());
+        auto s = doc ? snapshot_from_json(*doc) : Result<Snapshot>(doc.error());
+        if (!s) {
+            return make_error(fmt::format("{} (the snapshot {} names): {}; give the snapshot "
+                                          "it checked beside it, or move that file away",
+                                          p.string(), validation_path, s.error().message),
+                              kExitUsage);
+        }
+        if (!v.fingerprint.empty() && v.fingerprint != fabric_fingerprint(s->fabric)) {
+            out.warning = fmt::format(
+                "{}, the snapshot the validation names, now holds another fabric state: not "
+                "drawn; give the snapshot the validation checked",
+                p.string());
+            return out;
+        }
+        out.input = p.string() + " (snapshot, named by the validation)";
+        out.snapshot = std::move(s).value();
+        return out;
+    }
+    out.warning = fmt::format(
+        "the validation names its snapshot {}, found neither there nor beside it ({}): the "
+        "fabric is not drawn; give the snapshot to draw it",
+        named.string(), beside.string());
+    return out;
+}
+
+}  // namespace
+
 Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMeta meta) {
     std::optional<Snapshot> snapshot;
     std::optional<ValidationDoc> validation;
     std::vector<perf::PerfReport> perf;
     std::optional<CongestionDoc> congestion;
     RunDocs runs;
+    std::string validation_path;
     for (const std::string& path : paths) {
         auto text = read_text_file(path, json_io::kMaxJsonBytes);
         if (!text) return text.error();
@@ -103,6 +166,7 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
             auto v = validation_doc_from_json(j);
             if (!v) return bad(v.error());
             validation = std::move(v).value();
+            validation_path = path;
             meta.inputs.push_back(path + " (validation)");
         } else if (kind == "fabscope-perf") {
             auto p = perf::perf_report_from_json(j);
@@ -140,9 +204,19 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
                               kExitUsage);
         }
     }
+    NamedSnapshot found;
+    if (validation && !snapshot && !validation->meta.snapshot.empty()) {
+        auto f = find_named_snapshot(validation_path, *validation);
+        if (!f) return f.error();
+        found = std::move(f).value();
+        snapshot = std::move(found.snapshot);
+        if (!found.input.empty()) meta.inputs.push_back(found.input);
+    }
     if (meta.tool_version.empty()) meta.tool_version = version();
-    return build_report(std::move(snapshot), std::move(validation), std::move(perf),
-                        std::move(meta), std::move(congestion), std::move(runs));
+    ReportModel m = build_report(std::move(snapshot), std::move(validation), std::move(perf),
+                                 std::move(meta), std::move(congestion), std::move(runs));
+    if (!found.warning.empty()) m.warnings.push_back(found.warning);
+    return m;
 }
 
 }  // namespace fabscope

@@ -73,31 +73,33 @@ std::vector<std::string> check_texts(const std::vector<CheckMade>& checks) {
 }  // namespace
 
 nlohmann::json validation_to_json(const Fabric& f, const Validation& v, const ValidationMeta& m) {
-    return {{"format", "fabscope-validation"},
-            {"version", 1},
-            {"command", m.command},
-            {"started", m.started},
-            {"fabric", m.fabric_from},
-            {"interval_s", m.interval_s},
-            {"plan", m.plan},
-            {"baseline", m.baseline},
-            {"thresholds", m.thresholds},
-            {"duration_s", m.duration_s},
-            {"interrupted", m.interrupted},
-            {"result", m.interrupted ? "interrupted"
-                       : v.failed()  ? "fail"
-                                     : "pass"},
-            {"counts",
-             {{"error", v.count(Severity::Error)},
-              {"warning", v.count(Severity::Warning)},
-              {"info", v.count(Severity::Info)}}},
-            {"checks", check_texts(v.checks)},
-            {"check_list", checks_to_json(v.checks)},
-            {"expected_links", expected_to_json(v.expected)},
-            {"nodes", f.nodes().size()},
-            {"links", f.links().size()},
-            {"fabric_fingerprint", fabric_fingerprint(f)},
-            {"findings", findings_to_json(f, v.findings)}};
+    nlohmann::json doc = {{"format", "fabscope-validation"},
+                          {"version", 1},
+                          {"command", m.command},
+                          {"started", m.started},
+                          {"fabric", m.fabric_from},
+                          {"interval_s", m.interval_s},
+                          {"plan", m.plan},
+                          {"baseline", m.baseline},
+                          {"thresholds", m.thresholds},
+                          {"duration_s", m.duration_s},
+                          {"interrupted", m.interrupted},
+                          {"result", m.interrupted ? "interrupted"
+                                     : v.failed()  ? "fail"
+                                                   : "pass"},
+                          {"counts",
+                           {{"error", v.count(Severity::Error)},
+                            {"warning", v.count(Severity::Warning)},
+                            {"info", v.count(Severity::Info)}}},
+                          {"checks", check_texts(v.checks)},
+                          {"check_list", checks_to_json(v.checks)},
+                          {"expected_links", expected_to_json(v.expected)},
+                          {"nodes", f.nodes().size()},
+                          {"links", f.links().size()},
+                          {"fabric_fingerprint", fabric_fingerprint(f)},
+                          {"findings", findings_to_json(f, v.findings)}};
+    if (!m.snapshot.empty()) doc["snapshot"] = m.snapshot;
+    return doc;
 }
 
 }  // namespace fabscope

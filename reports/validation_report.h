@@ -24,6 +24,11 @@ struct ValidationMeta {
     bool interrupted = false;
     /// Counter readings the rates came from: 0 (none), 1 (no rates) or 2.
     int counter_readings = 1;
+    /// The snapshot file of the fabric it checked (validate --snapshot wrote
+    /// it, or --load read it), absolute; "" when there is none. `report`
+    /// given the validation alone finds it there or beside the validation
+    /// and draws the fabric.
+    std::string snapshot;
 };
 
 std::string render_validation_summary(const Validation& v, const ValidationMeta& m,

@@ -24,6 +24,23 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 grep -q '^## fabscope report: \*\*FAIL\*\*' "$work/report.md" || fail "md: no FAIL verdict"
 xmllint --noout --schema "$src/tests/junit.xsd" "$work/report.xml" || fail "junit: not valid"
 
+# A validation alone draws the fabric: validate --load names the snapshot it
+# checked (absolute), the report finds it there, then beside the validation.
+mkdir -p "$work/named" "$work/ticket"
+cp "$fx/fabric-degraded.json" "$work/named/fabric.json"
+(cd "$work/named" && "$fabscope" validate --load fabric.json -o ../ticket/validation.json -q) ||
+    [ $? = 1 ] || fail "validate --load: exit $?"
+grep -qF "\"snapshot\": \"$work/named/fabric.json\"" "$work/ticket/validation.json" ||
+    fail "validation: the snapshot it checked is not named"
+"$fabscope" report "$work/ticket/validation.json" --format html -o "$work/named.html" ||
+    fail "report of a validation alone: exit $?"
+grep -q '<svg class="fabric"' "$work/named.html" || fail "a validation alone: no drawing"
+mv "$work/named/fabric.json" "$work/ticket/fabric.json"
+"$fabscope" report "$work/ticket/validation.json" --format md -o "$work/named.md" ||
+    fail "report of a validation with its snapshot beside it: exit $?"
+grep -q 'fabric.json (snapshot, named by the validation)' "$work/named.md" ||
+    fail "a validation with its snapshot beside it: not found"
+
 # A mesh run and an incast run: valid JUnit, a failed case per suspect.
 "$fabscope" report "$fx/mesh-cable.json" "$fx/incast.json" --format junit -o "$work/runs.xml" ||
     fail "runs junit: exit $?"

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -437,6 +438,84 @@ TEST(ReportInput, ValidationDocumentReadsBack) {
     ASSERT_FALSE(check);
     EXPECT_NE(check.error().message.find("/check_list/0"), std::string::npos)
         << check.error().message;
+}
+
+/// `report validation.json` alone draws the fabric: the validation names
+/// the snapshot it checked, found where it was written or beside the
+/// validation; one of another state, or none, is a warning; one that is not
+/// a snapshot is an error naming it.
+TEST(ReportInput, AValidationAloneDrawsTheSnapshotItNames) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(::testing::TempDir()) / "r-named";
+    fs::remove_all(dir);
+    fs::create_directories(dir / "sweeps");
+    fs::create_directories(dir / "ticket");
+    auto put = [](const fs::path& p, const std::string& text) {
+        std::ofstream(p) << text;
+        return p.string();
+    };
+    Snapshot s = degraded_snapshot();
+    Validation v = validate(ValidationInput{s.fabric, classify_tiers(s.fabric), {}});
+    ValidationMeta meta;
+    meta.command = "validate";
+    meta.snapshot = (dir / "sweeps" / "fabric.json").string();
+    put(meta.snapshot, snapshot_to_json(s).dump());
+    const std::string val =
+        put(dir / "ticket" / "validation.json", validation_to_json(s.fabric, v, meta).dump());
+
+    auto where_written = load_report({val}, {});
+    ASSERT_TRUE(where_written) << where_written.error().message;
+    ASSERT_TRUE(where_written->snapshot);
+    EXPECT_TRUE(where_written->warnings.empty());
+    EXPECT_EQ(where_written->meta.inputs.back(),
+              meta.snapshot + " (snapshot, named by the validation)");
+    EXPECT_NE(render_fabric_svg(*where_written).find("class=\"link bad "), std::string::npos);
+
+    // Moved beside the validation (the ticket's files travel together).
+    fs::rename(meta.snapshot, dir / "ticket" / "fabric.json");
+    auto beside = load_report({val}, {});
+    ASSERT_TRUE(beside) << beside.error().message;
+    EXPECT_TRUE(beside->snapshot);
+    EXPECT_NE(render_html_report(*beside).find("<svg"), std::string::npos);
+
+    // Beside it, another state of the fabric: not drawn, said.
+    std::vector<Node> later = testing::leaf_spine_nodes({});
+    testing::unplug(later, "leaf04", 6);
+    Snapshot other;
+    other.fabric = Fabric::build(std::move(later)).value();
+    put(dir / "ticket" / "fabric.json", snapshot_to_json(other).dump());
+    auto stale = load_report({val}, {});
+    ASSERT_TRUE(stale) << stale.error().message;
+    EXPECT_FALSE(stale->snapshot);
+    ASSERT_EQ(stale->warnings.size(), 1U);
+    EXPECT_NE(stale->warnings[0].find("now holds another fabric state"), std::string::npos)
+        << stale->warnings[0];
+    EXPECT_EQ(stale->verdict(), "FAIL");  // the validation's verdict stands
+
+    // Not a snapshot: the file is named, exit code 2.
+    put(dir / "ticket" / "fabric.json", R"({"format":"fabscope-snapshot","version":1,"nodes":3})");
+    auto broken = load_report({val}, {});
+    ASSERT_FALSE(broken);
+    EXPECT_EQ(broken.error().code, 2);
+    EXPECT_NE(broken.error().message.find((dir / "ticket" / "fabric.json").string()),
+              std::string::npos)
+        << broken.error().message;
+
+    // Gone: the report is made, without the drawing, and says where it looked.
+    fs::remove(dir / "ticket" / "fabric.json");
+    auto gone = load_report({val}, {});
+    ASSERT_TRUE(gone) << gone.error().message;
+    EXPECT_FALSE(gone->snapshot);
+    ASSERT_EQ(gone->warnings.size(), 1U);
+    EXPECT_NE(gone->warnings[0].find("found neither there nor beside it"), std::string::npos)
+        << gone->warnings[0];
+
+    // A snapshot given beside the validation is the one drawn, as before.
+    const std::string given = put(dir / "given.json", snapshot_to_json(s).dump());
+    auto both = load_report({val, given}, {});
+    ASSERT_TRUE(both) << both.error().message;
+    EXPECT_TRUE(both->snapshot);
+    EXPECT_TRUE(both->warnings.empty());
 }
 
 TEST(ReportInput, TellsKindsApartAndNamesTheBadFile) {
