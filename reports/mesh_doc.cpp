@@ -387,4 +387,12 @@ std::vector<size_t> mesh_matrix_flows(const MeshRunDoc& d, size_t max_hosts) {
     return out;
 }
 
+std::vector<std::string> suspect_counted_phrases(const MeshSuspectDoc& s) {
+    std::vector<std::string> out;
+    if (!s.counted.empty())
+        out.push_back("its slow flows' ends counted " + perf::event_counters_line(s.counted));
+    if (s.switch_counted) out.push_back(*s.switch_counted);
+    return out;
+}
+
 }  // namespace fabscope

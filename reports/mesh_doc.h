@@ -83,6 +83,12 @@ struct MeshRunDoc {
     std::string flow_text(size_t i) const;
 };
 
+/// What a suspect's ends and switch ports counted, a phrase each ("its slow
+/// flows' ends counted duplicate_request +880, ...", "its switch ports
+/// counted leaf01[4] (sending) PortXmitWait +90000"); none when the report
+/// has neither. The report's finding and the TUI's pairs view say the same.
+std::vector<std::string> suspect_counted_phrases(const MeshSuspectDoc& s);
+
 /// A mesh run report (no "format" key, or "fabscope-mesh-run"): the shape of
 /// docs/mesh-run.schema.json without a format of another kind.
 bool looks_like_mesh_run(const nlohmann::json& j);

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 
-#include "mesh/results/counter_evidence.h"
-
 namespace fabscope {
 namespace {
 
@@ -36,9 +34,7 @@ std::vector<ReportFinding> mesh_findings(const MeshRunDoc& d) {
             "healthy",
             s.kind == "lanes" ? "lane" : s.kind, s.name, s.detail, s.slow_flows, s.total_flows,
             s.mean_ratio, s.healthy_flows());
-        if (!s.counted.empty())
-            f.summary += "; its slow flows' ends counted " + perf::event_counters_line(s.counted);
-        if (s.switch_counted) f.summary += "; " + *s.switch_counted;
+        for (const std::string& p : suspect_counted_phrases(s)) f.summary += "; " + p;
         f.evidence = {{"suspect", s.kind},
                       {"name", s.name},
                       {"slow_flows", s.slow_flows},

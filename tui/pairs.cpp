@@ -110,6 +110,7 @@ PairGrid build_mesh_grid(const MeshRunDoc& d) {
         }
     }
     for (const MeshSuspectDoc& s : d.suspects) g.suspects.push_back(suspect_line(s));
+    if (!d.suspects.empty()) g.top_evidence = suspect_counted_phrases(d.suspects.front());
     g.note = fmt::format("mesh run {}, {} ranks, {} of {} flows, {} slow", d.status, d.hosts.size(),
                          d.measured(), d.flows.size(), d.slow());
     if (g.rows.size() < d.hosts.size())

@@ -34,6 +34,9 @@ struct PairGrid {
     double degraded_at = 0;  ///< the mesh's slow ratio; 0: the matrix's
     /// A mesh run's suspects, the top one first: "cable l1[..] <-> s2[..] (both ways): ...".
     std::vector<std::string> suspects;
+    /// The top suspect's evidence beneath it: what its slow flows' ends and
+    /// its switch ports counted (reports/mesh_doc's phrases).
+    std::vector<std::string> top_evidence;
     std::string note;  ///< "mesh run complete, 9 ranks, 72 of 72 flows, 14 slow"
     const PairCell& cell(size_t r, size_t c) const { return cells[r * cols.size() + c]; }
 };

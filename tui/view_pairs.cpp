@@ -73,6 +73,7 @@ struct PairsLayout {
     int avail_cols = 0;
     int avail_rows = 0;
     int shown_suspects = 0;
+    int shown_evidence = 0;  ///< lines of the top suspect's evidence
     int suspects_h = 0;
 };
 
@@ -90,7 +91,8 @@ PairsLayout lay_out(const PairGrid& g, Rect body) {
     // A mesh run's top suspects under the grid, the first one first.
     lay.shown_suspects =
         g.of_median ? std::min(static_cast<int>(g.suspects.size()), std::max(1, body.h / 4)) : 0;
-    lay.suspects_h = g.of_median ? std::max(1, lay.shown_suspects) + 1 : 0;
+    lay.shown_evidence = lay.shown_suspects > 0 ? static_cast<int>(g.top_evidence.size()) : 0;
+    lay.suspects_h = g.of_median ? std::max(1, lay.shown_suspects) + 1 + lay.shown_evidence : 0;
     const int footer = (lay.short_names ? 0 : 2) + lay.suspects_h;
     lay.avail_rows = std::max(1, body.h - 4 - footer);
     return lay;
@@ -154,9 +156,13 @@ void draw_suspects(Canvas& c, const PairGrid& g, const PairsLayout& lay) {
         return;
     }
     c.text(body.x, y, fmt::format("Suspects ({}), top first:", g.suspects.size()), kBold);
+    int line = y + 1;
     for (int i = 0; i < lay.shown_suspects; ++i) {
-        c.text(body.x, y + 1 + i, fmt::format("{} {}", i + 1, g.suspects[static_cast<size_t>(i)]),
+        c.text(body.x, line++, fmt::format("{} {}", i + 1, g.suspects[static_cast<size_t>(i)]),
                health_style(i == 0 ? Health::Error : Health::Warning), body.w);
+        if (i > 0) continue;
+        for (int e = 0; e < lay.shown_evidence; ++e)
+            c.text(body.x + 2, line++, g.top_evidence[static_cast<size_t>(e)], kDim, body.w - 2);
     }
 }
 

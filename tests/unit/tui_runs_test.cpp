@@ -112,6 +112,33 @@ TEST(TuiMesh, ThePairViewShowsTheMeshFirstWithItsTopSuspect) {
     EXPECT_NE(row->evidence.find("\"slow\""), std::string::npos);
 }
 
+/// The top suspect's evidence is under it: what its slow flows' ends and
+/// its switch ports counted, as the report's finding says it.
+TEST(TuiMesh, TheTopSuspectCarriesWhatItsEndsAndSwitchPortsCounted) {
+    MeshRunDoc mesh = mesh_fixture("mesh-cable.json");
+    ASSERT_FALSE(mesh.suspects.empty());
+    MeshSuspectDoc& top = mesh.suspects.front();
+    top.counted = {{"duplicate_request", 30}, {"completer_retry_err", 12}};
+    top.switch_counted = "its switch ports counted s2[10.9.12.1] (receiving) PortRcvErrors +12";
+    BuilderConfig cfg;
+    cfg.mesh = {mesh};
+    auto d = fabscope::testing::tui_scenario_with(std::move(cfg));
+    const PairGrid& g = d->pairs.grids.front();
+    EXPECT_EQ(g.top_evidence, suspect_counted_phrases(top));
+    ViewState s;
+    s.view = ViewId::Pairs;
+    const std::string text = frame_text(*d, s, 120, 32);
+    const size_t suspect = text.find("1 cable " + kCable);
+    const size_t ends =
+        text.find("  its slow flows' ends counted duplicate_request +30, completer_retry_err +12");
+    const size_t ports = text.find("  its switch ports counted s2[10.9.12.1] (receiving)");
+    ASSERT_NE(suspect, std::string::npos) << text;
+    ASSERT_NE(ends, std::string::npos) << text;
+    ASSERT_NE(ports, std::string::npos) << text;
+    EXPECT_LT(suspect, ends);
+    EXPECT_LT(ends, ports);
+}
+
 TEST(TuiMesh, PerfFilesTellAMeshReportFromAPerfReport) {
     PerfFiles files({fixture("perf-h0001.json"), fixture("mesh-host.json")});
     auto in = files.load_all();
