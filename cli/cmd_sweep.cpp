@@ -16,14 +16,17 @@ struct SweepCommand {
     LiveSweepOptions live;
     std::string output;
     std::string prom;
+    std::string prom_metrics = "default";
     bool all_ports = false;
 };
 
 int run_sweep(const SweepCommand& o, const Globals& g) {
+    auto metrics = port_metrics_option("--prom-metrics", o.prom_metrics);
+    if (!metrics) return report(metrics.error(), g);
     auto out = run_live_sweep(o.live, o.all_ports, g);
     if (!out) return report(out.error(), g);
     return write_discovery(out->snapshot, std::move(out->problems), o.output, g, out->interrupted,
-                           o.prom);
+                           o.prom, nlohmann::json::object(), *metrics);
 }
 
 }  // namespace
@@ -38,6 +41,10 @@ void add_sweep(CLI::App& app, Context& ctx) {
     cmd->add_option("--prom", o->prom,
                     "Write Prometheus metrics to FILE (atomically, for node_exporter's textfile "
                     "collector)");
+    cmd->add_option(
+        "--prom-metrics", o->prom_metrics,
+        "Per-port metric groups for --prom: link, errors, traffic, packets, lane, default "
+        "(link,errors,traffic) or all");
     cmd->add_flag("--all-ports", o->all_ports,
                   "Sweep every plane: every local port with a link, one snapshot with a plane "
                   "per subnet");

@@ -41,6 +41,7 @@ struct ValidateCommand {
     std::string load;
     std::string output;
     std::string prom;
+    std::string prom_metrics = "default";
     std::string snapshot;  ///< the fabric checked, as sweep -o writes it
     std::string junit;
     std::string html;
@@ -115,6 +116,8 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
                                              o.interval)),
                       g);
     }
+    auto metrics = port_metrics_option("--prom-metrics", o.prom_metrics);
+    if (!metrics) return report(metrics.error(), g);
     auto interval = parse_duration(o.interval);
     ValidateInputs in;
     in.interval = *interval;
@@ -171,6 +174,7 @@ int run_validate(const ValidateCommand& o, const Globals& g) {
         pin.sweep_duration_s = meta.duration_s;
         pin.sweep_finished_unix_s = prom_unix_now();
         pin.version = version();
+        pin.port_metrics = *metrics;
         if (auto w = write_prom_textfile(o.prom, pin); !w) return report(w.error(), g);
     }
     if (!g.quiet) {
@@ -220,6 +224,10 @@ void add_validate(CLI::App& app, Context& ctx, const std::vector<std::string>& a
     cmd->add_option("--prom", o->prom,
                     "Write Prometheus metrics to FILE (atomically, for node_exporter's textfile "
                     "collector)");
+    cmd->add_option(
+        "--prom-metrics", o->prom_metrics,
+        "Per-port metric groups for --prom: link, errors, traffic, packets, lane, default "
+        "(link,errors,traffic) or all");
     add_live_sweep_options(cmd, o->live, false);
     cmd->add_flag("--no-routes", o->live.no_routes,
                   "Do not read the forwarding tables (no routing check: credit loops, holes, "

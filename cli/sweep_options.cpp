@@ -104,7 +104,7 @@ Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, bool all_ports, co
 
 int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const std::string& output,
                     const Globals& g, bool interrupted_now, const std::string& prom,
-                    const nlohmann::json& more) {
+                    const nlohmann::json& more, uint8_t prom_metrics) {
     Tiers tiers = classify_tiers(snap.fabric);
     std::vector<Finding> findings = std::move(problems);
     auto checks = check_links(snap.fabric, tiers);
@@ -124,6 +124,7 @@ int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const s
         in.sweep_duration_s = snap.source.duration_s;
         in.sweep_finished_unix_s = prom_unix_now();
         in.version = version();
+        in.port_metrics = prom_metrics;
         if (auto w = write_prom_textfile(prom, in); !w) return report(w.error(), g);
     }
     if (!g.quiet) {
@@ -143,6 +144,13 @@ int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const s
         if (auto w = save_snapshot(snap, "-", extra); !w) return report(w.error(), g);
     }
     return interrupted_now ? kExitInterrupted : kExitClean;
+}
+
+Result<uint8_t> port_metrics_option(const std::string& flag, const std::string& list) {
+    auto set = parse_port_metrics(list);
+    if (!set)
+        return make_error(fmt::format("{} {}: {}", flag, list, set.error().message), kExitUsage);
+    return set;
 }
 
 }  // namespace fabscope::cli

@@ -9,6 +9,7 @@
 #include "discover/live_session.h"
 #include "model/finding.h"
 #include "model/snapshot.h"
+#include "reports/prometheus_text.h"
 
 namespace fabscope::cli {
 
@@ -50,6 +51,11 @@ Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, bool all_ports, co
 /// snapshot document (RoCE discovery's "lldp").
 int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const std::string& output,
                     const Globals& g, bool interrupted_now = false, const std::string& prom = "",
-                    const nlohmann::json& more = nlohmann::json::object());
+                    const nlohmann::json& more = nlohmann::json::object(),
+                    uint8_t prom_metrics = kDefaultPortMetrics);
+
+/// --metrics / --prom-metrics: the per-port groups named, or exit 2 naming
+/// the flag and the bad group.
+Result<uint8_t> port_metrics_option(const std::string& flag, const std::string& list);
 
 }  // namespace fabscope::cli

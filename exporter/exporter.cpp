@@ -90,13 +90,14 @@ HttpResponse route(const HttpRequest& r, const MetricsState& state) {
 Status run_exporter(const ExporterOptions& o, const SweepFunction& sweep, const StopToken& stop) {
     // A scraper that hangs up mid-answer must not end the process.
     std::signal(SIGPIPE, SIG_IGN);
-    MetricsState state(o.version);
+    MetricsState state(o.version, o.port_metrics);
     auto server = HttpServer::bind(o.listen, o.http);
     if (!server) return server.error();
     ListenAddress bound = o.listen;
     bound.port = (*server)->port();
-    log_line(o, fmt::format("serving http://{}/metrics, sweeping every {}", to_string(bound),
-                            format_duration(o.interval)));
+    log_line(o, fmt::format("serving http://{}/metrics, sweeping every {}, per-port metrics {}",
+                            to_string(bound), format_duration(o.interval),
+                            port_metrics_names(o.port_metrics)));
 
     // Stopped by the caller's token, or here if the server ends on its own.
     StopToken done(&stop);

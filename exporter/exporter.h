@@ -15,6 +15,7 @@
 #include "discover/sweep.h"
 #include "exporter/http_request.h"
 #include "exporter/listen_address.h"
+#include "reports/prometheus_text.h"
 #include "util/interrupt.h"
 #include "util/result.h"
 
@@ -24,9 +25,10 @@ struct ExporterOptions {
     ListenAddress listen;
     std::chrono::milliseconds interval{30000};
     std::string version;
-    bool quiet = false;  ///< no log lines on stderr
-    int verbose = 0;     ///< 1: a line per sweep
-    HttpLimits http;     ///< what one client may take of the server
+    bool quiet = false;                          ///< no log lines on stderr
+    int verbose = 0;                             ///< 1: a line per sweep
+    HttpLimits http;                             ///< what one client may take of the server
+    uint8_t port_metrics = kDefaultPortMetrics;  ///< --metrics: PortMetrics bits
 };
 
 /// One sweep of the fabric, stopping early when the token is stopped.

@@ -2,7 +2,8 @@
 
 namespace fabscope {
 
-MetricsState::MetricsState(std::string version) : version_(std::move(version)) {
+MetricsState::MetricsState(std::string version, uint8_t port_metrics)
+    : version_(std::move(version)), port_metrics_(port_metrics) {
     std::lock_guard lock(mu_);
     render_locked();
 }
@@ -46,6 +47,7 @@ void MetricsState::render_locked() {
     }
     in.exporter = counts_;
     in.version = version_;
+    in.port_metrics = port_metrics_;
     text_ = std::make_shared<const std::string>(render_prometheus(in));
 }
 

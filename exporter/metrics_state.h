@@ -27,7 +27,7 @@ struct SweepView {
 
 class MetricsState {
   public:
-    explicit MetricsState(std::string version);
+    explicit MetricsState(std::string version, uint8_t port_metrics = kDefaultPortMetrics);
 
     /// A sweep ended well: it becomes what every scrape sees.
     void publish(std::shared_ptr<const SweepView> sweep);
@@ -43,6 +43,7 @@ class MetricsState {
 
     mutable std::mutex mu_;
     std::string version_;
+    uint8_t port_metrics_;
     ExporterCounts counts_;
     std::shared_ptr<const SweepView> last_;
     std::shared_ptr<const std::string> text_;

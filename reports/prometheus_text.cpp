@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <utility>
 
 #include "model/ber.h"
+#include "util/exit_status.h"
 
 namespace fabscope {
 namespace {
@@ -237,10 +239,37 @@ void add_subnet_managers(Exposition& e, const Fabric& f) {
     e.sample("fabscope_sm_masters", {}, masters);
 }
 
-void add_counters(Exposition& e, const Labels& labels, const PortCounters& pc) {
+/// The group a counter's family belongs to.
+PortMetrics group_of(Counter c) {
+    switch (c) {
+        case Counter::PortXmitData:
+        case Counter::PortRcvData: return PortMetrics::Traffic;
+        case Counter::PortXmitPkts:
+        case Counter::PortRcvPkts:
+        case Counter::PortUnicastXmitPkts:
+        case Counter::PortUnicastRcvPkts:
+        case Counter::PortMulticastXmitPkts:
+        case Counter::PortMulticastRcvPkts: return PortMetrics::Packets;
+        default: return PortMetrics::Errors;
+    }
+}
+
+bool wanted(uint8_t set, PortMetrics g) {
+    return (set & static_cast<uint8_t>(g)) != 0;
+}
+
+constexpr std::array<std::pair<std::string_view, PortMetrics>, 5> kGroupNames{{
+    {"link", PortMetrics::Link},
+    {"errors", PortMetrics::Errors},
+    {"traffic", PortMetrics::Traffic},
+    {"packets", PortMetrics::Packets},
+    {"lane", PortMetrics::LaneRate},
+}};
+
+void add_counters(Exposition& e, const Labels& labels, const PortCounters& pc, uint8_t set) {
     for (size_t i = 0; i < kCounterMetrics.size(); ++i) {
         auto v = pc.values[i];
-        if (!v) continue;
+        if (!v || !wanted(set, group_of(static_cast<Counter>(i)))) continue;
         const CounterMetric& m = kCounterMetrics[i];
         if (m.scale == 1 || *v <= UINT64_MAX / m.scale) {
             e.sample(m.name, labels, *v * m.scale);
@@ -273,17 +302,24 @@ void add_fabric(Exposition& e, const PromInput& in) {
             // A switch's port 0 is its management port: no link, no counters.
             if (n.type == NodeType::Switch && p.num == 0) continue;
             Labels labels = port_labels(f, n, p);
-            e.sample("fabscope_port_state", labels, uint64_t{static_cast<uint8_t>(p.state)});
-            e.sample("fabscope_port_link_up", labels, uint64_t{p.link_up() ? 1U : 0U});
+            const uint8_t set = in.port_metrics;
+            if (wanted(set, PortMetrics::Link)) {
+                e.sample("fabscope_port_state", labels, uint64_t{static_cast<uint8_t>(p.state)});
+                e.sample("fabscope_port_link_up", labels, uint64_t{p.link_up() ? 1U : 0U});
+            }
             if (p.link_up() && p.width_active && p.speed_active) {
-                e.sample("fabscope_port_link_width_lanes", labels,
-                         uint64_t{static_cast<uint64_t>(lanes(*p.width_active))});
-                e.sample("fabscope_port_link_lane_speed_bytes_per_second", labels,
-                         lane_data_gbps(*p.speed_active) * 1e9 / 8);
-                e.sample("fabscope_port_link_speed_bytes_per_second", labels,
-                         link_data_gbps(*p.width_active, *p.speed_active) * 1e9 / 8);
-                e.sample("fabscope_port_link_signal_bytes_per_second", labels,
-                         link_signal_gbps(*p.width_active, *p.speed_active) * 1e9 / 8);
+                if (wanted(set, PortMetrics::Link)) {
+                    e.sample("fabscope_port_link_width_lanes", labels,
+                             uint64_t{static_cast<uint64_t>(lanes(*p.width_active))});
+                    e.sample("fabscope_port_link_speed_bytes_per_second", labels,
+                             link_data_gbps(*p.width_active, *p.speed_active) * 1e9 / 8);
+                    e.sample("fabscope_port_link_signal_bytes_per_second", labels,
+                             link_signal_gbps(*p.width_active, *p.speed_active) * 1e9 / 8);
+                }
+                if (wanted(set, PortMetrics::LaneRate)) {
+                    e.sample("fabscope_port_link_lane_speed_bytes_per_second", labels,
+                             lane_data_gbps(*p.speed_active) * 1e9 / 8);
+                }
             }
             const PortCounters* pc = nullptr;
             if (in.counters) {
@@ -292,7 +328,7 @@ void add_fabric(Exposition& e, const PromInput& in) {
             } else if (p.counters) {
                 pc = &*p.counters;
             }
-            if (pc) add_counters(e, labels, *pc);
+            if (pc) add_counters(e, labels, *pc, set);
         }
     }
 }
@@ -327,6 +363,43 @@ std::string prom_escape_help(std::string_view s) {
         } else {
             out += c;
         }
+    }
+    return out;
+}
+
+Result<uint8_t> parse_port_metrics(std::string_view list) {
+    uint8_t set = 0;
+    while (true) {
+        const size_t comma = list.find(',');
+        const std::string_view word = list.substr(0, comma);
+        if (word == "all") {
+            set |= kAllPortMetrics;
+        } else if (word == "default") {
+            set |= kDefaultPortMetrics;
+        } else {
+            auto g = std::find_if(kGroupNames.begin(), kGroupNames.end(),
+                                  [&](const auto& n) { return n.first == word; });
+            if (g == kGroupNames.end()) {
+                return make_error(fmt::format("\"{}\" is not a group of port metrics; use a list "
+                                              "of link, errors, traffic, packets, lane, or "
+                                              "default (link,errors,traffic) or all",
+                                              word),
+                                  kExitUsage);
+            }
+            set |= static_cast<uint8_t>(g->second);
+        }
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+    }
+    return set;
+}
+
+std::string port_metrics_names(uint8_t set) {
+    std::string out;
+    for (const auto& [n, g] : kGroupNames) {
+        if (!wanted(set, g)) continue;
+        if (!out.empty()) out += ',';
+        out += n;
     }
     return out;
 }

@@ -17,6 +17,7 @@
 #include "model/counter_checks.h"
 #include "model/fabric.h"
 #include "model/finding.h"
+#include "util/result.h"
 
 namespace fabscope {
 
@@ -26,6 +27,25 @@ struct ExporterCounts {
     uint64_t failures = 0;  ///< sweeps that failed (the last good one is still served)
     bool last_ok = false;   ///< the latest sweep succeeded
 };
+
+/// Which per-port families are written, in groups: a 4,096-host fabric has
+/// about 16,000 ports, so each per-port family is 16,000 series.
+enum class PortMetrics : uint8_t {
+    Link = 1,     ///< state, link up, width, data and signalling rate (what the rules use)
+    Errors = 2,   ///< every error, discard and wait counter (the details where read)
+    Traffic = 4,  ///< bytes sent and received
+    Packets = 8,  ///< packets sent and received, unicast and multicast: rates the bytes already say
+    LaneRate = 16,  ///< one lane's rate: the link's rate over its width
+};
+/// link,errors,traffic: what alerting and a fabric dashboard use, 20 series a port.
+inline constexpr uint8_t kDefaultPortMetrics = 1 | 2 | 4;
+inline constexpr uint8_t kAllPortMetrics = 31;
+
+/// "link,errors,traffic", "all", "default", "default,packets": the groups
+/// named; an unknown name is an error naming it and the known ones.
+Result<uint8_t> parse_port_metrics(std::string_view list);
+/// The groups in a set, as parse_port_metrics reads them ("link,errors,traffic").
+std::string port_metrics_names(uint8_t set);
 
 struct PromInput {
     /// The fabric of the last complete sweep; nullptr before the first.
@@ -39,7 +59,8 @@ struct PromInput {
     double sweep_duration_s = 0;
     double sweep_finished_unix_s = 0;  ///< when the last good sweep ended
     std::optional<ExporterCounts> exporter;
-    std::string version;  ///< fabscope's, for fabscope_build_info
+    std::string version;                         ///< fabscope's, for fabscope_build_info
+    uint8_t port_metrics = kDefaultPortMetrics;  ///< PortMetrics bits
 };
 
 /// The metrics in the text exposition format, ending in a newline.

@@ -108,6 +108,23 @@ TEST_F(Cli, AnIntervalBelowOneMillisecondIsExit2NamingTheFlag) {
     expect_input_error(r, "--interval soon: not a duration");
 }
 
+TEST_F(Cli, AnUnknownGroupOfPortMetricsIsExit2BeforeAnySweep) {
+    auto snap = write("fabric.json", snapshot(nodes()).dump());
+    auto r = run({fabscope(), "validate", "--load", snap, "--prom-metrics", "errors,bytes"});
+    expect_input_error(r, "--prom-metrics errors,bytes: \"bytes\" is not a group of port metrics");
+    // The exporter refuses it before it opens a device (none here: that would be exit 3).
+    r = run({fabscope(), "exporter", "--metrics", "everything"});
+    expect_input_error(r, "--metrics everything: \"everything\" is not a group");
+    // A good list writes those groups only.
+    const std::string prom = (dir_ / "m.prom").string();
+    r = run({fabscope(), "validate", "--load", snap, "--prom", prom, "--prom-metrics", "link"});
+    EXPECT_NE(r.exit_code, 2) << r.err;
+    std::ifstream in(prom);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("fabscope_port_link_up{"), std::string::npos) << text;
+    EXPECT_EQ(text.find("fabscope_port_symbol_errors_total{"), std::string::npos) << text;
+}
+
 TEST_F(Cli, LinksNamingNodesThatDoNotExistAreExit2) {
     json j = snapshot(nodes());
     j["links"].push_back({{"a", {{"guid", "0x00000000deadbeef"}, {"port", 1}}},

@@ -182,6 +182,70 @@ TEST(PrometheusText, CountersFromValidatesSecondReadingWin) {
     EXPECT_EQ(text.find("peer_port=\"1\"} 5\n"), std::string::npos);
 }
 
+/// The per-port families a set of groups writes, counted on a fabric
+/// whose every port has every counter.
+std::map<std::string, size_t> families_of(const std::string& text) {
+    std::map<std::string, size_t> n;
+    for (const std::string& l : lines_of(text)) {
+        if (l.rfind("fabscope_port_", 0) == 0) ++n[l.substr(0, l.find('{'))];
+    }
+    return n;
+}
+
+TEST(PrometheusText, PortMetricGroupsKeepTheDefaultToWhatAlertsAndDashboardsUse) {
+    std::vector<Node> nodes =
+        testing::leaf_spine_nodes({.spines = 1, .leaves = 1, .hosts_per_leaf = 2});
+    for (Node& n : nodes) {
+        for (Port& p : n.ports) {
+            if (p.num == 0 && n.type == NodeType::Switch) continue;
+            PortCounters pc;
+            pc.extended = true;
+            for (int i = 0; i < kCounterCount; ++i) pc.set(static_cast<Counter>(i), 1);
+            p.counters = pc;
+        }
+    }
+    Fabric f = Fabric::build(std::move(nodes)).value();
+    const size_t ports = 2 + 3 + 1;  // two hosts, the leaf's three, the spine's one
+    std::vector<Finding> none;
+    PromInput in = input_for(f, none);
+    const auto by_default = families_of(render_prometheus(in));
+    in.port_metrics = kAllPortMetrics;
+    const auto all = families_of(render_prometheus(in));
+    // Everything: every counter (the details too, as read) and every gauge.
+    EXPECT_EQ(all.size(), static_cast<size_t>(kCounterCount) + 6);
+    for (const auto& [name, n] : all) EXPECT_EQ(n, ports) << name;
+    // The default: link (5), errors, waits and discards, bytes; no packet
+    // counters, no lane rate.
+    EXPECT_EQ(by_default.size(), static_cast<size_t>(kCounterCount) + 6 - 6 - 1);
+    for (const char* gone :
+         {"fabscope_port_transmit_packets_total", "fabscope_port_multicast_receive_packets_total",
+          "fabscope_port_link_lane_speed_bytes_per_second"})
+        EXPECT_EQ(by_default.count(gone), 0U) << gone;
+    for (const char* kept :
+         {"fabscope_port_link_up", "fabscope_port_link_signal_bytes_per_second",
+          "fabscope_port_symbol_errors_total", "fabscope_port_transmit_wait_ticks_total",
+          "fabscope_port_receive_looping_errors_total", "fabscope_port_transmit_bytes_total"})
+        EXPECT_EQ(by_default.count(kept), 1U) << kept;
+    // Only the errors: no link gauges, no bytes.
+    in.port_metrics = parse_port_metrics("errors").value();
+    const auto errors = families_of(render_prometheus(in));
+    EXPECT_EQ(errors.count("fabscope_port_link_up"), 0U);
+    EXPECT_EQ(errors.count("fabscope_port_receive_bytes_total"), 0U);
+    EXPECT_EQ(errors.count("fabscope_port_symbol_errors_total"), 1U);
+
+    EXPECT_EQ(parse_port_metrics("default").value(), kDefaultPortMetrics);
+    EXPECT_EQ(parse_port_metrics("all").value(), kAllPortMetrics);
+    EXPECT_EQ(port_metrics_names(parse_port_metrics("default,packets").value()),
+              "link,errors,traffic,packets");
+    EXPECT_EQ(port_metrics_names(kAllPortMetrics), "link,errors,traffic,packets,lane");
+    for (const char* bad : {"", "links", "default,", "errors,,traffic"}) {
+        auto r = parse_port_metrics(bad);
+        ASSERT_FALSE(r) << bad;
+        EXPECT_EQ(r.error().code, kExitUsage);
+        EXPECT_NE(r.error().message.find("not a group of port metrics"), std::string::npos);
+    }
+}
+
 TEST(PrometheusTextfile, WrittenWholeByRenameAndNoTemporaryLeft) {
     fs::path dir = fs::temp_directory_path() / ("fabscope-prom-" + std::to_string(::getpid()));
     fs::create_directories(dir);
