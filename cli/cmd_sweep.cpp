@@ -38,13 +38,7 @@ void add_sweep(CLI::App& app, Context& ctx) {
                                        "port's counters, in one read-only pass");
     add_live_sweep_options(cmd, o->live);
     cmd->add_option("-o,--output", o->output, "Write the snapshot (JSON) to FILE");
-    cmd->add_option("--prom", o->prom,
-                    "Write Prometheus metrics to FILE (atomically, for node_exporter's textfile "
-                    "collector)");
-    cmd->add_option(
-        "--prom-metrics", o->prom_metrics,
-        "Per-port metric groups for --prom: link, errors, traffic, packets, lane, default "
-        "(link,errors,traffic) or all");
+    add_prom_options(cmd, o->prom, o->prom_metrics);
     cmd->add_flag("--all-ports", o->all_ports,
                   "Sweep every plane: every local port with a link, one snapshot with a plane "
                   "per subnet");

@@ -221,13 +221,7 @@ void add_validate(CLI::App& app, Context& ctx, const std::vector<std::string>& a
                     "per check)");
     cmd->add_option("--html", o->html, "Write the HTML report to FILE (as report)");
     cmd->add_option("--md", o->md, "Write the Markdown report to FILE (as report --format md)");
-    cmd->add_option("--prom", o->prom,
-                    "Write Prometheus metrics to FILE (atomically, for node_exporter's textfile "
-                    "collector)");
-    cmd->add_option(
-        "--prom-metrics", o->prom_metrics,
-        "Per-port metric groups for --prom: link, errors, traffic, packets, lane, default "
-        "(link,errors,traffic) or all");
+    add_prom_options(cmd, o->prom, o->prom_metrics);
     add_live_sweep_options(cmd, o->live, false);
     cmd->add_flag("--no-routes", o->live.no_routes,
                   "Do not read the forwarding tables (no routing check: credit loops, holes, "

@@ -146,6 +146,15 @@ int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const s
     return interrupted_now ? kExitInterrupted : kExitClean;
 }
 
+void add_prom_options(CLI::App* cmd, std::string& prom, std::string& metrics) {
+    cmd->add_option("--prom", prom,
+                    "Write Prometheus metrics to FILE (atomically, for node_exporter's textfile "
+                    "collector)");
+    cmd->add_option("--prom-metrics", metrics,
+                    "Per-port metric groups for --prom: link, errors, traffic, packets, lane, "
+                    "default (link,errors,traffic) or all");
+}
+
 Result<uint8_t> port_metrics_option(const std::string& flag, const std::string& list) {
     auto set = parse_port_metrics(list);
     if (!set)

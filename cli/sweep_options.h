@@ -54,6 +54,9 @@ int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const s
                     const nlohmann::json& more = nlohmann::json::object(),
                     uint8_t prom_metrics = kDefaultPortMetrics);
 
+/// --prom FILE and --prom-metrics GROUPS (sweep, validate).
+void add_prom_options(CLI::App* cmd, std::string& prom, std::string& metrics);
+
 /// --metrics / --prom-metrics: the per-port groups named, or exit 2 naming
 /// the flag and the bad group.
 Result<uint8_t> port_metrics_option(const std::string& flag, const std::string& list);

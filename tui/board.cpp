@@ -289,12 +289,13 @@ class Builder {
     /// A link drawn for a link_count_asymmetry finding says that finding
     /// first (its ports, when named, may carry others: Polling).
     void attach_short_link_findings() {
-        for (const auto& [li, summary] : short_links_) {
+        for (const auto& link : short_links_) {
+            const std::string& summary = link.second;
             auto it = std::find_if(b_.findings.begin(), b_.findings.end(), [&](const Finding& x) {
                 return x.kind == "link_count_asymmetry" && x.summary == summary;
             });
             if (it == b_.findings.end()) continue;
-            std::vector<size_t>& ids = b_.links[li].findings;
+            std::vector<size_t>& ids = b_.links[link.first].findings;
             ids.insert(ids.begin(), static_cast<size_t>(it - b_.findings.begin()));
         }
     }
