@@ -16,6 +16,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -159,11 +160,44 @@ class PrometheusLab : public ::testing::Test {
         fs::create_directories(dir_);
     }
     void TearDown() override {
+        prometheus_.reset();  // both stopped by PID before the lab they read goes
+        exporter_.reset();
         lab_.reset();
         fs::remove_all(dir_);
     }
+    /// `fabscope exporter --interval 1s` through `lab exec`, and a Prometheus
+    /// scraping it every second, both stopped by PID whichever way the test
+    /// ends; true once Prometheus holds a complete sweep.
+    bool scrape_every_second() {
+        exporter_port_ = free_port();
+        prom_port_ = free_port();
+        if (exporter_port_ <= 0 || prom_port_ <= 0) return false;
+        SpawnOptions eo;
+        eo.argv = {fabscope(),   "lab",
+                   "exec",       "--dir",
+                   lab_->dir(),  "--",
+                   fabscope(),   "exporter",
+                   "--listen",   "127.0.0.1:" + std::to_string(exporter_port_),
+                   "--interval", "1s"};
+        eo.stdout_path = exporter_log();
+        eo.stderr_path = eo.stdout_path;
+        exporter_ = std::make_unique<Child>(eo);
+        prometheus_ = std::make_unique<Child>(
+            prometheus_options(dir_, write_prometheus_config(dir_, exporter_port_), prom_port_));
+        return eventually(30s, [&] {
+            json r = query(prom_port_, "fabscope_last_sweep_success == 1");
+            return r.is_array() && r.size() == 1;
+        });
+    }
+    std::string exporter_log() const { return dir_ + "/exporter.log"; }
+    std::string logs() const { return slurp(dir_ + "/prometheus.log") + slurp(exporter_log()); }
+
     std::unique_ptr<Lab> lab_;
     std::string dir_;
+    int exporter_port_ = 0;
+    int prom_port_ = 0;
+    std::unique_ptr<Child> exporter_;
+    std::unique_ptr<Child> prometheus_;
 };
 
 TEST_F(PrometheusLab, ARealPrometheusSeesSymbolErrorsRiseOnExactlyThatPort) {
@@ -280,28 +314,10 @@ TEST_F(PrometheusLab, ARealPrometheusSeesSymbolErrorsRiseOnExactlyThatPort) {
 // was before. (With cpp-httplib's two workers, the two tricklers alone made
 // every scrape time out.)
 TEST_F(PrometheusLab, ScrapesGoOnThroughIdleSocketsTricklersAndAHeaderFlood) {
-    const int exporter_port = free_port();
-    const int prom_port = free_port();
-    ASSERT_GT(exporter_port, 0);
-    ASSERT_GT(prom_port, 0);
-    SpawnOptions eo;
-    eo.argv = {fabscope(),   "lab",
-               "exec",       "--dir",
-               lab_->dir(),  "--",
-               fabscope(),   "exporter",
-               "--listen",   "127.0.0.1:" + std::to_string(exporter_port),
-               "--interval", "1s"};
-    eo.stdout_path = dir_ + "/exporter.log";
-    eo.stderr_path = eo.stdout_path;
-    Child exporter(eo);
-    SpawnOptions po =
-        prometheus_options(dir_, write_prometheus_config(dir_, exporter_port), prom_port);
-    Child prometheus(po);
-    ASSERT_TRUE(eventually(30s, [&] {
-        json r = query(prom_port, "fabscope_last_sweep_success == 1");
-        return r.is_array() && r.size() == 1;
-    })) << slurp(eo.stdout_path);
-    const pid_t pid = child_of(exporter.pid());
+    ASSERT_TRUE(scrape_every_second()) << logs();
+    const int exporter_port = exporter_port_;
+    const int prom_port = prom_port_;
+    const pid_t pid = child_of(exporter_->pid());
     ASSERT_GT(pid, 0);
     httplib::Client c("127.0.0.1", exporter_port);
     c.set_keep_alive(true);
@@ -370,9 +386,86 @@ TEST_F(PrometheusLab, ScrapesGoOnThroughIdleSocketsTricklersAndAHeaderFlood) {
         "KiB\n",
         scraped, ups[0]["value"][1].get<std::string>().c_str(), static_cast<long long>(window),
         rss_before, rss_after);
-    EXPECT_EQ(exporter.stop(), 0) << slurp(eo.stdout_path);
-    const std::string log = slurp(eo.stdout_path);
+    EXPECT_EQ(exporter_->stop(), 0) << logs();
+    const std::string log = slurp(exporter_log());
     EXPECT_NE(log.find("to make room"), std::string::npos) << log;
+}
+
+/// docs/grafana/fabscope-fabric.json as Grafana imports it: the fields its
+/// dashboard model requires, each panel placed on the 24-column grid with a
+/// unique id, every query on the datasource variable. "" when it is.
+std::string dashboard_shape_errors(const json& d) {
+    std::string out;
+    auto need = [&](const json& j, const char* key, json::value_t type, const std::string& where) {
+        if (!j.contains(key) || j[key].type() != type) out += where + ": no " + key + "\n";
+    };
+    need(d, "uid", json::value_t::string, "dashboard");
+    need(d, "title", json::value_t::string, "dashboard");
+    need(d, "schemaVersion", json::value_t::number_unsigned, "dashboard");
+    need(d, "panels", json::value_t::array, "dashboard");
+    need(d, "templating", json::value_t::object, "dashboard");
+    need(d, "time", json::value_t::object, "dashboard");
+    if (!out.empty()) return out;
+    bool ds_var = false;
+    for (const json& v : d["templating"]["list"])
+        ds_var = ds_var || (v["name"] == "datasource" && v["type"] == "datasource");
+    if (!ds_var) out += "dashboard: no datasource variable\n";
+    std::set<int> ids;
+    for (const json& p : d["panels"]) {
+        const std::string where = "panel " + p.value("title", std::string("?"));
+        need(p, "id", json::value_t::number_unsigned, where);
+        need(p, "type", json::value_t::string, where);
+        need(p, "title", json::value_t::string, where);
+        need(p, "gridPos", json::value_t::object, where);
+        need(p, "targets", json::value_t::array, where);
+        if (!out.empty()) return out;
+        if (!ids.insert(p["id"].get<int>()).second) out += where + ": id used twice\n";
+        const json& g = p["gridPos"];
+        if (g.value("x", -1) < 0 || g.value("w", 0) < 1 || g.value("x", 0) + g.value("w", 0) > 24 ||
+            g.value("h", 0) < 1 || g.value("y", -1) < 0)
+            out += where + ": off the 24-column grid\n";
+        for (const json& t : p["targets"]) {
+            if (!t.contains("expr") || !t.contains("refId"))
+                out += where + ": a target without expr\n";
+            if (t.value("/datasource/uid"_json_pointer, std::string()) != "${datasource}")
+                out += where + ": a target not on ${datasource}\n";
+        }
+    }
+    return out;
+}
+
+// The fabric dashboard of docs/grafana, on the lab with a 1X cable and a
+// port counting symbol errors: every query of every panel, run by a real
+// Prometheus scraping the exporter, returns data, and the width panel shows
+// the 1X port among the 4X ones.
+TEST_F(PrometheusLab, EveryPanelOfTheGrafanaDashboardReturnsData) {
+    const std::string file =
+        std::string(FABSCOPE_SOURCE_DIR) + "/docs/grafana/fabscope-fabric.json";
+    const json d = json::parse(slurp(file));
+    ASSERT_EQ(dashboard_shape_errors(d), "");
+    ASSERT_EQ(lab_->fault({"width", "leaf02[5]", "1x"}).exit_code, 0);
+    ASSERT_EQ(lab_->fault({"counter", "leaf03[2]", "SymbolErrorCounter=40"}).exit_code, 0);
+    ASSERT_TRUE(scrape_every_second()) << logs();
+    size_t queries = 0;
+    for (const json& p : d["panels"]) {
+        for (const json& t : p["targets"]) {
+            const std::string expr = t["expr"];
+            json r;
+            // Rates want two scrapes of a series: a few seconds at most.
+            EXPECT_TRUE(eventually(20s,
+                                   [&] {
+                                       r = query(prom_port_, expr);
+                                       return r.is_array() && !r.empty();
+                                   }))
+                << p["title"] << ": " << expr << " returned " << r.dump();
+            ++queries;
+        }
+    }
+    EXPECT_GE(queries, 10U);
+    json widths = query(prom_port_, "count_values(\"lanes\", fabscope_port_link_width_lanes)");
+    std::set<std::string> seen;
+    for (const json& w : widths) seen.insert(w["metric"]["lanes"].get<std::string>());
+    EXPECT_EQ(seen, (std::set<std::string>{"1", "4"})) << widths.dump();
 }
 
 }  // namespace
