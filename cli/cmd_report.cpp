@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "model/json_io.h"
+#include "model/thresholds.h"
 #include "reports/csv_report.h"
 #include "reports/html_report.h"
 #include "reports/junit_report.h"
@@ -27,6 +28,7 @@ struct ReportCommand {
     std::vector<std::string> link;      ///< --link A B: both ends, in pairs
     std::string format = "html";
     double expect_busbw = 0;  ///< GB/s; 0 = not judged
+    std::string thresholds;   ///< --thresholds: collective.busbw_gbps
     std::string output = "-";
     std::string command_line;
 };
@@ -47,7 +49,12 @@ int run_report(const ReportCommand& o, const Globals& g) {
     meta.tool_version = version();
     meta.command_line = o.command_line;
     meta.generated = iso8601_now();
-    if (o.expect_busbw > 0) meta.expect_busbw_gbps = o.expect_busbw;
+    if (!o.thresholds.empty()) {
+        auto t = load_thresholds(o.thresholds);
+        if (!t) return report(t.error(), g);
+        meta.expect_busbw_gbps = t->collective.busbw_gbps;
+    }
+    if (o.expect_busbw > 0) meta.expect_busbw_gbps = o.expect_busbw;  // the flag wins
     auto m = load_report(o.inputs, meta);
     if (!m) return report(m.error(), g);
     FindingFilter keep{o.findings, {}};
@@ -104,6 +111,9 @@ void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& arg
                     "message must reach; below it is an error finding and a failing JUnit case")
         ->check(CLI::PositiveNumber)
         ->type_name("GBPS");
+    cmd->add_option("--thresholds", o->thresholds,
+                    "Thresholds file (as validate's): its collective.busbw_gbps is the bus "
+                    "bandwidth nccl-tests inputs must reach, unless --expect-busbw says");
     cmd->add_option("-o,--output", o->output, "Write to FILE (default -: stdout)")
         ->capture_default_str();
     cmd->footer(
@@ -115,7 +125,9 @@ A snapshot alone is checked as `validate --load` does (no plan, one counter read
 nccl-tests' text output (all_reduce_perf and the others, 2.10 or later: the #wrong
 column) is read too: its sizes, times and bus bandwidths in the report; any element
 computed wrong is an error; with --expect-busbw, a bus bandwidth below it at the
-largest message is an error (JUnit suite collective).
+largest message is an error (JUnit suite collective); --thresholds FILE gives the
+same from its `collective: {busbw_gbps: N}`, so a cluster's acceptance gate keeps
+its numbers in one file.
 HTML is one self-contained file (inline CSS and SVG, nothing fetched).
 CSV has ibdiagnet-style sections: START_LINKS, START_PORTS, START_FINDINGS, START_PAIRS,
 START_CONGESTION. JUnit has suites links (one case per cable, the plan's when the
@@ -133,7 +145,8 @@ Examples:
   fabscope report fabric.json validation.json --finding leaf02[5] --format md -o ticket.md
   fabscope report fabric.json validation.json --link leaf02[5] spine01[2] -f md -o ticket.md
   fabscope report fabric.json congestion.json -o congestion.html
-  fabscope report all_reduce_perf.txt --expect-busbw 180 --format junit -o nccl-junit.xml)");
+  fabscope report all_reduce_perf.txt --expect-busbw 180 --format junit -o nccl-junit.xml
+  fabscope report all_reduce_perf.txt --thresholds acceptance.yaml -f junit -o nccl.xml)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_report(*o, ctx.globals); }; });
 }
 

@@ -104,6 +104,17 @@ void read_load_latency(const YAML::Node& n, LoadLatencyLimit& l) {
         yaml_io::fail(n, "latency_under_load: p99_rise_warn_us must not exceed p99_rise_error_us");
 }
 
+void read_collective(const YAML::Node& n, CollectiveLimits& c) {
+    if (!n.IsMap()) yaml_io::fail(n, "collective: expected {busbw_gbps: F} (GB/s, e.g. 180)");
+    for (const auto& field : n) {
+        std::string f = yaml_io::as_string(field.first);
+        if (f == "busbw_gbps")
+            c.busbw_gbps = yaml_io::as_double(field.second, 1e-6, 1e6);
+        else
+            yaml_io::fail(field.first, fmt::format("unknown key \"{}\" (busbw_gbps)", f));
+    }
+}
+
 void read_ber(const YAML::Node& n, BerLimit& b) {
     if (!n.IsMap()) yaml_io::fail(n, "ber: expected {warn: F, error: F} (e.g. 1e-12)");
     for (const auto& field : n) {
@@ -139,10 +150,11 @@ Thresholds read_thresholds(const YAML::Node& root) {
         for (const auto& kv : root) {
             std::string key = yaml_io::as_string(kv.first);
             if (key != "fabscope_thresholds" && key != "counters" && key != "xmit_wait" &&
-                key != "ber" && key != "routing" && key != "roce" && key != "latency_under_load") {
+                key != "ber" && key != "routing" && key != "roce" && key != "latency_under_load" &&
+                key != "collective") {
                 yaml_io::fail(kv.first, fmt::format("unknown key \"{}\" (expected counters, "
                                                     "xmit_wait, ber, routing, roce, "
-                                                    "latency_under_load)",
+                                                    "latency_under_load, collective)",
                                                     key));
             }
         }
@@ -206,6 +218,7 @@ Thresholds read_thresholds(const YAML::Node& root) {
         if (YAML::Node routing = root["routing"]) read_routing(routing, t.routing);
         if (YAML::Node roce = root["roce"]) read_roce(roce, t.roce);
         if (YAML::Node ll = root["latency_under_load"]) read_load_latency(ll, t.load_latency);
+        if (YAML::Node c = root["collective"]) read_collective(c, t.collective);
         return t;
     }
 }

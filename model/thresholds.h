@@ -15,8 +15,10 @@
 //          pause_frames_per_s: 10, ecn_marked_min: 100, collapse_ratio: 0.5,
 //          loss_per_s: 1}
 //   latency_under_load: {p99_rise_warn_us: 100, p99_rise_error_us: 1000}
+//   collective: {busbw_gbps: 180}
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "model/counters.h"
@@ -78,6 +80,13 @@ struct LoadLatencyLimit {
     double p99_rise_error_us = 1000;
 };
 
+/// What a collective benchmark (nccl-tests' all_reduce_perf and the like,
+/// read by `report`) must reach: its bus bandwidth at the largest message,
+/// GB/s as nccl-tests prints it; unset: not judged.
+struct CollectiveLimits {
+    std::optional<double> busbw_gbps;
+};
+
 struct Thresholds {
     std::map<Counter, CounterLimit> counters;
     XmitWaitLimit xmit_wait;
@@ -85,6 +94,7 @@ struct Thresholds {
     RoutingLimits routing;
     RoceLimits roce;
     LoadLatencyLimit load_latency;
+    CollectiveLimits collective;
 };
 
 /// The documented defaults.

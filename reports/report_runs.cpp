@@ -90,10 +90,12 @@ std::vector<ReportFinding> incast_findings(const IncastDoc& d) {
 std::string collective_busbw_line(const CollectiveBench& b,
                                   std::optional<double> expect_busbw_gbps) {
     const CollectiveRow* top = b.largest();
-    return fmt::format("{:.2f} GB/s at {} B{}",
-                       top->out_of_place ? top->out_of_place->busbw_gbps : 0.0, top->size,
-                       expect_busbw_gbps ? fmt::format(", expected {:.2f}", *expect_busbw_gbps)
-                                         : std::string(", not judged (no --expect-busbw)"));
+    return fmt::format(
+        "{:.2f} GB/s at {} B{}", top->out_of_place ? top->out_of_place->busbw_gbps : 0.0, top->size,
+        expect_busbw_gbps
+            ? fmt::format(", expected {:.2f}", *expect_busbw_gbps)
+            : std::string(
+                  ", not judged (no --expect-busbw, no collective.busbw_gbps in --thresholds)"));
 }
 
 std::vector<ReportFinding> collective_findings(const CollectiveBench& b,

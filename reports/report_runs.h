@@ -28,7 +28,7 @@ std::vector<ReportFinding> collective_findings(const CollectiveBench& b,
 
 /// The out-of-place bus bandwidth at the largest message, as every format
 /// gives it: "189.94 GB/s at 8589934592 B, expected 180.00", or ", not
-/// judged (no --expect-busbw)" without an expectation.
+/// judged (no --expect-busbw, ...)" without an expectation.
 std::string collective_busbw_line(const CollectiveBench& b,
                                   std::optional<double> expect_busbw_gbps);
 

@@ -68,6 +68,25 @@ grep -q 'tests="6" failures="2"' "$work/nccl.xml" || fail "nccl junit: not 6 cas
 grep -q '<section id="collective">' "$work/nccl.html" || fail "nccl html: no collective section"
 grep -q 'class="verdict fail"' "$work/nccl.html" || grep -q 'FAIL' "$work/nccl.html" ||
     fail "nccl html: no FAIL verdict"
+# The expectation from a thresholds file (an acceptance gate keeps its numbers in one
+# file); --expect-busbw still wins over it.
+printf 'fabscope_thresholds: 1\ncollective: {busbw_gbps: 180}\n' >"$work/gate.yaml"
+"$fabscope" report "$nccl/all_reduce_perf-slow.txt" --thresholds "$work/gate.yaml" \
+    --format junit -o "$work/gate.xml" || fail "nccl --thresholds: exit $?"
+grep -q '<failure type="collective_busbw_low"' "$work/gate.xml" ||
+    fail "nccl --thresholds: the slow run's bus bandwidth did not fail"
+"$fabscope" report "$nccl/all_reduce_perf-slow.txt" --thresholds "$work/gate.yaml" \
+    --expect-busbw 1 --format junit -o "$work/gate1.xml" || fail "nccl --expect-busbw 1: exit $?"
+grep -q 'collective_busbw_low' "$work/gate1.xml" && fail "--expect-busbw did not win over the file"
+printf 'fabscope_thresholds: 1\ncollective: {busbw: 180}\n' >"$work/badgate.yaml"
+set +e
+"$fabscope" report "$nccl/all_reduce_perf-slow.txt" --thresholds "$work/badgate.yaml" \
+    -o "$work/bad.html" 2>"$work/badgate.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "a bad thresholds key: exit $rc, want 2"
+grep -q 'badgate.yaml:2:.*unknown key "busbw" (busbw_gbps)' "$work/badgate.err" ||
+    fail "the bad thresholds key's error: $(cat "$work/badgate.err")"
 head -30 "$nccl/all_reduce_perf-healthy.txt" >"$work/cut.txt"
 echo "        4096  1024  float  sum  -1  12.5" >>"$work/cut.txt"
 set +e

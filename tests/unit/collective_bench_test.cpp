@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "model/thresholds.h"
 #include "reports/junit_report.h"
 #include "reports/report_model.h"
 
@@ -134,7 +135,23 @@ TEST(CollectiveReport, AHealthyRunPassesAndSaysWhatWasJudged) {
     // Without an expectation nothing judges the bandwidth, and the case says so.
     ReportModel unjudged = report_of("all_reduce_perf-slow.txt", std::nullopt);
     EXPECT_EQ(unjudged.verdict(), "PASS");
-    EXPECT_NE(junit_report(unjudged).xml.find("not judged (no --expect-busbw)"), std::string::npos);
+    EXPECT_NE(junit_report(unjudged).xml.find(
+                  "not judged (no --expect-busbw, no collective.busbw_gbps in --thresholds)"),
+              std::string::npos);
+}
+
+TEST(CollectiveReport, TheThresholdsFileCarriesTheBusBandwidthExpected) {
+    auto t = parse_thresholds("fabscope_thresholds: 1\ncollective: {busbw_gbps: 180.5}\n", "t");
+    ASSERT_TRUE(t) << t.error().message;
+    ASSERT_TRUE(t->collective.busbw_gbps);
+    EXPECT_DOUBLE_EQ(*t->collective.busbw_gbps, 180.5);
+    EXPECT_FALSE(default_thresholds().collective.busbw_gbps);  // not judged without one
+    for (const char* bad : {"collective: {busbw_gbps: 0}\n", "collective: {busbw_gbps: -3}\n",
+                            "collective: {busbw: 180}\n", "collective: 180\n"}) {
+        auto r = parse_thresholds(std::string("fabscope_thresholds: 1\n") + bad, "gate.yaml");
+        ASSERT_FALSE(r) << bad;
+        EXPECT_NE(r.error().message.find("gate.yaml:2:"), std::string::npos) << r.error().message;
+    }
 }
 
 TEST(CollectiveReport, ABusBandwidthBelowTheExpectationFailsItsCase) {
