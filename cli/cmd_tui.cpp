@@ -208,7 +208,8 @@ void add_tui(CLI::App& app, Context& ctx) {
                     "Counter thresholds file (defaults: see the user guide)");
     cmd->add_option("--perf", o->perf,
                     "perf run results (JSON) for the pair matrix; repeat, one per source host; a "
-                    "mesh run report shows its matrix and suspects");
+                    "mesh run report shows its matrix and suspects, nccl-tests' output its "
+                    "findings");
     cmd->add_option("--congestion", o->congestion,
                     "A congestion report (congestion --json) for the congestion view")
         ->check(CLI::ExistingFile);

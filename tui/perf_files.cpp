@@ -5,7 +5,9 @@
 #include <new>
 
 #include "model/json_io.h"
+#include "model/json_shape.h"
 #include "tui/tui_data.h"
+#include "util/input_file.h"
 
 namespace fabscope::tui {
 namespace {
@@ -28,7 +30,15 @@ Result<PerfInputs> PerfFiles::load_all() {
         const std::string& path = paths_[i];
         mtimes_[i] = mtime(path);
         try {
-            auto doc = json_io::read_json_file(path);
+            auto text = read_text_file(path, json_io::kMaxJsonBytes);
+            if (!text) return text.error();
+            if (looks_like_nccl_tests(*text)) {
+                auto b = parse_nccl_tests(*text, path);
+                if (!b) return b.error();
+                out.collectives.push_back(std::move(b).value());
+                continue;
+            }
+            auto doc = json_io::parse_json_text(*text, path);
             if (!doc) return doc.error();
             if (looks_like_mesh_run(*doc)) {
                 auto m = mesh_run_doc_from_json(*doc);

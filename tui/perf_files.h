@@ -1,6 +1,7 @@
 #pragma once
 // The --perf files the pair matrix shows (`perf run` reports and mesh run
-// reports, told apart by their content), read again when rewritten while
+// reports, told apart by their content) and nccl-tests' outputs (their
+// findings join the findings view), read again when rewritten while
 // the TUI runs (a mesh run rewrites its report after every round). The one
 // place the TUI reads perf results: what it needs of perf/ is the pure part
 // (reports, comparison), never verbs.
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/collective_bench.h"
 #include "pairtest/results/report.h"
 #include "reports/mesh_doc.h"
 #include "util/result.h"
@@ -20,6 +22,7 @@ struct PerfInputs {
     std::vector<perf::PerfReport> reports;
     std::vector<std::string> names;  ///< the reports' file names
     std::vector<MeshRunDoc> mesh;
+    std::vector<CollectiveBench> collectives;  ///< nccl-tests' text outputs
 };
 
 class PerfFiles {

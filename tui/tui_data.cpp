@@ -8,6 +8,7 @@
 #include "model/duration.h"
 #include "model/port_label.h"
 #include "model/validation.h"
+#include "reports/report_runs.h"
 #include "util/time_util.h"
 
 namespace fabscope::tui {
@@ -118,13 +119,15 @@ DataBuilder::DataBuilder(BuilderConfig config)
         const Fabric& bf = cfg_.baseline->fabric;
         baseline_plan_ = plan_from_fabric(bf, classify_tiers(bf));
     }
-    set_perf({std::move(cfg_.perf), std::move(cfg_.perf_names), std::move(cfg_.mesh)});
+    set_perf({std::move(cfg_.perf), std::move(cfg_.perf_names), std::move(cfg_.mesh),
+              std::move(cfg_.collectives)});
 }
 
 void DataBuilder::set_perf(PerfInputs in) {
     cfg_.perf = std::move(in.reports);
     cfg_.perf_names = std::move(in.names);
     cfg_.mesh = std::move(in.mesh);
+    cfg_.collectives = std::move(in.collectives);
     pairs_ = build_pairs(cfg_.perf, cfg_.perf_names);
     perf_rows_ = perf_rows(cfg_.perf, cfg_.perf_names);
     // A mesh run's grid first: it is what the run was for.
@@ -137,6 +140,18 @@ void DataBuilder::set_perf(PerfInputs in) {
     pairs_.grids.insert(pairs_.grids.begin(), std::make_move_iterator(mesh_grids.begin()),
                         std::make_move_iterator(mesh_grids.end()));
     perf_rows_.insert(perf_rows_.begin(), mesh_rows.begin(), mesh_rows.end());
+    // nccl-tests: judged as `report` judges them, against the thresholds
+    // file's collective.busbw_gbps.
+    for (const CollectiveBench& b : cfg_.collectives) {
+        for (const ReportFinding& f :
+             collective_findings(b, cfg_.thresholds.collective.busbw_gbps)) {
+            perf_rows_.push_back(FindingRow{f.severity,
+                                            "perf_" + f.kind,
+                                            f.summary,
+                                            f.evidence.dump(2),
+                                            {collective_title(b)}});
+        }
+    }
     if (latest_) {
         auto d = std::make_shared<TuiData>(*latest_);
         d->pairs = pairs_;

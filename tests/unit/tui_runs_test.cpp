@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -137,6 +138,56 @@ TEST(TuiMesh, TheTopSuspectCarriesWhatItsEndsAndSwitchPortsCounted) {
     ASSERT_NE(ports, std::string::npos) << text;
     EXPECT_LT(suspect, ends);
     EXPECT_LT(ends, ports);
+}
+
+/// nccl-tests' outputs given to --perf: read by their header, judged as
+/// `report` judges them (the thresholds file's collective.busbw_gbps), their
+/// findings in the findings view.
+TEST(TuiCollective, NcclTestsOutputsGivenToPerfAreJudgedInTheFindingsView) {
+    const std::string nccl = std::string(FIXTURES_DIR) + "/nccl/";
+    PerfFiles files({nccl + "all_reduce_perf-slow.txt", nccl + "all_reduce_perf-wrong.txt",
+                     fixture("perf-h0001.json")});
+    auto in = files.load_all();
+    ASSERT_TRUE(in) << in.error().message;
+    ASSERT_EQ(in->collectives.size(), 2u);
+    EXPECT_EQ(in->reports.size(), 1u);
+    auto kinds = [](const TuiData& d) {
+        std::vector<std::string> k;
+        for (const FindingRow& r : d.findings)
+            if (r.kind.rfind("perf_collective_", 0) == 0) k.push_back(r.kind);
+        return k;
+    };
+    BuilderConfig judged;
+    judged.thresholds.collective.busbw_gbps = 180;
+    judged.collectives = in->collectives;
+    auto d = fabscope::testing::tui_scenario_with(std::move(judged));
+    const std::vector<std::string> both = kinds(*d);
+    EXPECT_EQ(std::count(both.begin(), both.end(), "perf_collective_busbw_low"), 1) << both.size();
+    EXPECT_EQ(std::count(both.begin(), both.end(), "perf_collective_wrong"), 1) << both.size();
+    for (const FindingRow& r : d->findings) {
+        if (r.kind.rfind("perf_collective_", 0) == 0) {
+            EXPECT_EQ(r.severity, Severity::Error) << r.kind;
+        }
+    }
+    // Without an expectation the bandwidth is not judged; a wrong result still is.
+    BuilderConfig unjudged;
+    unjudged.collectives = in->collectives;
+    EXPECT_EQ(kinds(*fabscope::testing::tui_scenario_with(std::move(unjudged))),
+              std::vector<std::string>{"perf_collective_wrong"});
+    // A cut output is exit 2 naming the file, as in `report`.
+    const std::string cut = ::testing::TempDir() + "tui-cut-nccl.txt";
+    {
+        std::ifstream whole(nccl + "all_reduce_perf-healthy.txt");
+        std::ofstream out(cut);
+        std::string line;
+        for (int i = 0; i < 30 && std::getline(whole, line); ++i) out << line << "\n";
+        out << "        4096  1024  float  sum  -1  12.5\n";
+    }
+    auto bad = PerfFiles({cut}).load_all();
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().code, 2);
+    EXPECT_NE(bad.error().message.find("tui-cut-nccl.txt:31"), std::string::npos)
+        << bad.error().message;
 }
 
 TEST(TuiMesh, PerfFilesTellAMeshReportFromAPerfReport) {
