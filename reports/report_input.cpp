@@ -96,14 +96,11 @@ Result<NamedSnapshot> find_named_snapshot(const std::string& validation_path,
     for (const fs::path& p : {named, beside}) {
         std::error_code ec;
         if (!fs::is_regular_file(p, ec)) continue;
-        auto text = read_text_file(p.string(), json_io::kMaxJsonBytes);
-        if (!text) return text.error();
-        auto doc = json_io::parse_json_text(*text, p.string());
-        auto s = doc ? snapshot_from_json(*doc) : Result<Snapshot>(doc.error());
+        auto s = load_snapshot(p.string());  // its errors name the file
         if (!s) {
-            return make_error(fmt::format("{} (the snapshot {} names): {}; give the snapshot "
-                                          "it checked beside it, or move that file away",
-                                          p.string(), validation_path, s.error().message),
+            return make_error(fmt::format("{} (the snapshot {} names); give the snapshot it "
+                                          "checked beside it, or move that file away",
+                                          s.error().message, validation_path),
                               kExitUsage);
         }
         if (!v.fingerprint.empty() && v.fingerprint != fabric_fingerprint(s->fabric)) {

@@ -49,9 +49,9 @@ class Builder {
         if (in_.expected) add_planned_nodes();
         add_fabric_links();
         if (in_.expected) add_planned_links();
+        sort_findings();
         add_short_links();
         attach_findings();
-        attach_short_link_findings();
         attach_rates();
         index_nodes();
         make_blocks();
@@ -180,10 +180,12 @@ class Builder {
     /// (validate's link_count_asymmetry), with no expected shape that draws
     /// the missing ones: they are drawn down between the two, not left as
     /// "no link" (a cable out since the first reading is not in the shape
-    /// that reading gave). The ports are named when each switch has exactly
-    /// one idle port among its links to the other's tier; else "[?]".
+    /// that reading gave), that finding first on them. The ports are named
+    /// when each switch has exactly one idle port outside its links to other
+    /// tiers (idle_ports_toward); else "[?]".
     void add_short_links() {
-        for (const Finding& x : in_.findings) {
+        for (size_t i = 0; i < b_.findings.size(); ++i) {
+            const Finding& x = b_.findings[i];
             if (x.kind != "link_count_asymmetry" || x.where.size() != 2) continue;
             const auto a = b_.node_of(x.where[0].node);
             const auto c = b_.node_of(x.where[1].node);
@@ -209,11 +211,11 @@ class Builder {
                 bl.health = health_of(x.severity);
                 bl.state = known ? state_text(*known)
                                  : fmt::format("down ({} of {} links up)", have, usual);
+                bl.findings.push_back(i);
                 for (const BoardEnd& e : {bl.a, bl.b}) {
                     if (e.port)
                         by_port_[PortRef{b_.nodes[e.node].guid, e.port}].push_back(b_.links.size());
                 }
-                short_links_.emplace_back(b_.links.size(), x.summary);
                 order_ends(bl);
                 b_.links.push_back(std::move(bl));
             }
@@ -268,9 +270,13 @@ class Builder {
         return marked;
     }
 
-    void attach_findings() {
+    /// The board's findings, errors first: links refer to them by index.
+    void sort_findings() {
         b_.findings = in_.findings;
         sort_by_severity(b_.findings);
+    }
+
+    void attach_findings() {
         for (size_t i = 0; i < b_.findings.size(); ++i) {
             const Finding& x = b_.findings[i];
             const Health h = health_of(x.severity);
@@ -283,20 +289,6 @@ class Builder {
                     l.health = std::max(l.health, h);
                 }
             }
-        }
-    }
-
-    /// A link drawn for a link_count_asymmetry finding says that finding
-    /// first (its ports, when named, may carry others: Polling).
-    void attach_short_link_findings() {
-        for (const auto& link : short_links_) {
-            const std::string& summary = link.second;
-            auto it = std::find_if(b_.findings.begin(), b_.findings.end(), [&](const Finding& x) {
-                return x.kind == "link_count_asymmetry" && x.summary == summary;
-            });
-            if (it == b_.findings.end()) continue;
-            std::vector<size_t>& ids = b_.links[link.first].findings;
-            ids.insert(ids.begin(), static_cast<size_t>(it - b_.findings.begin()));
         }
     }
 
@@ -383,9 +375,8 @@ class Builder {
 
     const BoardInput& in_;
     Board b_;
-    std::map<std::string, size_t> planned_;                    // plan name -> node
-    std::map<PortRef, std::vector<size_t>> by_port_;           // present port -> links at it
-    std::vector<std::pair<size_t, std::string>> short_links_;  // link, its finding's summary
+    std::map<std::string, size_t> planned_;           // plan name -> node
+    std::map<PortRef, std::vector<size_t>> by_port_;  // present port -> links at it
 };
 
 }  // namespace
