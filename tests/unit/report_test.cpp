@@ -417,6 +417,14 @@ TEST(ReportInput, ValidationDocumentReadsBack) {
     EXPECT_NE(render_markdown_report(mixed).find("> **Warning:** the snapshot"), std::string::npos);
 
     EXPECT_FALSE(validation_doc_from_json({{"format", "fabscope-validation"}, {"version", 2}}));
+    // The snapshot it names is a path, bounded as one.
+    auto long_name = validation_doc_from_json({{"format", "fabscope-validation"},
+                                               {"version", 1},
+                                               {"findings", nlohmann::json::array()},
+                                               {"snapshot", std::string(5000, 'a')}});
+    ASSERT_FALSE(long_name);
+    EXPECT_NE(long_name.error().message.find("/snapshot"), std::string::npos)
+        << long_name.error().message;
     auto bad = validation_doc_from_json(
         {{"format", "fabscope-validation"}, {"version", 1}, {"findings", {{{"kind", 3}}}}});
     ASSERT_FALSE(bad);
