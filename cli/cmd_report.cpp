@@ -53,6 +53,7 @@ int run_report(const ReportCommand& o, const Globals& g) {
         auto t = load_thresholds(o.thresholds);
         if (!t) return report(t.error(), g);
         meta.expect_busbw_gbps = t->collective.busbw_gbps;
+        meta.imbalance_limit = t->routing.imbalance;
     }
     if (o.expect_busbw > 0) meta.expect_busbw_gbps = o.expect_busbw;  // the flag wins
     auto m = load_report(o.inputs, meta);
@@ -113,14 +114,18 @@ void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& arg
         ->type_name("GBPS");
     cmd->add_option("--thresholds", o->thresholds,
                     "Thresholds file (as validate's): its collective.busbw_gbps is the bus "
-                    "bandwidth nccl-tests inputs must reach, unless --expect-busbw says");
+                    "bandwidth nccl-tests inputs must reach, unless --expect-busbw says; its "
+                    "routing.imbalance, the uplink spread the routing table marks");
     cmd->add_option("-o,--output", o->output, "Write to FILE (default -: stdout)")
         ->capture_default_str();
     cmd->footer(
         R"(Each file's kind is told from its content. One snapshot, one validation and one
 congestion report (`congestion --json`, one round) at most; perf reports as many as
 there are hosts that ran tests (their pairs make the heat map). With a snapshot, the
-congestion trees' roots and victims mark their links in the drawing.
+congestion trees' roots and victims mark their links in the drawing; one with forwarding
+tables (sweep and validate read them unless --no-routes) adds a Routing section (HTML, Markdown): each credit
+loop's cables in order, drawn as numbered arrows on the fabric, and the destinations
+each leaf routes up by uplink, imbalanced leaves first.
 A snapshot alone is checked as `validate --load` does (no plan, one counter reading).
 nccl-tests' text output (all_reduce_perf and the others, 2.10 or later: the #wrong
 column) is read too: its sizes, times and bus bandwidths in the report; any element

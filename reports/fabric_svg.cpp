@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "reports/escape.h"
@@ -73,6 +74,53 @@ TierRows tier_rows(const ReportModel& m, const std::vector<Node>& nodes) {
                          [&](size_t a, size_t b) { return rank(a) < rank(b); });
     }
     return out;
+}
+
+/// Where a cable's two ends are drawn: (xa, ya) at its end a, (xb, yb) at b.
+struct CableEnds {
+    int xa = 0, ya = 0, xb = 0, yb = 0;
+};
+
+/// Each credit loop's cables as numbered arrows in the direction the loop
+/// holds them, each loop a little aside of the cable (two loops may share
+/// it, one each way), in a group a reader and a test can find.
+std::string loop_arrows(const ReportModel& m, const std::map<size_t, CableEnds>& ends) {
+    if (!m.routing) return "";
+    std::string out;
+    for (size_t i = 0; i < m.routing->loops.size(); ++i) {
+        const LoopDoc& loop = m.routing->loops[i];
+        std::string steps;
+        for (size_t k = 0; k < loop.steps.size(); ++k) {
+            const LoopStep& s = loop.steps[k];
+            auto e = ends.find(s.link);
+            if (e == ends.end()) continue;  // a collapsed tier: not drawn
+            const CableEnds& c = e->second;
+            const double x1 = s.a_to_b ? c.xa : c.xb, y1 = s.a_to_b ? c.ya : c.yb;
+            const double x2 = s.a_to_b ? c.xb : c.xa, y2 = s.a_to_b ? c.yb : c.ya;
+            const double len = std::max(1.0, std::hypot(x2 - x1, y2 - y1));
+            const double off = 7.0 * static_cast<double>(i + 1);  // aside, perpendicular
+            const double nx = -(y2 - y1) / len * off, ny = (x2 - x1) / len * off;
+            auto at = [&](double t, double along_x, double along_y) {
+                return std::pair{along_x + (x2 - x1) * t + nx, along_y + (y2 - y1) * t + ny};
+            };
+            auto [ax, ay] = at(0.2, x1, y1);
+            auto [bx, by] = at(0.8, x1, y1);
+            auto [tx, ty] = at(0.35, x1, y1);
+            steps += fmt::format(
+                "<line class=\"loop-step\" x1=\"{:.0f}\" y1=\"{:.0f}\" x2=\"{:.0f}\" "
+                "y2=\"{:.0f}\" marker-end=\"url(#loop-arrow)\"><title>{}. {} → {}</title></line>"
+                "<text class=\"loop-number\" x=\"{:.0f}\" y=\"{:.0f}\">{}</text>\n",
+                ax, ay, bx, by, k + 1, html_escape(s.from), html_escape(s.to), tx + nx, ty + ny,
+                k + 1);
+        }
+        out += fmt::format("<g class=\"credit-loop\" id=\"loop-{}\" data-vl=\"{}\">\n{}</g>\n",
+                           i + 1, loop.vl, steps);
+    }
+    if (out.empty()) return "";
+    return "<defs><marker id=\"loop-arrow\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" "
+           "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path class=\"loop-arrow\" "
+           "d=\"M0,0 L8,4 L0,8 z\"/></marker></defs>\n" +
+           out;
 }
 
 }  // namespace
@@ -151,6 +199,7 @@ std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
     std::string healthy;
     std::string bad;
     std::map<std::pair<size_t, size_t>, int> parallel;
+    std::map<size_t, CableEnds> ends;
     for (size_t li = 0; li < f.links().size(); ++li) {
         const Link& l = f.links()[li];
         auto ia = f.index_of(l.a.node);
@@ -165,6 +214,7 @@ std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
         int y1 = at[up].y + (at[up].y == at[down].y ? 0 : kBoxH);
         int x2 = at[down].x + spread;
         int y2 = at[down].y;
+        ends[li] = up == *ia ? CableEnds{x1, y1, x2, y2} : CableEnds{x2, y2, x1, y1};
         std::optional<Severity> sev = m.link_severity(li);
         if (!sev) {
             healthy += fmt::format(
@@ -190,8 +240,8 @@ std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
         "<svg class=\"fabric\" viewBox=\"0 0 {0} {1}\" "
         "width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"The fabric by tier\">\n"
         "{2}<g class=\"links\">\n{3}</g>\n<g class=\"nodes\">\n{4}</g>\n"
-        "<g class=\"bad-links\">\n{5}</g>\n</svg>\n",
-        width, height, tier_labels, healthy, boxes, bad);
+        "<g class=\"bad-links\">\n{5}</g>\n{6}</svg>\n",
+        width, height, tier_labels, healthy, boxes, bad, loop_arrows(m, ends));
 }
 
 }  // namespace fabscope

@@ -5,6 +5,7 @@
 #include "reports/escape.h"
 #include "reports/fabric_svg.h"
 #include "reports/heat_map.h"
+#include "reports/routing_sections.h"
 #include "reports/run_sections.h"
 
 namespace fabscope {
@@ -45,6 +46,10 @@ svg.fabric .link.bad.sev-error { stroke: var(--err); } svg.fabric .link.bad.sev-
 svg.fabric .link.bad.sev-info { stroke: var(--info); }
 svg.fabric .link-label { text-anchor: middle; font-weight: 700; paint-order: stroke;
   stroke: #fff; stroke-width: 4px; fill: var(--err); }
+svg.fabric .loop-step { stroke: #6a1b9a; stroke-width: 2.5; }
+svg.fabric .loop-arrow { fill: #6a1b9a; }
+svg.fabric .loop-number { text-anchor: middle; font-weight: 700; fill: #6a1b9a; paint-order: stroke;
+  stroke: #fff; stroke-width: 3px; }
 svg.heat-map text.row { text-anchor: end; } svg.heat-map .heat-cell text { fill: #fff; font-weight: 600; }
 svg.heat-map .heat-cell.degraded rect { stroke: #000; stroke-width: 2; }
 .tree h3 .cause { font-weight: normal; color: var(--muted); }
@@ -262,8 +267,8 @@ std::string render_html_report(const ReportModel& m) {
         "{6}{7}{8}{9}<section id=\"checks\"><h2>Checked</h2>\n<ul>\n{10}</ul>\n</section>\n"
         "{11}</body>\n</html>\n",
         verdict, html_escape(m.fabric_identity()), kStyle, cls, counts, findings_html(m),
-        fabric_html(m), congestion_html(m), pairs_html(m), counters_html(m), checks, meta_html(m),
-        mesh_html(m), incast_html(m) + collective_html(m));
+        fabric_html(m) + routing_html(m), congestion_html(m), pairs_html(m), counters_html(m),
+        checks, meta_html(m), mesh_html(m), incast_html(m) + collective_html(m));
 }
 
 }  // namespace fabscope

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "reports/escape.h"
+#include "reports/routing_sections.h"
 #include "reports/run_sections.h"
 
 namespace fabscope {
@@ -143,6 +144,7 @@ std::string render_markdown_report(const ReportModel& m) {
         if (sev) links += fmt::format("- **{}** {}\n", name(*sev), md_escape(m.link_name(li)));
     }
     if (!links.empty()) out += "### Marked links\n\n" + links + "\n";
+    out += routing_md(m);
     if (m.congestion) out += congestion_md(*m.congestion);
     if (!m.pairs.empty()) {
         out += "### Pairs\n\n| From | To | Test | Result | |\n|---|---|---|---|---|\n";

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "model/fingerprint.h"
+#include "model/thresholds.h"
 #include "model/validation.h"
 #include "pairtest/results/compare.h"
 #include "reports/report_runs.h"
@@ -238,6 +239,8 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
     if (m.snapshot) {
         m.tiers = classify_tiers(m.snapshot->fabric);
         m.interrupted = m.snapshot->source.interrupted;
+        m.routing = routing_doc(m.snapshot->fabric,
+                                m.meta.imbalance_limit.value_or(RoutingLimits{}.imbalance));
     }
     if (m.snapshot && m.validation) check_same_fabric(m);
     if (m.validation) {

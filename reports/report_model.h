@@ -19,6 +19,7 @@
 #include "reports/incast_doc.h"
 #include "reports/mesh_doc.h"
 #include "reports/report_finding.h"
+#include "reports/routing_doc.h"
 #include "reports/validation_report.h"
 
 namespace fabscope {
@@ -72,6 +73,9 @@ struct ReportMeta {
     /// --expect-busbw: the bus bandwidth (GB/s) a collective benchmark must
     /// reach at its largest message; nothing judges it without.
     std::optional<double> expect_busbw_gbps;
+    /// --thresholds' routing.imbalance: the uplink spread over which the
+    /// routing table marks a leaf (the thresholds' default without).
+    std::optional<double> imbalance_limit;
 };
 
 struct ReportModel {
@@ -83,6 +87,8 @@ struct ReportModel {
     std::optional<CongestionDoc> congestion;
     std::optional<MeshRunDoc> mesh;
     std::optional<IncastDoc> incast;
+    /// What the snapshot's forwarding tables do: none without them.
+    std::optional<RoutingDoc> routing;
     std::vector<CollectiveBench> collectives;  ///< nccl-tests outputs
     std::vector<CheckMade> checks;             ///< what was checked
     std::vector<ReportFinding> findings;       ///< errors first
@@ -130,6 +136,8 @@ std::vector<CounterRow> counter_rows(const ReportModel& m, size_t max = 200);
 struct RunDocs {
     std::optional<MeshRunDoc> mesh;
     std::optional<IncastDoc> incast;
+    /// What the snapshot's forwarding tables do: none without them.
+    std::optional<RoutingDoc> routing;
     std::vector<CollectiveBench> collectives;
 };
 

@@ -53,9 +53,9 @@ json validate(const Lab& lab, const std::vector<std::string>& extra = {}) {
     return json::parse(r.out.empty() ? "{}" : r.out);
 }
 
-Verdicts both_verdicts(const Lab& lab) {
+Verdicts both_verdicts(const Lab& lab, const std::vector<std::string>& extra = {}) {
     Verdicts v;
-    v.report = validate(lab);
+    v.report = validate(lab, extra);
     // Verify mode reads OpenSM's dumps and checks every CA-to-CA path for
     // credit loops on the VLs the SLs use (one here, as fabscope assumes).
     const std::string osm = lab.dir() + "/osm/";
@@ -83,7 +83,8 @@ TEST(RoutingLab, MinHopOnARingHasCreditLoopsAsIbdmchkSays) {
     ScratchDir scratch("routing");
     Lab lab({"--net", scratch.write("ring.net", ring_net(5)), "--sm-dump"});
     ASSERT_TRUE(lab.up());
-    Verdicts v = both_verdicts(lab);
+    const std::string snap = scratch.path("ring-snapshot.json");
+    Verdicts v = both_verdicts(lab, {"--snapshot", snap});
     std::printf("ibdmchk:\n%s\n", v.ibdmchk.c_str());
     const auto loops = of_kind(v.report, "credit_loop");
     for (const json& f : loops)
@@ -96,6 +97,26 @@ TEST(RoutingLab, MinHopOnARingHasCreditLoopsAsIbdmchkSays) {
         EXPECT_EQ(f["evidence"]["lanes"].size(), 5u) << f.dump(1);
     }
     EXPECT_EQ(v.report["result"], "fail");
+
+    // The report of the snapshot validate read: both loops listed, each
+    // drawn as five numbered arrows on the ring.
+    const std::string html = scratch.path("ring.html");
+    CmdResult rep = run({fabscope(), "report", snap, "-o", html}, std::chrono::seconds(60));
+    ASSERT_EQ(rep.exit_code, 0) << rep.err;
+    const std::string page = slurp(html);
+    for (int loop = 1; loop <= 2; ++loop) {
+        const std::string group = fmt::format("<g class=\"credit-loop\" id=\"loop-{}\"", loop);
+        const size_t at = page.find(group);
+        ASSERT_NE(at, std::string::npos) << group;
+        const std::string drawn = page.substr(at, page.find("</g>", at) - at);
+        size_t arrows = 0;
+        for (size_t k = drawn.find("class=\"loop-step\""); k != std::string::npos;
+             k = drawn.find("class=\"loop-step\"", k + 1))
+            ++arrows;
+        EXPECT_EQ(arrows, 5u) << drawn;
+        EXPECT_NE(page.find(fmt::format("credit loop {} on VL 0, 5 cables: ring", loop)),
+                  std::string::npos);
+    }
 }
 
 TEST(RoutingLab, UpDownOnTheSameRingHasNoCreditLoopByBothTools) {
@@ -149,7 +170,8 @@ TEST(RoutingLab, ALeafSpineHasNoCreditLoopAndAFailedUplinkShiftsItsRoutes) {
     ScratchDir scratch("routing");
     const std::string limits =
         scratch.write("t.yaml", "fabscope_thresholds: 1\nrouting: {imbalance: 1.4}\n");
-    json after = validate(lab, {"--thresholds", limits});
+    const std::string snap = scratch.path("after-snapshot.json");
+    json after = validate(lab, {"--thresholds", limits, "--snapshot", snap});
     std::printf("after leaf01[9] went down: %s\n", routing_check(after).c_str());
     EXPECT_TRUE(of_kind(after, "route_hole").empty()) << after["findings"].dump(1);
     const auto imbalance = of_kind(after, "route_imbalance");
@@ -178,6 +200,26 @@ TEST(RoutingLab, ALeafSpineHasNoCreditLoopAndAFailedUplinkShiftsItsRoutes) {
     std::printf("\n");
     for (auto [port, n] : carried)
         EXPECT_EQ(dumped[port], n) << "leaf02[" << port << "]\n" << ib.out;
+
+    // The report's balance table of the same snapshot, at the same limit:
+    // leaf02 first and marked, every uplink with what ibroute counted.
+    CmdResult md = run({fabscope(), "report", snap, "--thresholds", limits, "-f", "md"},
+                       std::chrono::seconds(60));
+    ASSERT_LT(md.exit_code, 2) << md.err;  // 1 with an error among the findings
+    std::printf("%s\n", md.out.substr(md.out.find("### Routing")).c_str());
+    const std::string row = "| leaf02 | **imbalanced** | 4 | 8 | 1.50x | ";
+    const size_t at = md.out.find(row);
+    ASSERT_NE(at, std::string::npos) << md.out;
+    EXPECT_LT(at, md.out.find("| leaf01 |")) << md.out;
+    const std::string cells = md.out.substr(at, md.out.find('\n', at) - at);
+    for (auto [port, n] : dumped)
+        EXPECT_NE(cells.find(fmt::format("leaf02\\[{}\\] → ", port)), std::string::npos) << cells;
+    for (auto [port, n] : carried) {
+        const size_t p = cells.find(fmt::format("leaf02\\[{}\\] → ", port));
+        ASSERT_NE(p, std::string::npos) << cells;
+        const std::string one = cells.substr(p, cells.find(';', p) - p);
+        EXPECT_NE(one.find(fmt::format(": {}", dumped[port])), std::string::npos) << one;
+    }
 }
 
 }  // namespace
