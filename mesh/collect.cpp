@@ -35,16 +35,24 @@ void StepCollector::absorb(size_t round, int r, const nlohmann::json& j) {
     }
 }
 
+std::span<MeshFlow> StepCollector::round_flows(size_t round) {
+    auto before = [](const MeshFlow& f, size_t r) { return f.round < r; };
+    auto first = std::lower_bound(d_.flows.begin(), d_.flows.end(), round, before);
+    auto last = first;
+    while (last != d_.flows.end() && last->round == round) ++last;
+    return {first, last};
+}
+
 MeshFlow* StepCollector::flow(size_t round, int src) {
-    for (MeshFlow& f : d_.flows) {
-        if (f.round == round && f.src == src) return &f;
+    for (MeshFlow& f : round_flows(round)) {
+        if (f.src == src) return &f;
     }
     return nullptr;
 }
 
 MeshFlow* StepCollector::flow_to(size_t round, int dst) {
-    for (MeshFlow& f : d_.flows) {
-        if (f.round == round && f.dst == dst) return &f;
+    for (MeshFlow& f : round_flows(round)) {
+        if (f.dst == dst) return &f;
     }
     return nullptr;
 }
@@ -67,8 +75,8 @@ void StepCollector::counted(size_t round, int r, const std::string& side, const 
 }
 
 void StepCollector::detect(size_t round) {
-    for (MeshFlow& f : d_.flows) {
-        if (f.round != round || f.congestion_read || !f.counters.contains("local")) continue;
+    for (MeshFlow& f : round_flows(round)) {
+        if (f.congestion_read || !f.counters.contains("local")) continue;
         f.congestion_read = true;
         const std::string& src = d_.ranks.at(f.src).host;
         const std::string& dst = d_.ranks.at(f.dst).host;
@@ -87,8 +95,8 @@ void StepCollector::detect(size_t round) {
 
 void StepCollector::note_silent(size_t round, int r, const json& j) {
     int p = j["silent_partner"].get<int>();
-    for (MeshFlow& f : d_.flows) {
-        if (f.round != round || f.measured) continue;
+    for (MeshFlow& f : round_flows(round)) {
+        if (f.measured) continue;
         if ((f.src == r && f.dst == p) || (f.src == p && f.dst == r))
             f.error = j.value("error", "the partner did not answer");
     }

@@ -480,7 +480,18 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
             s.evidence.empty() ? 0.0 : sum / static_cast<double>(s.evidence.size()),
             counted_note(s.slow_counters, s.healthy_counters)));
     }
-    for (const MeshFinding& f : d.findings) lines.push_back("finding: " + f.message);
+    // A few of each kind: a bad cable under a 4,096-rank all-pairs run is
+    // thousands of flows whose ends counted retransmissions, each a finding
+    // in the report, which the suspects above already sum up.
+    std::map<std::string, size_t> of_kind;
+    for (const MeshFinding& f : d.findings) {
+        if (++of_kind[f.kind] <= kSummaryFindingsPerKind) lines.push_back("finding: " + f.message);
+    }
+    for (const auto& [kind, n] : of_kind) {
+        if (n > kSummaryFindingsPerKind)
+            lines.push_back(fmt::format("finding: and {} more {} findings (in the report)",
+                                        n - kSummaryFindingsPerKind, kind));
+    }
     size_t measured = 0;
     size_t slow = 0;
     for (size_t i = 0; i < d.flows.size(); ++i) {

@@ -65,7 +65,9 @@ nlohmann::json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a);
 /// "cable l1[10.9.12.0] <-> s2[10.9.12.1] (both ways): 14 of 14 flows through
 /// it slow ...", then lanes the flows cannot tell apart, then
 /// "h3 (receiving): 7 of 7 flows slow, 0.31 of the median": suspects first,
-/// then findings, then the totals; one line each.
+/// then findings (at most kSummaryFindingsPerKind of each kind, then how
+/// many more), then the totals; one line each.
+constexpr size_t kSummaryFindingsPerKind = 10;
 std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalysis& a);
 
 /// "h3 (receiving)" or "h3 (receiving) or h1 (sending)".

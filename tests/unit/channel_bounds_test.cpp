@@ -34,7 +34,7 @@ class Wire {
         sockaddr_in6 a{};
         socklen_t len = sizeof a;
         ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len);
-        peer_ = testing::connect_loopback(ntohs(a.sin6_port));
+        peer_ = fabscope::testing::connect_loopback(ntohs(a.sin6_port));
         if (peer_ < 0) throw std::runtime_error("connect");
         auto c = Channel::accept(listen_fd_, 2000ms);
         if (!c) throw std::runtime_error(c.error().message);

@@ -4,8 +4,10 @@
 // (tests/lab/mesh_vm_test.cpp).
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <map>
@@ -444,6 +446,27 @@ TEST(MeshLauncher, ASlurmStepIsNamedAndNothingElseIsCopied) {
                   lib, env({{"SLURM_JOB_ID", std::string(33, '1')}, {"SLURM_STEP_ID", "0"}})),
               lib);
     EXPECT_EQ(describe_launcher(lib, env({{"SLURM_JOB_ID", ""}, {"SLURM_STEP_ID", "0"}})), lib);
+}
+
+TEST(MeshSummary, FindingsAreCappedPerKindAndTheRestCounted) {
+    // A bad cable under a big all-pairs run: thousands of flows whose ends
+    // counted retransmissions, each a finding of the report.
+    MeshRunData d;
+    d.ranks.resize(2);
+    for (int i = 0; i < 25; ++i)
+        d.findings.push_back({"congestion", 0, i, fmt::format("flow {} counted loss", i)});
+    d.findings.push_back({"rank-gone", 1, 3, "rank 1 went"});
+    const auto lines = mesh_run_summary(d, analyse_mesh(d, 0.6));
+    size_t congestion = 0;
+    for (const std::string& l : lines) congestion += l.find("counted loss") != std::string::npos;
+    EXPECT_EQ(congestion, kSummaryFindingsPerKind);
+    EXPECT_NE(std::find(lines.begin(), lines.end(), "finding: rank 1 went"), lines.end());
+    EXPECT_NE(std::find(lines.begin(), lines.end(),
+                        "finding: and 15 more congestion findings (in the report)"),
+              lines.end())
+        << fmt::format("{}", fmt::join(lines, "\n"));
+    // The report keeps them all.
+    EXPECT_EQ(mesh_run_json(d, analyse_mesh(d, 0.6))["findings"].size(), 26u);
 }
 
 }  // namespace

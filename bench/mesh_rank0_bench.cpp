@@ -1,0 +1,216 @@
+// bench/mesh_rank0_bench: what rank 0 (or the agents' coordinator) of a mesh
+// run costs on a big InfiniBand fabric, stage by stage: planning from the
+// snapshot's routes, collecting every rank's report of every round (the
+// reports built in-process as the ranks' JSON, one per end of each flow),
+// the analysis, the adaptive rounds a cover adds, and the report (its JSON
+// written out). Time and the process's peak memory after each stage; one
+// size and pattern per process, so the peak is that run's (bench/mesh-rank0.sh
+// runs the sizes side by side).
+//
+// Flows through two leaf-spine lanes chosen at random run at 0.4 of the
+// others (±10 % noise), and their ends count retransmissions, so the
+// analysis has suspects to find, as in a real run.
+//
+//   build/bench/mesh_rank0_bench HOSTS cover|all-pairs
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <string>
+
+#include "bench/peak_rss.h"
+#include "mesh/collect.h"
+#include "mesh/paths_ib.h"
+#include "mesh/plan.h"
+#include "mesh/report.h"
+#include "model/paths.h"
+#include "tests/unit/test_fabrics.h"
+
+using namespace fabscope;
+using namespace fabscope::perf;
+using bench::peak_rss_mb;
+using json = nlohmann::json;
+
+namespace {
+
+using BenchClock = std::chrono::steady_clock;
+
+double seconds_since(BenchClock::time_point t0) {
+    return std::chrono::duration<double>(BenchClock::now() - t0).count();
+}
+
+testing::LeafSpineShape shape_for(int hosts) {
+    // 32 hosts a leaf, as the 2,048- and 4,096-host labs; spines as many as
+    // the hosts a leaf has, up to 32.
+    testing::LeafSpineShape s;
+    s.hosts_per_leaf = hosts >= 64 ? 32 : hosts / 4;
+    s.leaves = hosts / s.hosts_per_leaf;
+    s.spines = std::min(32, std::max(2, s.leaves / 2));
+    if (hosts >= 4096) s.host_guid_base = 0x100000;
+    return s;
+}
+
+/// Every host's port as a rank that tests, as the hellos would give them.
+std::vector<MeshRank> ranks_of(const Fabric& f) {
+    std::vector<MeshRank> out;
+    for (const MeshEndpoint& e : endpoints_from_fabric(f)) {
+        MeshRank r;
+        r.rank = static_cast<int>(out.size());
+        r.host = e.name;
+        r.device = "mlx5_0";
+        r.port = 1;
+        r.lid = e.lid;
+        const Port* p = f.port(PortRef{e.node, e.port});
+        r.port_guid = p ? p->guid : 0;
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+struct Simulation {
+    std::set<Lane> bad;
+    std::mt19937 rng{7};
+
+    /// The two ends' reports of one flow, as my_part writes them.
+    std::pair<json, json> reports(size_t round, const FlowPath& path) {
+        std::uniform_real_distribution<double> noise(0.9, 1.1);
+        double ratio = noise(rng);
+        for (Lane l : path.lanes) ratio *= bad.count(l) ? 0.4 : 1.0;
+        const double gbps = 24.0 * ratio;
+        const bool slow = ratio < 0.6;
+        json counters =
+            slow ? json{{"duplicate_request", 30}, {"completer_retry_err", 3}} : json::object();
+        json flow = {{"ok", true},
+                     {"error", ""},
+                     {"avg_gbps", gbps},
+                     {"peak_gbps", gbps * 1.05},
+                     {"min_window_gbps", gbps * 0.9},
+                     {"bytes", static_cast<uint64_t>(gbps * 1.25e8)},
+                     {"seconds", 1.0}};
+        json tx = {{"round", round},
+                   {"flow", std::move(flow)},
+                   {"tx", {{"counters", counters}, {"seconds", 1.0}, {"device", "mlx5_0/1"}}}};
+        json rx = {{"round", round},
+                   {"rx", {{"counters", counters}, {"seconds", 1.0}, {"device", "mlx5_0/1"}}}};
+        return {std::move(tx), std::move(rx)};
+    }
+};
+
+/// Rounds `first`.. as rank 0 collects them: both ends' reports of every
+/// flow, then the detectors over the round.
+void collect(MeshRunData& d, Simulation& sim, size_t first) {
+    StepCollector c(d, RoceLimits{});
+    const std::vector<FlowPath> paths = ib_flow_lanes(d);
+    size_t at = 0;
+    for (size_t round = first; round < d.rounds.size(); ++round) {
+        while (at < d.flows.size() && d.flows[at].round < round) ++at;
+        for (; at < d.flows.size() && d.flows[at].round == round; ++at) {
+            const MeshFlow& f = d.flows[at];
+            auto [tx, rx] = sim.reports(round, paths[at]);
+            c.absorb(round, f.src, tx);
+            c.absorb(round, f.dst, rx);
+        }
+        c.detect(round);
+        d.rounds_done = round + 1;
+    }
+}
+
+struct Stage {
+    const char* name;
+    double seconds;
+    long peak_mb;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: mesh_rank0_bench HOSTS cover|all-pairs\n");
+        return 2;
+    }
+    const int hosts = std::atoi(argv[1]);
+    const std::string pattern = argv[2];
+    if (hosts < 8 || (pattern != "cover" && pattern != "all-pairs")) {
+        std::fprintf(stderr, "mesh_rank0_bench: HOSTS at least 8, cover or all-pairs\n");
+        return 2;
+    }
+    const testing::LeafSpineShape shape = shape_for(hosts);
+    std::vector<Stage> stages;
+    auto t0 = BenchClock::now();
+    MeshRunData d;
+    d.routes = std::make_shared<const Fabric>(testing::routed_leaf_spine(shape));
+    d.routes_from = "bench";
+    d.ranks = ranks_of(*d.routes);
+    stages.push_back({"fabric and ranks", seconds_since(t0), peak_rss_mb()});
+
+    t0 = BenchClock::now();
+    const std::string why = plan_run(d, {pattern, 8, {}, ""});
+    if (!why.empty()) {
+        std::fprintf(stderr, "mesh_rank0_bench: %s\n", why.c_str());
+        return 1;
+    }
+    stages.push_back({"plan", seconds_since(t0), peak_rss_mb()});
+
+    Simulation sim;
+    std::vector<Lane> lanes = fabric_lanes(*d.routes);
+    std::shuffle(lanes.begin(), lanes.end(), sim.rng);
+    sim.bad = {lanes[0], lanes[1]};
+
+    t0 = BenchClock::now();
+    collect(d, sim, 0);
+    stages.push_back({"collect the rounds", seconds_since(t0), peak_rss_mb()});
+
+    t0 = BenchClock::now();
+    MeshAnalysis a = analyse_mesh(d, 0.6);
+    stages.push_back({"analyse", seconds_since(t0), peak_rss_mb()});
+
+    size_t adaptive = 0;
+    if (pattern == "cover") {
+        t0 = BenchClock::now();
+        const size_t planned = d.rounds.size();
+        for (size_t used = 0; used < 4;) {
+            auto more = plan_separating(d, a, 4 - used);
+            if (more.empty()) break;
+            const size_t first = d.rounds.size();
+            used += more.size();
+            d.rounds.insert(d.rounds.end(), more.begin(), more.end());
+            add_flows(d, first);
+            collect(d, sim, first);
+            a = analyse_mesh(d, 0.6);
+        }
+        adaptive = d.rounds.size() - planned;
+        stages.push_back({"adaptive rounds, analysed again", seconds_since(t0), peak_rss_mb()});
+    }
+
+    t0 = BenchClock::now();
+    d.status = "complete";
+    const std::string doc = mesh_run_json(d, a).dump();
+    const std::vector<std::string> summary = mesh_run_summary(d, a);
+    stages.push_back({"report (JSON and summary)", seconds_since(t0), peak_rss_mb()});
+
+    // By name: the analysis numbers lanes its own way.
+    std::set<std::string> named;
+    for (const LinkSuspect& s : a.links.suspects)
+        if (s.lanes.size() == 1) named.insert(s.name);
+    size_t found = 0;
+    for (Lane l : sim.bad) found += named.count(describe_lane(*d.routes, l));
+
+    std::printf(
+        "%d hosts (%dx%dx%d), %s: %zu rounds (%zu adaptive), %zu flows, report %.1f MB, "
+        "%zu summary lines; %zu of 2 bad lanes named, %zu lanes named\n",
+        hosts, shape.spines, shape.leaves, shape.hosts_per_leaf, pattern.c_str(), d.rounds.size(),
+        adaptive, d.flows.size(), static_cast<double>(doc.size()) / 1e6, summary.size(), found,
+        named.size());
+    double total = 0;
+    for (const Stage& s : stages) {
+        total += s.seconds;
+        std::printf("  %-34s %8.2f s   peak %5ld MB\n", s.name, s.seconds, s.peak_mb);
+    }
+    std::printf("  %-34s %8.2f s\n", "rank 0 in all", total);
+    return 0;
+}
