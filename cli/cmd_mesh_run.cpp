@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <ostream>
 
 #include "cli/cli.h"
 #include "cli/mesh_incast.h"
@@ -218,12 +220,13 @@ int finish_mesh_run(perf::MeshRunOutcome& out, const MeshRunCommand& o, const Gl
     const TextStyle st = g.err_style();
     MeshRunData& d = out.data;
     auto a = perf::analyse_mesh(d, o.degraded_at);
-    nlohmann::json doc = perf::mesh_run_json(d, a);
+    auto write = [&](std::ostream& os) { perf::write_mesh_run_json(os, d, a); };
     if (!o.output.empty()) {
-        if (auto w = json_io::write_json_file(doc, o.output); !w) return report(w.error(), g);
+        if (auto w = json_io::write_file_atomically(o.output, write); !w)
+            return report(w.error(), g);
     }
     if (g.json) {
-        if (auto w = json_io::write_json_file(doc, "-"); !w) return report(w.error(), g);
+        if (auto w = json_io::write_file_atomically("-", write); !w) return report(w.error(), g);
     }
     if (!g.quiet) {
         for (const std::string& line : perf::mesh_run_summary(d, a)) {
@@ -243,15 +246,32 @@ int finish_mesh_run(perf::MeshRunOutcome& out, const MeshRunCommand& o, const Gl
     return !a.any_suspect() && d.findings.empty() ? kExitClean : kExitFindings;
 }
 
-/// Rank 0's report after every step, and a line per round done.
+/// When rank 0 last wrote its report so far, and what that cost.
+struct ReportWrites {
+    std::chrono::steady_clock::time_point last{};
+    std::chrono::steady_clock::duration cost{};
+    size_t rounds_told = 0;
+};
+
+/// Rank 0's report after a step, and a line per round done. A report that
+/// takes long to analyse and write (an all-pairs run of a thousand ranks:
+/// a million flows) is written again only once ten times its cost has
+/// passed, so rewriting it takes at most a tenth of rank 0's time; a small
+/// one, after every step. The end of the run always writes it.
 std::function<void(const MeshRunData&)> progress_of(const MeshRunCommand& o, const Globals& g) {
-    auto rounds_told = std::make_shared<size_t>(0);
-    return [o, quiet = g.quiet, rounds_told](const MeshRunData& d) {
-        if (!o.output.empty()) {
+    auto told = std::make_shared<ReportWrites>();
+    return [o, quiet = g.quiet, told](const MeshRunData& d) {
+        using SteadyClock = std::chrono::steady_clock;
+        const auto now = SteadyClock::now();
+        if (!o.output.empty() && now - told->last >= told->cost * 10) {
             auto a = perf::analyse_mesh(d, o.degraded_at);
-            if (auto w = json_io::write_json_file(perf::mesh_run_json(d, a), o.output); !w)
-                std::fprintf(stderr, "fabscope: %s\n", w.error().message.c_str());
+            auto w = json_io::write_file_atomically(
+                o.output, [&](std::ostream& out) { perf::write_mesh_run_json(out, d, a); });
+            if (!w) std::fprintf(stderr, "fabscope: %s\n", w.error().message.c_str());
+            told->last = SteadyClock::now();
+            told->cost = told->last - now;
         }
+        size_t* rounds_told = &told->rounds_told;
         if (!quiet && d.rounds_done > *rounds_told) {
             *rounds_told = d.rounds_done;
             std::fprintf(stderr, "mesh run: round %zu/%zu done (%.1f s)\n", d.rounds_done,

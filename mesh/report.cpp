@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <map>
+#include <ostream>
 #include <set>
+#include <string_view>
 
 #include "congestion/flow_congestion.h"
 #include "schedule/localize.h"
@@ -389,7 +391,10 @@ std::string describe(const MeshRunData& d, const EndpointSuspect& s) {
     return out;
 }
 
-json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
+namespace {
+
+/// The report but its flows.
+json mesh_run_head(const MeshRunData& d, const MeshAnalysis& a) {
     return {{"format", "fabscope-mesh-run"},
             {"version", 1},
             {"status", d.status},
@@ -402,7 +407,6 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
             {"ranks", reported_ranks_json(d)},
             {"rounds", reported_rounds_json(d)},
             {"rounds_done", d.rounds_done},
-            {"flows", flows_json(d, a)},
             {"planes", planes_json(a)},
             {"suspects", endpoint_suspects_json(d, a)},
             {"fabric", links_json(a.links, a.slow)},
@@ -411,6 +415,32 @@ json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
             {"link_suspects", link_suspects_json(a.links)},
             {"findings", findings_json(d)},
             {"totals", totals_json(d, a)}};
+}
+
+}  // namespace
+
+json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
+    json doc = mesh_run_head(d, a);
+    doc["flows"] = flows_json(d, a);
+    return doc;
+}
+
+void write_mesh_run_json(std::ostream& out, const MeshRunData& d, const MeshAnalysis& a) {
+    json head = mesh_run_head(d, a);
+    head["flows"] = json::array();
+    const std::string text = head.dump(1, ' ', false, json::error_handler_t::replace);
+    // The only top-level key that is an empty array, at the top level's
+    // indent (a newline inside a string is written escaped).
+    const std::string slot = "\n \"flows\": []";
+    const size_t at = text.find(slot);
+    out.write(text.data(), static_cast<std::streamsize>(at));
+    out << "\n \"flows\": [";
+    for (size_t i = 0; i < d.flows.size(); ++i) {
+        out << (i == 0 ? "\n  " : ",\n  ")
+            << flow_json(d, a, i).dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    out << (d.flows.empty() ? "]" : "\n ]") << std::string_view(text).substr(at + slot.size())
+        << '\n';
 }
 
 namespace {

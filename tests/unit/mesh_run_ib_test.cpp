@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <utility>
 
 #include "mesh/paths_ib.h"
@@ -183,6 +184,10 @@ TEST(MeshRunIb, CoverIsPlannedFromTheForwardingTablesAndTheSwitchPortsAreItsEvid
                                  switch_link_ports(*fabric.fabric).size())));
 
     nlohmann::json doc = mesh_run_json(d, a);
+    // `mesh run -o` writes the same document a flow at a time.
+    std::ostringstream streamed;
+    write_mesh_run_json(streamed, d, a);
+    EXPECT_EQ(nlohmann::json::parse(streamed.str()), doc);
     for (const auto& e : fabscope::testing::schema_errors(doc, "mesh-run.schema.json"))
         ADD_FAILURE() << e;
     EXPECT_EQ(doc["routes"]["from"], "fabric.json");
