@@ -143,7 +143,9 @@ struct Stage {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     if (argc != 3) {
         std::fprintf(stderr, "usage: mesh_rank0_bench HOSTS cover|all-pairs\n");
         return 2;
@@ -232,4 +234,15 @@ int main(int argc, char** argv) {
     }
     std::printf("  %-34s %8.2f s\n", "rank 0 in all", total);
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mesh_rank0_bench: %s\n", e.what());
+        return 1;
+    }
 }

@@ -226,8 +226,10 @@ TEST_F(SweepLab648, ASwitchThatNeverAnswers) {
     json snap = sweep(lab, {"-t", "100", "--retries", "2"});
     auto took = std::chrono::steady_clock::now() - t0;
     ASSERT_EQ(lab.fault({"answer", "spine07"}).exit_code, 0);
-    // One deadline chain (100 + 200 + 400 ms) per wave of the sweep, not one per leaf.
-    EXPECT_LT(took, 5s);
+    // One deadline chain (100 + 200 + 400 ms) per wave of the sweep, not one
+    // per leaf (36 of them: 25 s). About 3.5 s alone; CI runs the lint beside
+    // the ibsim labs, at the lowest priority, and the sweep once took 5.2 s.
+    EXPECT_LT(took, 10s);
     uint64_t spine07 = 0;
     for (const auto& [guid, desc] : before.nodes) {
         if (desc == "spine07") spine07 = guid;
