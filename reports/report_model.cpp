@@ -224,6 +224,25 @@ std::vector<CounterRow> counter_rows(const ReportModel& m, size_t max) {
     return rows;
 }
 
+namespace {
+
+/// The limit the routing table marks leaves at: --thresholds', else the one
+/// the validation judged with (its route_imbalance findings carry it), else
+/// the thresholds' default; so the table and the findings agree.
+double routing_limit(const ReportMeta& meta, const std::optional<ValidationDoc>& v) {
+    if (meta.imbalance_limit) return *meta.imbalance_limit;
+    if (v) {
+        for (const ReportFinding& f : v->findings) {
+            auto limit = f.evidence.find("limit");
+            if (f.kind == "route_imbalance" && limit != f.evidence.end() && limit->is_number())
+                return limit->get<double>();
+        }
+    }
+    return RoutingLimits{}.imbalance;
+}
+
+}  // namespace
+
 ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<ValidationDoc> validation,
                          std::vector<perf::PerfReport> perf, ReportMeta meta,
                          std::optional<CongestionDoc> congestion, RunDocs runs) {
@@ -239,8 +258,7 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
     if (m.snapshot) {
         m.tiers = classify_tiers(m.snapshot->fabric);
         m.interrupted = m.snapshot->source.interrupted;
-        m.routing = routing_doc(m.snapshot->fabric,
-                                m.meta.imbalance_limit.value_or(RoutingLimits{}.imbalance));
+        m.routing = routing_doc(m.snapshot->fabric, routing_limit(m.meta, m.validation));
     }
     if (m.snapshot && m.validation) check_same_fabric(m);
     if (m.validation) {

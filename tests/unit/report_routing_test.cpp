@@ -118,6 +118,21 @@ TEST(ReportRouting, TheBalanceTableNamesTheUplinkThatTookTheRoutesFirst) {
     EXPECT_FALSE(tolerant.routing->leaves[0].imbalanced);
     EXPECT_NE(render_html_report(tolerant).find("imbalanced above 5.00x the mean"),
               std::string::npos);
+    // Without --thresholds, the limit the validation judged with (its
+    // route_imbalance findings carry it), so the table and findings agree.
+    ValidationDoc v;
+    v.result = "fail";
+    ReportFinding f;
+    f.source = "validation";
+    f.kind = "route_imbalance";
+    f.evidence = {{"limit", 3.5}, {"spread", 4.0}};
+    v.findings.push_back(f);
+    Snapshot s;
+    s.fabric = piled_uplink(3);
+    ReportModel judged = build_report(std::move(s), v, {}, {});
+    ASSERT_TRUE(judged.routing);
+    EXPECT_DOUBLE_EQ(judged.routing->limit, 3.5);
+    EXPECT_TRUE(judged.routing->leaves[0].imbalanced);
 }
 
 TEST(ReportRouting, ALargeFabricShowsTheUnevenLeavesAndCountsTheRest) {
