@@ -74,7 +74,8 @@ struct ReportMeta {
     /// reach at its largest message; nothing judges it without.
     std::optional<double> expect_busbw_gbps;
     /// --thresholds' routing.imbalance: the uplink spread over which the
-    /// routing table marks a leaf (the thresholds' default without).
+    /// routing table marks a leaf (without it, the validation's limit as its
+    /// route_imbalance findings carry it, else the thresholds' default).
     std::optional<double> imbalance_limit;
 };
 
@@ -136,8 +137,6 @@ std::vector<CounterRow> counter_rows(const ReportModel& m, size_t max = 200);
 struct RunDocs {
     std::optional<MeshRunDoc> mesh;
     std::optional<IncastDoc> incast;
-    /// What the snapshot's forwarding tables do: none without them.
-    std::optional<RoutingDoc> routing;
     std::vector<CollectiveBench> collectives;
 };
 
