@@ -271,9 +271,8 @@ std::function<void(const MeshRunData&)> progress_of(const MeshRunCommand& o, con
             told->last = SteadyClock::now();
             told->cost = told->last - now;
         }
-        size_t* rounds_told = &told->rounds_told;
-        if (!quiet && d.rounds_done > *rounds_told) {
-            *rounds_told = d.rounds_done;
+        if (!quiet && d.rounds_done > told->rounds_told) {
+            told->rounds_told = d.rounds_done;
             std::fprintf(stderr, "mesh run: round %zu/%zu done (%.1f s)\n", d.rounds_done,
                          d.rounds.size(), d.wall_seconds);
         }

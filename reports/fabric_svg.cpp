@@ -100,12 +100,13 @@ std::string loop_arrows(const ReportModel& m, const std::map<size_t, CableEnds>&
             const double len = std::max(1.0, std::hypot(x2 - x1, y2 - y1));
             const double off = 7.0 * static_cast<double>(i + 1);  // aside, perpendicular
             const double nx = -(y2 - y1) / len * off, ny = (x2 - x1) / len * off;
-            auto at = [&](double t, double along_x, double along_y) {
-                return std::pair{along_x + (x2 - x1) * t + nx, along_y + (y2 - y1) * t + ny};
+            // A point `t` of the way along the cable, set aside.
+            auto at = [&](double t) {
+                return std::pair{x1 + (x2 - x1) * t + nx, y1 + (y2 - y1) * t + ny};
             };
-            auto [ax, ay] = at(0.2, x1, y1);
-            auto [bx, by] = at(0.8, x1, y1);
-            auto [tx, ty] = at(0.35, x1, y1);
+            auto [ax, ay] = at(0.2);
+            auto [bx, by] = at(0.8);
+            auto [tx, ty] = at(0.35);
             steps += fmt::format(
                 "<line class=\"loop-step\" x1=\"{:.0f}\" y1=\"{:.0f}\" x2=\"{:.0f}\" "
                 "y2=\"{:.0f}\" marker-end=\"url(#loop-arrow)\"><title>{}. {} → {}</title></line>"
