@@ -9,10 +9,9 @@
 
 #include "model/fingerprint.h"
 #include "model/json_io.h"
-#include "model/json_shape.h"
 #include "reports/report_model.h"
+#include "reports/result_file.h"
 #include "util/exit_status.h"
-#include "util/input_file.h"
 #include "util/version.h"
 
 namespace fabscope {
@@ -131,18 +130,15 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
     RunDocs runs;
     std::string validation_path;
     for (const std::string& path : paths) {
-        auto text = read_text_file(path, json_io::kMaxJsonBytes);
-        if (!text) return text.error();
-        if (looks_like_nccl_tests(*text)) {
-            auto b = parse_nccl_tests(*text, path);
-            if (!b) return b.error();
-            meta.inputs.push_back(fmt::format("{} (nccl-tests: {})", path, collective_title(*b)));
-            runs.collectives.push_back(std::move(b).value());
+        auto file = read_result_file(path);
+        if (!file) return file.error();
+        if (file->nccl_tests) {
+            meta.inputs.push_back(
+                fmt::format("{} (nccl-tests: {})", path, collective_title(*file->nccl_tests)));
+            runs.collectives.push_back(std::move(*file->nccl_tests));
             continue;
         }
-        auto doc = json_io::parse_json_text(*text, path == "-" ? "<stdin>" : path);
-        if (!doc) return doc.error();
-        const nlohmann::json& j = *doc;
+        const nlohmann::json& j = file->doc;
         auto format = j.is_object() ? j.find("format") : j.end();
         std::string kind =
             format != j.end() && format->is_string() ? format->get<std::string>() : std::string();

@@ -5,9 +5,8 @@
 #include <new>
 
 #include "model/json_io.h"
-#include "model/json_shape.h"
+#include "reports/result_file.h"
 #include "tui/tui_data.h"
-#include "util/input_file.h"
 
 namespace fabscope::tui {
 namespace {
@@ -30,23 +29,20 @@ Result<PerfInputs> PerfFiles::load_all() {
         const std::string& path = paths_[i];
         mtimes_[i] = mtime(path);
         try {
-            auto text = read_text_file(path, json_io::kMaxJsonBytes);
-            if (!text) return text.error();
-            if (looks_like_nccl_tests(*text)) {
-                auto b = parse_nccl_tests(*text, path);
-                if (!b) return b.error();
-                out.collectives.push_back(std::move(b).value());
+            auto file = read_result_file(path);
+            if (!file) return file.error();
+            if (file->nccl_tests) {
+                out.collectives.push_back(std::move(*file->nccl_tests));
                 continue;
             }
-            auto doc = json_io::parse_json_text(*text, path);
-            if (!doc) return doc.error();
-            if (looks_like_mesh_run(*doc)) {
-                auto m = mesh_run_doc_from_json(*doc);
+            const nlohmann::json& doc = file->doc;
+            if (looks_like_mesh_run(doc)) {
+                auto m = mesh_run_doc_from_json(doc);
                 if (!m) return json_io::in_file(path, m.error());
                 out.mesh.push_back(std::move(m).value());
                 continue;
             }
-            auto r = perf::perf_report_from_json(*doc);
+            auto r = perf::perf_report_from_json(doc);
             if (!r) return json_io::in_file(path, r.error());
             out.reports.push_back(std::move(r).value());
             out.names.push_back(path);
