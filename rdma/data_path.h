@@ -34,6 +34,12 @@ LatencyOutcome run_latency(Endpoint& ep, const TestSpec& spec, const KeepGoing& 
 /// The answering side of WRITE and SEND ping-pong (READ needs none).
 std::string answer_latency(Endpoint& ep, const TestSpec& spec, const KeepGoing& keep_going);
 
+/// A ring all-reduce's steps (RingSteps): WRITE with immediate on `to_next`,
+/// the previous rank's immediates received on `from_prev` (whose receives
+/// the caller posted: post_ring_receives), one step at a time.
+RingOutcome run_ring(Endpoint& to_next, Endpoint& from_prev, const RingSteps& steps,
+                     const KeepGoing& keep_going);
+
 /// Inline for messages up to this size.
 uint32_t inline_limit(const Endpoint& ep, const TestSpec& spec);
 

@@ -30,6 +30,11 @@ class IbvEndpoint final : public TestEndpoint {
     std::string answer_latency(const TestSpec& s, const KeepGoing& k) override {
         return perf::answer_latency(ep_, s, k);
     }
+    RingOutcome run_ring(TestEndpoint& from_prev, const RingSteps& s, const KeepGoing& k) override {
+        auto* prev = dynamic_cast<IbvEndpoint*>(&from_prev);
+        if (!prev) return {.error = "the ring's two endpoints are of different devices"};
+        return perf::run_ring(ep_, prev->ep_, s, k);
+    }
 
   private:
     Endpoint ep_;

@@ -4,6 +4,7 @@
 // and from the data path of one test. IbvDevice (rdma/ibv_device.h) is the
 // libibverbs one; tests hand sessions a fake that records what was asked.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -36,6 +37,30 @@ struct LatencyOutcome {
     std::string error;
 };
 
+/// One rank's part of a ring all-reduce as the job runs it (mesh/ring_run.h):
+/// each of `steps` steps (2(n-1) for n ranks: reduce-scatter, then
+/// all-gather) WRITEs `chunk` bytes with an immediate to the next rank and
+/// waits for its own WRITE to complete and for the previous rank's to
+/// arrive; `warmup` all-reduces unmeasured, then `iterations` measured.
+struct RingSteps {
+    uint32_t chunk = 0;
+    uint32_t steps = 0;
+    uint32_t iterations = 20;
+    uint32_t warmup = 5;
+    /// A step not done this long after the last one is a stalled ring (a
+    /// neighbour died or hangs): the outcome's error says which side.
+    std::chrono::milliseconds stall{10000};
+};
+
+struct RingOutcome {
+    /// Per measured all-reduce: its start to this rank's last step done, us.
+    std::vector<double> iteration_us;
+    /// Per measured step: the WRITE to the next rank, posted to completed
+    /// (the next rank acknowledged all of it), us: the edge's own time.
+    std::vector<double> edge_us;
+    std::string error;
+};
+
 /// One side of a test, created for one session.
 class TestEndpoint {
   public:
@@ -53,6 +78,11 @@ class TestEndpoint {
     virtual LatencyOutcome run_latency(const TestSpec& spec, const KeepGoing& keep_going) = 0;
     /// The answering side of WRITE and SEND ping-pong.
     virtual std::string answer_latency(const TestSpec& spec, const KeepGoing& keep_going) = 0;
+    /// A ring all-reduce's steps: this endpoint is connected to the next
+    /// rank, `from_prev` (of the same device) to the previous one, with
+    /// receives for its immediates posted (post_receives).
+    virtual RingOutcome run_ring(TestEndpoint& from_prev, const RingSteps& steps,
+                                 const KeepGoing& keep_going) = 0;
 };
 
 /// What the device allows: work requests per QP and entries per CQ.
