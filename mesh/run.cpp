@@ -15,7 +15,6 @@
 #include "mesh/report.h"
 #include "mesh/wire.h"
 #include "model/duration.h"
-#include "trace/udp_probe.h"
 #include "util/host_name.h"
 
 namespace fabscope::perf {
@@ -60,24 +59,6 @@ struct Run {
     }
 };
 
-/// A reading of the switch counters that failed, or left ports out, is a finding.
-void note_switch_counters(MeshRunData& d, const SwitchCounterRead& r, const char* when) {
-    if (!r.error.empty()) {
-        d.findings.push_back(
-            {"switch-counters", 0, -1,
-             fmt::format("the switch ports' counters were not read {}: {} (the suspects have "
-                         "no switch evidence; give rank 0 umad access, or pass "
-                         "--no-switch-counters)",
-                         when, r.error)});
-    } else if (!r.failed.empty() && d.routes) {
-        d.findings.push_back(
-            {"switch-counters", 0, -1,
-             fmt::format("{} switch port(s) did not answer the PMA {} (the first: {}): their "
-                         "counters are no evidence",
-                         r.failed.size(), when, describe(*d.routes, r.failed.front()))});
-    }
-}
-
 /// This rank's device (the i-th of --devices for local rank i), its LID and
 /// port GUID (InfiniBand: rank 0 finds the port in its snapshot by them)
 /// and, for a cover, the address its flows will come from: the RoCE GID's.
@@ -105,16 +86,7 @@ void open_self(Run& r) {
     }
     if (!self.error.empty()) return;
     r.dev = open_rank_device(r.open, self);
-    if (!r.dev) return;
-    if (auto ep = r.dev->create_endpoint(endpoint_config(o.spec, o.peer)); ep) {
-        const EndpointInfo info = (*ep)->info();
-        self.lid = info.lid;
-        // InfiniBand's GID 0 is the subnet prefix and the port GUID.
-        if (!info.roce) {
-            for (size_t i = 8; i < 16; ++i) self.port_guid = (self.port_guid << 8) | info.gid[i];
-        }
-        if (r.cover) self.address = gid_ipv4(info.gid);
-    }
+    if (r.dev) learn_port(*r.dev, endpoint_config(o.spec, o.peer), self, r.cover);
 }
 
 /// Rank 0: the plan, with the switch ports read before the rounds (the
@@ -123,12 +95,8 @@ json plan_on_root(Run& r) {
     MeshRunData& d = r.d;
     const MeshRunOptions& o = r.o;
     const std::string no_plan = plan_run(d, {o.pattern, o.max_cover_rounds, o.pairs, o.pairs_from});
-    if (d.routes && !o.read_switch_counters)
-        d.switch_counters.skipped = "not asked (--no-switch-counters)";
-    if (d.routes && o.read_switch_counters && o.cannot_start.empty() && !d.rounds.empty()) {
-        d.switch_counters.before = o.read_switch_counters();
-        note_switch_counters(d, *d.switch_counters.before, "before the rounds");
-    }
+    if (o.cannot_start.empty() && !d.rounds.empty())
+        read_switch_counters_before(d, o.read_switch_counters);
     json plan = {{"ranks", ranks_json(d.ranks)}, {"rounds", rounds_json(d.rounds)}};
     if (!o.cannot_start.empty()) {
         plan["abort"] = o.cannot_start;
@@ -297,14 +265,7 @@ void finish(Run& r) {
         }
         if (f.error.empty() && r.stopping) f.error = "not run: the run was interrupted";
     }
-    // A first reading that failed (no umad access) is not tried again.
-    const auto& first = d.switch_counters.before;
-    if (first && first->error.empty() && r.stop.stop_requested()) {
-        d.switch_counters.skipped = "interrupted before the second reading";
-    } else if (first && first->error.empty()) {
-        d.switch_counters.after = r.o.read_switch_counters();
-        note_switch_counters(d, *d.switch_counters.after, "after the rounds");
-    }
+    read_switch_counters_after(d, r.o.read_switch_counters, r.stop.stop_requested());
     d.status = r.stopping ? "interrupted" : "complete";
     d.wall_seconds = r.elapsed();
     r.progress();

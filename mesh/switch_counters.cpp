@@ -62,4 +62,42 @@ std::vector<PortEvidence> lane_port_evidence(const Fabric& f, Lane lane, const S
             evidence_of(f, forward ? l.b : l.a, false, c)};
 }
 
+void note_switch_counters(MeshRunData& d, const SwitchCounterRead& r, const char* when) {
+    if (!r.error.empty()) {
+        d.findings.push_back(
+            {"switch-counters", 0, -1,
+             fmt::format("the switch ports' counters were not read {}: {} (the suspects have "
+                         "no switch evidence; give rank 0 umad access, or pass "
+                         "--no-switch-counters)",
+                         when, r.error)});
+    } else if (!r.failed.empty() && d.routes) {
+        d.findings.push_back(
+            {"switch-counters", 0, -1,
+             fmt::format("{} switch port(s) did not answer the PMA {} (the first: {}): their "
+                         "counters are no evidence",
+                         r.failed.size(), when, describe(*d.routes, r.failed.front()))});
+    }
+}
+
+void read_switch_counters_before(MeshRunData& d, const ReadSwitchCounters& read) {
+    if (!d.routes) return;
+    if (!read) {
+        d.switch_counters.skipped = "not asked (--no-switch-counters)";
+        return;
+    }
+    d.switch_counters.before = read();
+    note_switch_counters(d, *d.switch_counters.before, "before the rounds");
+}
+
+void read_switch_counters_after(MeshRunData& d, const ReadSwitchCounters& read, bool interrupted) {
+    const auto& first = d.switch_counters.before;
+    if (!first || !first->error.empty() || !read) return;
+    if (interrupted) {
+        d.switch_counters.skipped = "interrupted before the second reading";
+        return;
+    }
+    d.switch_counters.after = read();
+    note_switch_counters(d, *d.switch_counters.after, "after the rounds");
+}
+
 }  // namespace fabscope::perf

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mesh/results/switch_evidence.h"
+#include "mesh/run_data.h"
 #include "model/fabric.h"
 #include "model/paths.h"
 
@@ -24,5 +25,16 @@ std::set<PortRef> switch_link_ports(const Fabric& f);
 /// The ports at both ends of `lane`, its sender first; nothing when the
 /// counters were not read at all.
 std::vector<PortEvidence> lane_port_evidence(const Fabric& f, Lane lane, const SwitchCounters& c);
+
+/// A reading of the switch counters that failed, or left ports out, is a
+/// finding of the run (`when`: "before the rounds").
+void note_switch_counters(MeshRunData& d, const SwitchCounterRead& r, const char* when);
+
+/// Rank 0, with routes, before the first flow: the first reading (or that
+/// it was not asked: no reader).
+void read_switch_counters_before(MeshRunData& d, const ReadSwitchCounters& read);
+/// After the last flow: the second reading, unless the first failed (no umad
+/// access is not tried again) or the run was interrupted.
+void read_switch_counters_after(MeshRunData& d, const ReadSwitchCounters& read, bool interrupted);
 
 }  // namespace fabscope::perf

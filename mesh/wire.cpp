@@ -4,6 +4,7 @@
 
 #include "model/duration.h"
 #include "ranks/comm.h"
+#include "trace/udp_probe.h"
 
 namespace fabscope::perf {
 namespace {
@@ -25,6 +26,19 @@ std::unique_ptr<VerbsDevice> open_rank_device(const OpenDevice& open, MeshRank& 
         self.error = e.what();
         return nullptr;
     }
+}
+
+void learn_port(const VerbsDevice& dev, const EndpointConfig& cfg, MeshRank& self,
+                bool want_address) {
+    auto ep = dev.create_endpoint(cfg);
+    if (!ep) return;
+    const EndpointInfo info = (*ep)->info();
+    self.lid = info.lid;
+    // InfiniBand's GID 0 is the subnet prefix and the port GUID.
+    if (!info.roce) {
+        for (size_t i = 8; i < 16; ++i) self.port_guid = (self.port_guid << 8) | info.gid[i];
+    }
+    if (want_address) self.address = gid_ipv4(info.gid);
 }
 
 json measure_bandwidth(TestEndpoint& ep, const TestSpec& spec, Millis step_timeout,

@@ -19,6 +19,13 @@ namespace fabscope::perf {
 /// opened, or the reason it could not be opened (then nullptr).
 std::unique_ptr<VerbsDevice> open_rank_device(const OpenDevice& open, MeshRank& self);
 
+/// The LID and port GUID of `dev`'s port (InfiniBand: rank 0 finds the
+/// port in its snapshot by them) and, with `want_address`, the IPv4 address
+/// of its RoCE GID (flows come from it), from an endpoint of `cfg`; nothing
+/// when no endpoint can be created (the run's own set-up says why later).
+void learn_port(const VerbsDevice& dev, const EndpointConfig& cfg, MeshRank& self,
+                bool want_address);
+
 /// One WRITE bandwidth test of `spec` on a connected endpoint, ended by
 /// `stop` or after its duration, warm-up and `step_timeout`; the result as
 /// the ranks report it (ok, error, avg/peak/min-window Gb/s, bytes, seconds).
