@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "congestion/flow_congestion.h"
+#include "mesh/ring_report.h"
 #include "schedule/localize.h"
 
 namespace fabscope::perf {
@@ -395,26 +396,28 @@ namespace {
 
 /// The report but its flows.
 json mesh_run_head(const MeshRunData& d, const MeshAnalysis& a) {
-    return {{"format", "fabscope-mesh-run"},
-            {"version", 1},
-            {"status", d.status},
-            {"complete", d.status == "complete"},
-            {"pattern", d.pattern},
-            {"launcher", d.launcher},
-            {"spec", spec_to_json(d.spec)},
-            {"slow_ratio", a.slow_ratio},
-            {"wall_seconds", d.wall_seconds},
-            {"ranks", reported_ranks_json(d)},
-            {"rounds", reported_rounds_json(d)},
-            {"rounds_done", d.rounds_done},
-            {"planes", planes_json(a)},
-            {"suspects", endpoint_suspects_json(d, a)},
-            {"fabric", links_json(a.links, a.slow)},
-            {"routes", routes_json(d)},
-            {"cable_suspects", cable_suspects_json(a.links)},
-            {"link_suspects", link_suspects_json(a.links)},
-            {"findings", findings_json(d)},
-            {"totals", totals_json(d, a)}};
+    json head = {{"format", "fabscope-mesh-run"},
+                 {"version", 1},
+                 {"status", d.status},
+                 {"complete", d.status == "complete"},
+                 {"pattern", d.pattern},
+                 {"launcher", d.launcher},
+                 {"spec", spec_to_json(d.spec)},
+                 {"slow_ratio", a.slow_ratio},
+                 {"wall_seconds", d.wall_seconds},
+                 {"ranks", reported_ranks_json(d)},
+                 {"rounds", reported_rounds_json(d)},
+                 {"rounds_done", d.rounds_done},
+                 {"planes", planes_json(a)},
+                 {"suspects", endpoint_suspects_json(d, a)},
+                 {"fabric", links_json(a.links, a.slow)},
+                 {"routes", routes_json(d)},
+                 {"cable_suspects", cable_suspects_json(a.links)},
+                 {"link_suspects", link_suspects_json(a.links)},
+                 {"findings", findings_json(d)},
+                 {"totals", totals_json(d, a)}};
+    if (d.pattern == "ring") head["ring"] = ring_json(d, a);
+    return head;
 }
 
 }  // namespace
@@ -470,6 +473,7 @@ std::string counted_note(const FlowCounters& slow, const FlowCounters& healthy) 
 
 std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalysis& a) {
     std::vector<std::string> lines;
+    if (d.pattern == "ring") lines = ring_summary(d, a);
     const MeshLinks& links = a.links;
     auto lane_line = [&](const LinkSuspect& s) {
         std::string shared =

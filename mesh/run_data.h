@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh/results/ring.h"
 #include "mesh/results/switch_evidence.h"
 #include "model/fabric.h"
 #include "model/finding.h"
@@ -95,6 +96,9 @@ struct MeshRunData {
     /// Rounds planned by the pattern; the rounds after them are the adaptive pass.
     size_t planned_rounds = 0;
     size_t rounds_done = 0;
+    /// --pattern ring: the collective's figures; its edges are the flows
+    /// (one round, each rank to the next, at the largest size).
+    RingResult ring;
     std::string status = "running";  ///< "complete", "interrupted", "aborted"
     double wall_seconds = 0;
 };

@@ -10,12 +10,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "fake_mesh_comm.h"
+#include "mesh/ring_run.h"
 #include "mesh/run.h"
 
 namespace fabscope::perf::mesh_test {
@@ -89,6 +91,17 @@ class RateDevice final : public VerbsDevice {
         BandwidthOutcome receive_sends(const TestSpec&, const KeepGoing&) override { return {}; }
         LatencyOutcome run_latency(const TestSpec&, const KeepGoing&) override { return {}; }
         std::string answer_latency(const TestSpec&, const KeepGoing&) override { return ""; }
+        /// Each step at rate(LID, the next rank's LID, label) GB/s; the
+        /// all-reduce at this edge's pace (rank 0 takes the slowest rank's).
+        RingOutcome run_ring(TestEndpoint&, const RingSteps& s, const KeepGoing& k) override {
+            RingOutcome out;
+            out.error = k();
+            if (!out.error.empty()) return out;
+            const double edge_us = s.chunk / (rate_(lid_, remote_, label_) * 1e3);
+            out.edge_us.assign(static_cast<size_t>(s.iterations) * s.steps, edge_us);
+            out.iteration_us.assign(s.iterations, edge_us * s.steps * 1.05);
+            return out;
+        }
 
       private:
         int rank_;
@@ -122,6 +135,8 @@ struct World {
     /// Rank r's host name; unset: every rank is this machine's.
     std::vector<std::string> hosts;
     MeshRunOptions options;
+    /// When set, the ranks run a ring all-reduce (mesh/ring_run) instead.
+    std::optional<RingTest> ring;
     int stop_root_after_round = -1;
 
     std::vector<MeshRunOutcome> outcomes;
@@ -163,7 +178,8 @@ struct World {
                         port_guids.empty() ? 0 : port_guids.at(static_cast<size_t>(r))));
                 };
                 try {
-                    outcomes[r] = run_mesh(comm, open, o, *stops[r]);
+                    outcomes[r] = ring ? run_ring(comm, open, o, *ring, *stops[r])
+                                       : run_mesh(comm, open, o, *stops[r]);
                 } catch (const fake::Died&) {
                     died[r] = true;
                 }
