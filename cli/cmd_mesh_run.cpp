@@ -17,6 +17,7 @@
 #include "cli/sweep_options.h"
 #include "mesh/agent.h"
 #include "mesh/report.h"
+#include "mesh/ring_run.h"
 #include "mesh/run.h"
 #include "mesh/switch_pma.h"
 #include "mesh/tracing.h"
@@ -57,6 +58,10 @@ struct MeshRunCommand {
     std::string probe_size = "64";
     std::string probe_time = "2s";
     std::string thresholds;
+    // --pattern ring
+    std::string sizes = "1M,8M,64M";
+    uint32_t iters = 20;
+    uint32_t warmup_iters = 5;
     std::string names;  ///< hosts file naming the routers traces meet
     bool no_trace = false;
     std::string trace_timeout = "300ms";
@@ -78,12 +83,16 @@ struct MeshRunCommand {
 Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
     perf::MeshRunOptions m;
     if (o.pattern != "all-pairs" && o.pattern != "cover" && o.pattern != "incast" &&
-        o.pattern != "leaf" && o.pattern != "pairs") {
+        o.pattern != "leaf" && o.pattern != "pairs" && o.pattern != "ring") {
         return make_error(
-            fmt::format("mesh run: --pattern {}: a mesh run knows all-pairs, cover, leaf, pairs "
-                        "and incast",
+            fmt::format("mesh run: --pattern {}: a mesh run knows all-pairs, cover, leaf, pairs, "
+                        "ring and incast",
                         o.pattern));
     }
+    if (o.pattern == "ring" && !o.devices.empty())
+        return make_error(
+            "mesh run: --pattern ring: one device per rank (-d); for several planes run one "
+            "ring per plane, each with its own -d");
     if (o.pattern == "cover" && !o.devices.empty())
         return make_error("mesh run: --pattern cover: one device per host (no --devices)");
     if (o.pattern == "cover" && o.no_trace && o.load.empty())
@@ -155,6 +164,28 @@ Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
         return make_error(
             fmt::format("mesh run: --trace-timeout {}: use e.g. 300ms", o.trace_timeout));
     return m;
+}
+
+/// --sizes of a ring: each at least a byte, at most 1 GiB, at most 32 of them.
+Result<perf::RingTest> ring_test_of(const MeshRunCommand& o) {
+    perf::RingTest t;
+    t.iterations = o.iters;
+    t.warmup = o.warmup_iters;
+    for (size_t at = 0; at <= o.sizes.size();) {
+        size_t comma = o.sizes.find(',', at);
+        if (comma == std::string::npos) comma = o.sizes.size();
+        const std::string one = o.sizes.substr(at, comma - at);
+        auto size = perf::parse_size(one);
+        if (!size || *size == 0)
+            return make_error(fmt::format(
+                "mesh run: --sizes {}: a comma-separated list of sizes, e.g. 1M,8M,64M (each "
+                "1 byte .. 1G)",
+                o.sizes));
+        t.sizes.push_back(*size);
+        at = comma + 1;
+    }
+    if (t.sizes.size() > 32) return make_error("mesh run: --sizes: at most 32 sizes");
+    return t;
 }
 
 int run_incast_pattern(const MeshRunCommand& o, const Globals& g) {
@@ -281,8 +312,11 @@ std::function<void(const MeshRunData&)> progress_of(const MeshRunCommand& o, con
 
 /// `mesh run --hosts FILE`: this process coordinates `perf serve` agents.
 int run_mesh_agents(const MeshRunCommand& o, const Globals& g) {
-    if (o.pattern == "incast")
-        return report(make_error("mesh run --hosts: the incast pattern runs under MPI only"), g);
+    if (o.pattern == "incast" || o.pattern == "ring")
+        return report(make_error(fmt::format("mesh run --hosts: the {} pattern runs under MPI "
+                                             "only (mpirun, or srun --mpi=pmix)",
+                                             o.pattern)),
+                      g);
     if (!o.devices.empty()) {
         return report(make_error("mesh run --hosts: one device per agent: name it after the "
                                  "host in the hosts file, or give -d"),
@@ -328,6 +362,8 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
     if (o.pattern == "incast") return run_incast_pattern(o, g);
     auto opts = options_of(o);
     if (!opts) return report(opts.error(), g);
+    auto ring = ring_test_of(o);
+    if (!ring) return report(ring.error(), g);
     auto comm = perf::MpiComm::init(nullptr, nullptr);
     if (!comm) return report(comm.error(), g);
     const bool root = (*comm)->rank() == 0;
@@ -353,12 +389,17 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
         t.timeout = *parse_duration(o.trace_timeout);
         open = perf::with_mesh_tracing(*opts, std::move(open), t, *loaded);
     }
-    if (root && !g.quiet) {
+    if (root && !g.quiet && o.pattern == "ring") {
+        std::fprintf(stderr, "mesh run: %d ranks (%s), ring all-reduce of %s, %u iterations\n",
+                     (*comm)->size(), perf::MpiComm::launcher().c_str(), o.sizes.c_str(), o.iters);
+    } else if (root && !g.quiet) {
         std::fprintf(stderr, "mesh run: %d ranks (%s), %s, WRITE %s for %s each way\n",
                      (*comm)->size(), perf::MpiComm::launcher().c_str(), o.pattern.c_str(),
                      o.size.c_str(), o.duration.c_str());
     }
-    perf::MeshRunOutcome out = perf::run_mesh(**comm, open, *opts, interrupt_token());
+    perf::MeshRunOutcome out = o.pattern == "ring"
+                                   ? perf::run_ring(**comm, open, *opts, *ring, interrupt_token())
+                                   : perf::run_mesh(**comm, open, *opts, interrupt_token());
     if (out.peers_gone) (*comm)->finalize_with_peers_gone();
     if (!root) return non_root_exit(out, (*comm)->rank());
     if (!routes) return report(routes.error(), g);
@@ -370,6 +411,7 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
     if (o.pattern == "incast") return run_incast_pattern(o, g);
     auto opts = options_of(o);
     if (!opts) return report(opts.error(), g);
+    if (auto ring = ring_test_of(o); !ring) return report(ring.error(), g);
     if (auto routes = load_routes(o, g, *opts); !routes) return report(routes.error(), g);
     return report(make_error("mesh run: this fabscope was built without MPI. Install Open MPI "
                              "(Debian, Ubuntu: apt-get install libopenmpi-dev openmpi-bin) and "
@@ -381,6 +423,10 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
 #endif
 
 int run_mesh_run(const MeshRunCommand& o, const Globals& g) {
+    if (o.pattern == "ring" && !o.pairs.empty())
+        return report(make_error("mesh run: --pattern ring takes no --pairs (its pairs are the "
+                                 "ring's neighbours)"),
+                      g);
     if (o.pattern == "incast" && (!o.load.empty() || !o.pairs.empty())) {
         return report(make_error("mesh run: --pattern incast takes neither --load nor --pairs "
                                  "(its flows all meet at the receiver)"),
@@ -438,6 +484,17 @@ for --duration; the report has both medians and p99s, the rise, the senders'
 bandwidth and every host's congestion counters over the loaded interval through
 the RoCE detectors (docs/mesh-incast.schema.json). Exit 1 on a finding (the p99
 rose past latency_under_load's limits, ECN marks without CNPs, loss, a rank gone).
+--pattern ring (a collective as the job runs it): rank 0 puts the ranks in a ring,
+hosts under one leaf next to each other when --load's routes tell the leaves, else
+in rank order (as NCCL's rings cross nodes); each rank connects a QP to the next
+rank and runs, per --sizes, --warmup-iters then --iters all-reduces of 2(N-1)
+steps, each a WRITE with immediate of size/N bytes to the next rank. The report
+("ring" in docs/mesh-run.schema.json) has per size the all-reduce's time, algbw
+and busbw (nccl-tests' convention: busbw = algbw x 2(N-1)/N), each edge's step
+times, and the slowest edge with its path and what it costs: the busbw measured
+against the busbw were it as fast as the median edge. The edges are the run's
+flows, localized as a mesh run's. A rank that dies stalls the ring: its
+neighbours say so within --step-timeout, it is named, and the run ends.
 
 Examples:
   mpirun -np 16 --map-by ppr:1:node --hostfile hosts fabscope mesh run -o mesh.json
@@ -450,6 +507,8 @@ Examples:
   mpirun -np 5 --map-by ppr:1:node fabscope mesh run --pattern incast --receiver 0 \
       --prober 1 --tclass 2 -s 32K -t 2 -D 4s -o incast.json
   srun -N 64 --ntasks-per-node=1 --mpi=pmix fabscope mesh run -d mlx5_0 -D 1s -o mesh.json
+  mpirun -np 64 --map-by ppr:1:node fabscope mesh run --pattern ring --sizes 1M,64M,512M \
+      --load fabric.json -o ring.json
   # agents: `fabscope perf serve --allow 10.0.0.1` on every host of agents.txt, then
   fabscope mesh run --hosts agents.txt --pattern cover --names /etc/fabric.hosts -o mesh.json
   # Open MPI: let the run outlive a rank that dies
@@ -478,7 +537,8 @@ void add_pattern_options(CLI::App* cmd, MeshRunCommand& o) {
                     "cross every leaf-spine lane each way, from traced paths with flows steered "
                     "by their flow label (RoCE) or from --load's forwarding tables (InfiniBand), "
                     "then adaptive rounds; leaf (--load): all pairs under each leaf, leaves at "
-                    "once; pairs: the pairs of --pairs FILE; incast: latency under load (every "
+                    "once; pairs: the pairs of --pairs FILE; ring: a ring all-reduce (--sizes, "
+                    "--iters), each rank WRITEing to the next; incast: latency under load (every "
                     "rank but --receiver and --prober WRITEs toward the receiver)")
         ->capture_default_str();
     cmd->add_option("--trace-ports", o.trace_variants,
@@ -507,6 +567,21 @@ void add_incast_options(CLI::App* cmd, MeshRunCommand& o) {
     cmd->add_option("--thresholds", o.thresholds,
                     "incast: thresholds file (latency_under_load, roce; defaults in the user "
                     "guide)");
+}
+
+/// --pattern ring's options: the all-reduce's sizes and iterations, named as
+/// nccl-tests names them where they can be.
+void add_ring_options(CLI::App* cmd, MeshRunCommand& o) {
+    cmd->add_option("--sizes", o.sizes,
+                    "ring: the all-reduce's message sizes, comma-separated (each step moves a "
+                    "size / N chunk)")
+        ->capture_default_str();
+    cmd->add_option("-n,--iters", o.iters, "ring: measured all-reduces per size")
+        ->check(CLI::Range(1U, 100000U))
+        ->capture_default_str();
+    cmd->add_option("-w,--warmup-iters", o.warmup_iters, "ring: unmeasured all-reduces first")
+        ->check(CLI::Range(0U, 10000U))
+        ->capture_default_str();
 }
 
 /// The test each flow runs, and when a flow is slow or a rank gone.
@@ -581,6 +656,7 @@ void add_mesh_run(CLI::App* mesh, Context& ctx, const std::string& name) {
     add_device_options(cmd, *o);
     add_pattern_options(cmd, *o);
     add_incast_options(cmd, *o);
+    add_ring_options(cmd, *o);
     add_test_options(cmd, *o);
     add_trace_options(cmd, *o);
     add_agent_options(cmd, *o);

@@ -238,10 +238,20 @@ namespace fabscope {
 namespace {
 
 TEST(MeshRunCli, BadFlagsAreExit2AndASingleRankSaysHowToLaunch) {
-    auto pattern = run({fabscope(), "mesh", "run", "--pattern", "ring"});
+    auto pattern = run({fabscope(), "mesh", "run", "--pattern", "tree"});
     EXPECT_EQ(pattern.exit_code, 2) << pattern.err;
-    EXPECT_NE(pattern.err.find("knows all-pairs, cover, leaf, pairs"), std::string::npos)
+    EXPECT_NE(pattern.err.find("knows all-pairs, cover, leaf, pairs, ring"), std::string::npos)
         << pattern.err;
+    auto sizes = run({fabscope(), "mesh", "run", "--pattern", "ring", "--sizes", "1M,,4M"});
+    EXPECT_EQ(sizes.exit_code, 2) << sizes.err;
+    EXPECT_NE(sizes.err.find("--sizes 1M,,4M"), std::string::npos) << sizes.err;
+    auto planes = run({fabscope(), "mesh", "run", "--pattern", "ring", "--devices", "a,b"});
+    EXPECT_EQ(planes.exit_code, 2) << planes.err;
+    EXPECT_NE(planes.err.find("one ring per plane"), std::string::npos) << planes.err;
+    auto agents = run({fabscope(), "mesh", "run", "--pattern", "ring", "--hosts", "agents.txt"});
+    EXPECT_EQ(agents.exit_code, 2) << agents.err;
+    EXPECT_NE(agents.err.find("the ring pattern runs under MPI only"), std::string::npos)
+        << agents.err;
     auto leaf = run({fabscope(), "mesh", "run", "--pattern", "leaf"});
     EXPECT_EQ(leaf.exit_code, 2) << leaf.err;
     EXPECT_NE(leaf.err.find("give --load SNAPSHOT"), std::string::npos) << leaf.err;
