@@ -62,6 +62,7 @@ struct MeshRunCommand {
     std::string sizes = "1M,8M,64M";
     uint32_t iters = 20;
     uint32_t warmup_iters = 5;
+    std::string ring_timeout = "10m";
     std::string names;  ///< hosts file naming the routers traces meet
     bool no_trace = false;
     std::string trace_timeout = "300ms";
@@ -79,6 +80,33 @@ struct MeshRunCommand {
     std::string pairs;      ///< --pattern pairs: the pairs file (rank 0)
     LiveSweepOptions umad;  ///< -C/-P: the port rank 0 reads the switch counters from
 };
+
+/// --sizes of a ring: each at least a byte, at most 1 GiB, at most 32 of them.
+Result<perf::RingTest> ring_test_of(const MeshRunCommand& o) {
+    perf::RingTest t;
+    t.iterations = o.iters;
+    t.warmup = o.warmup_iters;
+    auto timeout = parse_duration(o.ring_timeout);
+    if (!timeout || timeout->count() <= 0 || *timeout > std::chrono::hours(1))
+        return make_error(fmt::format("mesh run: --ring-timeout {}: use e.g. 10m, 90s (at most 1h)",
+                                      o.ring_timeout));
+    t.timeout = *timeout;
+    for (size_t at = 0; at <= o.sizes.size();) {
+        size_t comma = o.sizes.find(',', at);
+        if (comma == std::string::npos) comma = o.sizes.size();
+        const std::string one = o.sizes.substr(at, comma - at);
+        auto size = perf::parse_size(one);
+        if (!size || *size == 0)
+            return make_error(fmt::format(
+                "mesh run: --sizes {}: a comma-separated list of sizes, e.g. 1M,8M,64M (each "
+                "1 byte .. 1G)",
+                o.sizes));
+        t.sizes.push_back(*size);
+        at = comma + 1;
+    }
+    if (t.sizes.size() > 32) return make_error("mesh run: --sizes: at most 32 sizes");
+    return t;
+}
 
 Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
     perf::MeshRunOptions m;
@@ -116,6 +144,11 @@ Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
             "mesh run: --load and --devices: a snapshot is one subnet; run one "
             "mesh per plane, each with its own snapshot and -d");
     m.pattern = o.pattern;
+    if (o.pattern == "ring") {
+        auto ring = ring_test_of(o);
+        if (!ring) return ring.error();
+        m.ring = std::move(*ring);
+    }
     // Rank 0 loads the snapshot and reads the switch ports before it plans.
     if (!o.load.empty()) m.plan_extra = std::chrono::seconds(60);
     m.trace_variants = o.trace_variants;
@@ -164,28 +197,6 @@ Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
         return make_error(
             fmt::format("mesh run: --trace-timeout {}: use e.g. 300ms", o.trace_timeout));
     return m;
-}
-
-/// --sizes of a ring: each at least a byte, at most 1 GiB, at most 32 of them.
-Result<perf::RingTest> ring_test_of(const MeshRunCommand& o) {
-    perf::RingTest t;
-    t.iterations = o.iters;
-    t.warmup = o.warmup_iters;
-    for (size_t at = 0; at <= o.sizes.size();) {
-        size_t comma = o.sizes.find(',', at);
-        if (comma == std::string::npos) comma = o.sizes.size();
-        const std::string one = o.sizes.substr(at, comma - at);
-        auto size = perf::parse_size(one);
-        if (!size || *size == 0)
-            return make_error(fmt::format(
-                "mesh run: --sizes {}: a comma-separated list of sizes, e.g. 1M,8M,64M (each "
-                "1 byte .. 1G)",
-                o.sizes));
-        t.sizes.push_back(*size);
-        at = comma + 1;
-    }
-    if (t.sizes.size() > 32) return make_error("mesh run: --sizes: at most 32 sizes");
-    return t;
 }
 
 int run_incast_pattern(const MeshRunCommand& o, const Globals& g) {
@@ -310,13 +321,22 @@ std::function<void(const MeshRunData&)> progress_of(const MeshRunCommand& o, con
     };
 }
 
+/// The run's first line: who runs it (`ranks`: "9 ranks (Open MPI v4.1.4)")
+/// and what.
+void announce(const MeshRunCommand& o, const std::string& ranks) {
+    if (o.pattern == "ring") {
+        std::fprintf(stderr, "mesh run: %s, ring all-reduce of %s, %u iterations\n", ranks.c_str(),
+                     o.sizes.c_str(), o.iters);
+    } else {
+        std::fprintf(stderr, "mesh run: %s, %s, WRITE %s for %s each way\n", ranks.c_str(),
+                     o.pattern.c_str(), o.size.c_str(), o.duration.c_str());
+    }
+}
+
 /// `mesh run --hosts FILE`: this process coordinates `perf serve` agents.
 int run_mesh_agents(const MeshRunCommand& o, const Globals& g) {
-    if (o.pattern == "incast" || o.pattern == "ring")
-        return report(make_error(fmt::format("mesh run --hosts: the {} pattern runs under MPI "
-                                             "only (mpirun, or srun --mpi=pmix)",
-                                             o.pattern)),
-                      g);
+    if (o.pattern == "incast")
+        return report(make_error("mesh run --hosts: the incast pattern runs under MPI only"), g);
     if (!o.devices.empty()) {
         return report(make_error("mesh run --hosts: one device per agent: name it after the "
                                  "host in the hosts file, or give -d"),
@@ -349,9 +369,7 @@ int run_mesh_agents(const MeshRunCommand& o, const Globals& g) {
     c.connect_timeout = *connect;
     install_interrupt_handlers();
     if (!g.quiet) {
-        std::fprintf(stderr, "mesh run: %zu agents (%s), %s, WRITE %s for %s each way\n",
-                     agents->size(), o.hosts.c_str(), o.pattern.c_str(), o.size.c_str(),
-                     o.duration.c_str());
+        announce(o, fmt::format("{} agents ({})", agents->size(), o.hosts));
     }
     perf::MeshRunOutcome out = perf::coordinate_mesh(*agents, c, interrupt_token());
     return finish_mesh_run(out, o, g);
@@ -362,8 +380,6 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
     if (o.pattern == "incast") return run_incast_pattern(o, g);
     auto opts = options_of(o);
     if (!opts) return report(opts.error(), g);
-    auto ring = ring_test_of(o);
-    if (!ring) return report(ring.error(), g);
     auto comm = perf::MpiComm::init(nullptr, nullptr);
     if (!comm) return report(comm.error(), g);
     const bool root = (*comm)->rank() == 0;
@@ -389,16 +405,10 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
         t.timeout = *parse_duration(o.trace_timeout);
         open = perf::with_mesh_tracing(*opts, std::move(open), t, *loaded);
     }
-    if (root && !g.quiet && o.pattern == "ring") {
-        std::fprintf(stderr, "mesh run: %d ranks (%s), ring all-reduce of %s, %u iterations\n",
-                     (*comm)->size(), perf::MpiComm::launcher().c_str(), o.sizes.c_str(), o.iters);
-    } else if (root && !g.quiet) {
-        std::fprintf(stderr, "mesh run: %d ranks (%s), %s, WRITE %s for %s each way\n",
-                     (*comm)->size(), perf::MpiComm::launcher().c_str(), o.pattern.c_str(),
-                     o.size.c_str(), o.duration.c_str());
-    }
+    if (root && !g.quiet)
+        announce(o, fmt::format("{} ranks ({})", (*comm)->size(), perf::MpiComm::launcher()));
     perf::MeshRunOutcome out = o.pattern == "ring"
-                                   ? perf::run_ring(**comm, open, *opts, *ring, interrupt_token())
+                                   ? perf::run_ring(**comm, open, *opts, interrupt_token())
                                    : perf::run_mesh(**comm, open, *opts, interrupt_token());
     if (out.peers_gone) (*comm)->finalize_with_peers_gone();
     if (!root) return non_root_exit(out, (*comm)->rank());
@@ -411,7 +421,6 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
     if (o.pattern == "incast") return run_incast_pattern(o, g);
     auto opts = options_of(o);
     if (!opts) return report(opts.error(), g);
-    if (auto ring = ring_test_of(o); !ring) return report(ring.error(), g);
     if (auto routes = load_routes(o, g, *opts); !routes) return report(routes.error(), g);
     return report(make_error("mesh run: this fabscope was built without MPI. Install Open MPI "
                              "(Debian, Ubuntu: apt-get install libopenmpi-dev openmpi-bin) and "
@@ -494,7 +503,8 @@ and busbw (nccl-tests' convention: busbw = algbw x 2(N-1)/N), each edge's step
 times, and the slowest edge with its path and what it costs: the busbw measured
 against the busbw were it as fast as the median edge. The edges are the run's
 flows, localized as a mesh run's. A rank that dies stalls the ring: its
-neighbours say so within --step-timeout, it is named, and the run ends.
+neighbours say so within --step-timeout, it is named, and the run ends; so does
+a size slower than --ring-timeout. With --hosts the coordinator is in no edge.
 
 Examples:
   mpirun -np 16 --map-by ppr:1:node --hostfile hosts fabscope mesh run -o mesh.json
@@ -581,6 +591,10 @@ void add_ring_options(CLI::App* cmd, MeshRunCommand& o) {
         ->capture_default_str();
     cmd->add_option("-w,--warmup-iters", o.warmup_iters, "ring: unmeasured all-reduces first")
         ->check(CLI::Range(0U, 10000U))
+        ->capture_default_str();
+    cmd->add_option("--ring-timeout", o.ring_timeout,
+                    "ring: the most one size's all-reduces may take (a ring that slow is a "
+                    "finding, and the run ends)")
         ->capture_default_str();
 }
 

@@ -12,6 +12,40 @@ namespace {
 
 using json = nlohmann::json;
 
+/// The ring of an order: at most `b.max_ring_sizes` sizes, each within the
+/// agent's --max-size, iterations and the time a size may take bounded.
+Result<RingTest> ring_from_json(const json& j, const MeshAgentBounds& b, const ServeCaps& caps) {
+    auto bad = [](const std::string& why) {
+        return make_error(fmt::format("mesh order: ring: {}", why));
+    };
+    auto r = j.find("ring");
+    if (r == j.end() || !r->is_object()) return bad("missing");
+    RingTest t;
+    auto sizes = r->find("sizes");
+    if (sizes == r->end() || !sizes->is_array() || sizes->empty() ||
+        sizes->size() > b.max_ring_sizes)
+        return bad(fmt::format("sizes: 1 .. {} sizes", b.max_ring_sizes));
+    for (const json& s : *sizes) {
+        if (!s.is_number_integer() || s.get<int64_t>() < 1 || s.get<uint64_t>() > caps.max_size)
+            return bad(fmt::format("sizes: each 1 byte .. this agent's --max-size {}",
+                                   format_size(caps.max_size)));
+        t.sizes.push_back(s.get<uint64_t>());
+    }
+    const int64_t iterations = message_int(*r, "iterations", -1);
+    const int64_t warmup = message_int(*r, "warmup", -1);
+    const int64_t timeout = message_int(*r, "timeout_ms", -1);
+    if (iterations < 1 || iterations > b.max_ring_iterations || warmup < 0 ||
+        warmup > b.max_ring_iterations)
+        return bad(fmt::format("iterations 1 .. {}, warm-up 0 .. {}", b.max_ring_iterations,
+                               b.max_ring_iterations));
+    if (timeout < 1 || timeout > b.max_ring_timeout.count())
+        return bad(fmt::format("timeout_ms 1 .. {}", b.max_ring_timeout.count()));
+    t.iterations = static_cast<uint32_t>(iterations);
+    t.warmup = static_cast<uint32_t>(warmup);
+    t.timeout = Millis(timeout);
+    return t;
+}
+
 }  // namespace
 
 json order_to_json(const MeshOrder& o) {
@@ -34,6 +68,12 @@ json order_to_json(const MeshOrder& o) {
               {"trace_timeout_ms", o.trace_timeout.count()},
               {"names", names}};
     if (o.gid_index) j["gid_index"] = *o.gid_index;
+    if (o.pattern == "ring") {
+        j["ring"] = {{"sizes", o.ring.sizes},
+                     {"iterations", o.ring.iterations},
+                     {"warmup", o.ring.warmup},
+                     {"timeout_ms", o.ring.timeout.count()}};
+    }
     if (o.plan_extra.count() > 0) j["plan_extra_ms"] = o.plan_extra.count();
     return j;
 }
@@ -80,8 +120,15 @@ Result<MeshOrder> order_from_json(const json& j, const MeshAgentBounds& b, const
     if (o.device.size() > 64) return bad("device name longer than 64 characters");
     o.pattern = message_text(j, "pattern");
     if (o.pattern != "all-pairs" && o.pattern != "cover" && o.pattern != "leaf" &&
-        o.pattern != "pairs")
-        return bad(fmt::format("pattern \"{}\" (all-pairs, cover, leaf or pairs)", o.pattern));
+        o.pattern != "pairs" && o.pattern != "ring")
+        return bad(
+            fmt::format("pattern \"{}\" (all-pairs, cover, leaf, pairs or ring)", o.pattern));
+    if (o.pattern == "ring") {
+        if (auto r = ring_from_json(j, b, caps); !r)
+            return r.error();
+        else
+            o.ring = std::move(*r);
+    }
     o.trace = message_bool(j, "trace", false);
     if (auto n = j.find("names"); n != j.end()) {
         if (!n->is_array()) return bad("names is not an array");
@@ -122,6 +169,13 @@ Result<MeshOrder> order_from_json(const json& j, const MeshAgentBounds& b, const
 }
 
 Millis order_session_limit(const MeshOrder& o) {
+    if (o.pattern == "ring") {
+        // mesh/ring_run: the start, the connect step, and each size within its timeout.
+        const Millis start = o.step_timeout * 6 + o.plan_extra;
+        const Millis connect = o.step_timeout * 5;
+        const Millis size = o.ring.timeout + o.step_timeout * 4;
+        return start + connect + size * static_cast<int64_t>(o.ring.sizes.size()) + o.step_timeout;
+    }
     // The waits of mesh/run, each at its longest.
     const bool cover = o.pattern == "cover";
     const Millis start = o.step_timeout * 3 * (cover ? 4 : 2) + o.plan_extra;

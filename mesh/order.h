@@ -45,6 +45,11 @@ struct MeshAgentBounds {
     Millis max_step_timeout{60000};
     Millis max_trace_timeout{5000};
     size_t max_names = 4096;  ///< router names sent along for the traces
+    /// --pattern ring: its sizes (each within the server's --max-size), its
+    /// all-reduces per size, and the time a size may take.
+    size_t max_ring_sizes = 32;
+    int64_t max_ring_iterations = 100000;
+    Millis max_ring_timeout{3600 * 1000};
     /// The whole run, as the order's own numbers bound it; longer is refused.
     Millis max_session{4 * 3600 * 1000};
 };

@@ -47,9 +47,13 @@ uint32_t chunk_of(uint64_t bytes, size_t n) {
 
 /// One rank's ring through its steps.
 struct Ring {
-    Ring(MeshComm& c, const OpenDevice& op, const MeshRunOptions& opts, const RingTest& rt,
-         const StopToken& st)
-        : comm(c), open(op), o(opts), t(rt), stop(st), ranks(c, kRingTags, d.ranks, d.findings) {}
+    Ring(MeshComm& c, const OpenDevice& op, const MeshRunOptions& opts, const StopToken& st)
+        : comm(c),
+          open(op),
+          o(opts),
+          t(opts.ring),
+          stop(st),
+          ranks(c, kRingTags, d.ranks, d.findings) {}
 
     MeshComm& comm;
     const OpenDevice& open;
@@ -67,7 +71,8 @@ struct Ring {
     std::vector<uint64_t> sizes;
     uint32_t iterations = 0;
     uint32_t warmup = 0;
-    int pos = -1;  ///< this rank's place in the ring (-1: not in it)
+    Millis timeout{0};  ///< the most one size's all-reduces may take
+    int pos = -1;       ///< this rank's place in the ring (-1: not in it)
     std::unique_ptr<TestEndpoint> to_next;
     std::unique_ptr<TestEndpoint> from_prev;
     EndpointInfo next_info;
@@ -130,11 +135,9 @@ json plan_on_root(Ring& x) {
     d.spec.size = n ? chunk_of(*std::max_element(x.t.sizes.begin(), x.t.sizes.end()), n) : 0;
     if (x.o.cannot_start.empty() && !d.rounds.empty())
         read_switch_counters_before(d, x.o.read_switch_counters);
-    json plan = {{"ranks", ranks_json(d.ranks)},
-                 {"order", order},
-                 {"sizes", x.t.sizes},
-                 {"iterations", x.t.iterations},
-                 {"warmup", x.t.warmup}};
+    json plan = {{"ranks", ranks_json(d.ranks)}, {"order", order},
+                 {"sizes", x.t.sizes},           {"iterations", x.t.iterations},
+                 {"warmup", x.t.warmup},         {"timeout_ms", x.t.timeout.count()}};
     if (!x.o.cannot_start.empty())
         plan["abort"] = x.o.cannot_start;
     else if (n < 2)
@@ -148,8 +151,15 @@ bool start(Ring& x) {
     x.self.host = x.o.host.empty() ? host_name() : x.o.host;
     x.self.device = x.o.device;
     x.self.port = x.o.port;
-    x.dev = open_rank_device(x.open, x.self);
-    if (x.dev) learn_port(*x.dev, endpoint_config(x.o.spec, x.o.peer), x.self, false);
+    if (x.root() && x.o.coordinator_only) {
+        // Rank 0 of agents: plans and collects, in no edge.
+        x.self.coordinator = true;
+        x.self.device.clear();
+        x.self.port = 0;
+    } else {
+        x.dev = open_rank_device(x.open, x.self);
+        if (x.dev) learn_port(*x.dev, endpoint_config(x.o.spec, x.o.peer), x.self, false);
+    }
     const Millis start_wait = x.o.step_timeout * 3;
     x.ranks.hello(x.self, x.t0 + start_wait, start_wait);
     const Millis plan_wait = start_wait * 2 + x.o.plan_extra;
@@ -166,6 +176,7 @@ bool start(Ring& x) {
         x.sizes = p.at("sizes").get<std::vector<uint64_t>>();
         x.iterations = p.at("iterations").get<uint32_t>();
         x.warmup = p.at("warmup").get<uint32_t>();
+        x.timeout = Millis(p.at("timeout_ms").get<int64_t>());
         if (x.sizes.empty() || x.order.size() < 2) throw std::out_of_range("an empty ring");
     };
     if (!x.ranks.take_plan(*plan, read, x.self, x.out)) return false;
@@ -199,8 +210,9 @@ bool step(Ring& x, size_t number, const std::string& where, const json& report,
     s.report_by = report_by;
     s.go_by = go_by;
     s.go_waited = std::chrono::duration_cast<Millis>(go_by - MeshClock::now());
+    const auto began = MeshClock::now();
     s.give_up = [&](const MeshComm::Messages&) {
-        return x.stop.stop_requested() && MeshClock::now() > report_by - x.o.step_timeout;
+        return x.stop.stop_requested() && MeshClock::now() > began + x.o.step_timeout;
     };
     auto go = x.ranks.step(
         s, report, absorb,
@@ -267,7 +279,14 @@ json my_size(Ring& x, size_t k) {
                 .iterations = x.iterations,
                 .warmup = x.warmup,
                 .stall = x.o.step_timeout};
-    auto keep_going = [&]() -> std::string { return x.stop.stop_requested() ? "interrupted" : ""; };
+    const auto deadline = MeshClock::now() + x.timeout;
+    auto keep_going = [&]() -> std::string {
+        if (x.stop.stop_requested()) return "interrupted";
+        if (MeshClock::now() <= deadline) return "";
+        return fmt::format(
+            "the all-reduces of {} took longer than {} (--ring-timeout; or fewer --iters)",
+            format_size(bytes), format_duration(x.timeout));
+    };
     RingOutcome r = x.to_next->run_ring(*x.from_prev, s, keep_going);
     json j = {{"size", k}, {"error", r.error}};
     if (!r.error.empty() || r.iteration_us.empty()) return j;
@@ -322,12 +341,14 @@ bool settle_size(Ring& x, size_t k) {
 bool run_sizes(Ring& x) {
     for (size_t k = 0; k < x.sizes.size() && !x.stopping; ++k) {
         json report = {{"size", k}};
-        if (x.to_next && x.from_prev) report = my_size(x, k);
+        const bool in_ring = x.to_next && x.from_prev;
+        if (in_ring) report = my_size(x, k);
         const bool last = k + 1 == x.sizes.size();
         if (last && x.to_next && x.o.trace_flow && !x.stop.stop_requested() &&
             report.value("error", "").empty())
             report["path"] = x.o.trace_flow(x.to_next->info(), x.next_info);
-        const auto now = MeshClock::now();
+        // A rank in no edge (rank 0 of agents) waits out the others' ring.
+        const auto now = MeshClock::now() + (in_ring ? Millis(0) : x.timeout);
         bool ran = true;
         if (!step(
                 x, kFirstSizeStep + k,
@@ -412,8 +433,8 @@ std::vector<int> ring_order(const std::vector<MeshRank>& ranks,
 }
 
 MeshRunOutcome run_ring(MeshComm& comm, const OpenDevice& open, const MeshRunOptions& o,
-                        const RingTest& ring, const StopToken& stop) {
-    Ring x(comm, open, o, ring, stop);
+                        const StopToken& stop) {
+    Ring x(comm, open, o, stop);
     try {
         if (!start(x) || !connect(x)) return std::move(x.out);
         if (!x.stopping && !run_sizes(x)) return std::move(x.out);

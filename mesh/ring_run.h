@@ -22,23 +22,20 @@
 // are in MeshRunData::ring.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "mesh/run.h"
 
 namespace fabscope::perf {
 
-struct RingTest {
-    std::vector<uint64_t> sizes;  ///< the all-reduce's message sizes, bytes
-    uint32_t iterations = 20;     ///< measured all-reduces per size (nccl-tests' -n)
-    uint32_t warmup = 5;          ///< unmeasured first (nccl-tests' -w)
-};
-
-/// Runs this rank's part; returns when the run is over for it. Never throws.
-/// Takes from `o` the device, port, peer options, step timeout, host, routes
-/// (rank 0), trace_flow, read_switch_counters, on_progress and cannot_start.
+/// Runs this rank's part of `o.ring`; returns when the run is over for it.
+/// Never throws. Takes from `o` besides the device, port, peer options, step
+/// timeout, slow ratio, host, routes (rank 0), trace_flow,
+/// read_switch_counters, on_progress, cannot_start and coordinator_only (rank
+/// 0 of agents: in no edge).
 MeshRunOutcome run_ring(MeshComm& comm, const OpenDevice& open, const MeshRunOptions& o,
-                        const RingTest& ring, const StopToken& stop);
+                        const StopToken& stop);
 
 /// Rank 0's ring: the ranks that can test, those under one leaf next to each
 /// other (`leaf_of`: a rank's leaf, 0 unknown), leaves in the order of their

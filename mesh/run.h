@@ -34,6 +34,16 @@
 
 namespace fabscope::perf {
 
+/// --pattern ring: the all-reduce every rank runs (mesh/ring_run.h).
+struct RingTest {
+    std::vector<uint64_t> sizes;  ///< the all-reduce's message sizes, bytes
+    uint32_t iterations = 20;     ///< measured all-reduces per size (nccl-tests' -n)
+    uint32_t warmup = 5;          ///< unmeasured first (nccl-tests' -w)
+    /// The most one size's all-reduces may take; longer is that rank's error
+    /// and ends the run (a ring that slow is a finding, not a wait).
+    Millis timeout{600000};
+};
+
 /// What every rank of a run is asked to do, the same on all of them (an
 /// agent's order carries it: mesh/order.h).
 struct MeshTest {
@@ -54,6 +64,8 @@ struct MeshTest {
     int trace_variants = 8;
     size_t max_cover_rounds = 8;
     size_t adaptive_rounds = 4;
+    /// "ring": the all-reduce.
+    RingTest ring;
 
     MeshTest& test() { return *this; }
     const MeshTest& test() const { return *this; }

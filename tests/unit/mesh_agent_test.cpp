@@ -131,6 +131,54 @@ TEST(MeshOrder, TheAgentsCapsAndTheRunsLengthAreItsOwn) {
     EXPECT_GT(order_session_limit(big), order_session_limit(good_order()));
 }
 
+MeshOrder ring_order_of() {
+    MeshOrder o = good_order();
+    o.pattern = "ring";
+    o.ring = {.sizes = {1 << 20, 8 << 20}, .iterations = 7, .warmup = 2, .timeout = 90s};
+    return o;
+}
+
+TEST(MeshOrder, ARingCarriesItsSizesIterationsAndTimeoutWithinTheAgentsBounds) {
+    auto out = order_from_json(order_to_json(ring_order_of()), {}, {});
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_EQ(out->pattern, "ring");
+    EXPECT_EQ(out->ring.sizes, (std::vector<uint64_t>{1 << 20, 8 << 20}));
+    EXPECT_EQ(out->ring.iterations, 7u);
+    EXPECT_EQ(out->ring.warmup, 2u);
+    EXPECT_EQ(out->ring.timeout, 90s);
+    const json good = order_to_json(ring_order_of());
+    struct Case {
+        json ring;
+        const char* says;
+    };
+    const Case cases[] = {
+        {nullptr, "ring: missing"},
+        {{{"sizes", json::array()}, {"iterations", 1}, {"warmup", 0}, {"timeout_ms", 1000}},
+         "sizes: 1 .. 32 sizes"},
+        {{{"sizes", {0}}, {"iterations", 1}, {"warmup", 0}, {"timeout_ms", 1000}},
+         "each 1 byte .. this agent's --max-size"},
+        {{{"sizes", {1 << 20}}, {"iterations", 0}, {"warmup", 0}, {"timeout_ms", 1000}},
+         "iterations 1 .. 100000"},
+        {{{"sizes", {1 << 20}}, {"iterations", 1}, {"warmup", 0}, {"timeout_ms", 3600001}},
+         "timeout_ms 1 .. 3600000"},
+    };
+    for (const Case& c : cases) {
+        json j = good;
+        j["ring"] = c.ring;
+        EXPECT_NE(refused(j).find(c.says), std::string::npos)
+            << c.ring.dump() << ": " << refused(j);
+    }
+    ServeCaps small;
+    small.max_size = 4 << 20;
+    EXPECT_NE(refused(good, {}, small).find("--max-size 4M"), std::string::npos)
+        << refused(good, {}, small);
+    // Each size within its timeout: 32 sizes of an hour each is longer than four hours.
+    MeshOrder slow = ring_order_of();
+    slow.ring.sizes.assign(32, 1 << 20);
+    slow.ring.timeout = 3600s;
+    EXPECT_NE(refused(order_to_json(slow)).find("the run could take"), std::string::npos);
+}
+
 TEST(MeshRelay, OnlyWellFormedRelaysToKnownRanksPass) {
     auto r = relay_from_json(relay_json("to", {3, 17, "{\"x\":1}"}), "to", 4);
     ASSERT_TRUE(r);
@@ -330,6 +378,28 @@ TEST(MeshAgents, ACoordinatorRunsAllPairsOverPerfServeAgents) {
     for (const auto& e : fabscope::testing::schema_errors(doc, "mesh-run.schema.json"))
         ADD_FAILURE() << e;
     EXPECT_EQ(doc["ranks"][0]["coordinator"], true);
+}
+
+TEST(MeshAgents, ACoordinatorRunsARingOverAgentsAndIsInNoEdge) {
+    Agent a1, a2, a3;
+    std::vector<MeshAgent> agents = {a1.where(1), a2.where(2), a3.where(3)};
+    StopToken stop;
+    CoordinatorOptions c = quick("ring");
+    c.run.ring = {.sizes = {65536, 1 << 20}, .iterations = 3, .warmup = 1, .timeout = 10s};
+    MeshRunOutcome out = coordinate_mesh(agents, c, stop);
+    const MeshRunData& d = out.data;
+    EXPECT_EQ(out.error, "");
+    EXPECT_EQ(d.status, "complete");
+    EXPECT_EQ(d.pattern, "ring");
+    EXPECT_TRUE(d.ranks[0].coordinator);
+    EXPECT_EQ(d.ring.order, (std::vector<int>{1, 2, 3}));
+    ASSERT_EQ(d.ring.sizes.size(), 2u);
+    for (const RingSize& s : d.ring.sizes) EXPECT_TRUE(s.measured);
+    ASSERT_EQ(d.flows.size(), 3u);
+    for (const MeshFlow& f : d.flows) EXPECT_TRUE(f.measured) << f.error;
+    EXPECT_TRUE(d.findings.empty());
+    // The fake's steps run at 10 Gb/s: a ring of them has that bus bandwidth and overhead none.
+    EXPECT_NEAR(d.ring.sizes[1].busbw_gbs, 10.0 / 8, 0.01);
 }
 
 TEST(MeshAgents, AnAgentThatRefusesOrCannotBeReachedIsAFindingAndTheRunGoesOn) {

@@ -112,7 +112,8 @@ TEST(RingOrder, HostsUnderOneLeafAreNeighboursAndUnknownLeavesComeLast) {
 World ring_world(int size) {
     World w;
     w.size = size;
-    w.ring = RingTest{.sizes = {1 << 20, 8 << 20}, .iterations = 4, .warmup = 1};
+    w.ring = RingTest{.sizes = {1 << 20, 8 << 20}, .iterations = 4, .warmup = 1, .timeout = {}};
+    w.ring->timeout = std::chrono::seconds(10);
     return w;
 }
 

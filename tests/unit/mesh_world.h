@@ -178,7 +178,8 @@ struct World {
                         port_guids.empty() ? 0 : port_guids.at(static_cast<size_t>(r))));
                 };
                 try {
-                    outcomes[r] = ring ? run_ring(comm, open, o, *ring, *stops[r])
+                    if (ring) o.ring = *ring;
+                    outcomes[r] = ring ? run_ring(comm, open, o, *stops[r])
                                        : run_mesh(comm, open, o, *stops[r]);
                 } catch (const fake::Died&) {
                     died[r] = true;
