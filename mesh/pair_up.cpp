@@ -8,8 +8,9 @@
 #include "ranks/protocol.h"
 
 namespace fabscope::perf {
-
+namespace {
 using json = nlohmann::json;
+}  // namespace
 
 PairUp pair_up(MeshComm& comm, const VerbsDevice& dev, const EndpointConfig& cfg,
                const std::vector<MeshRank>& ranks, int partner, PairUpTags tags,

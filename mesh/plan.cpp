@@ -14,10 +14,9 @@
 #include "schedule/localize.h"
 
 namespace fabscope::perf {
+namespace {
 
 using json = nlohmann::json;
-
-namespace {
 
 /// A pair's LMC path bits: 0..127 (LMC is at most 7); 0 when the plan has
 /// none (a fabscope from before them).

@@ -198,7 +198,7 @@ void absorb_connect(Ring& x, int r, const json& j) {
 }
 
 /// One step of the ranks' protocol: rank 0 answers stop when the run is
-/// interrupted, a rank is gone or `broken` says the ring cannot go on.
+/// interrupted or `broken` says the ring cannot go on.
 bool step(Ring& x, size_t number, const std::string& where, const json& report,
           MeshDeadline report_by, MeshDeadline go_by,
           const std::function<void(int, const json&)>& absorb,
@@ -217,9 +217,12 @@ bool step(Ring& x, size_t number, const std::string& where, const json& report,
     auto go = x.ranks.step(
         s, report, absorb,
         [&](json& g) {
+            // A rank gone before the ring (not in it) does not end it; one of
+            // the ring's own leaves its edges unmeasured, which `broken` sees.
+            const bool ring_broken = broken && broken();
             x.d.wall_seconds = x.elapsed();
             x.progress();
-            g["stop"] = x.stop.stop_requested() || x.ranks.any_gone() || (broken && broken());
+            g["stop"] = x.stop.stop_requested() || ring_broken;
         },
         x.out);
     if (!go) return false;

@@ -194,13 +194,18 @@ TEST(RingRun, ARankThatDiesIsNamedAndTheRunEndsWithWhatWasMeasured) {
 
 TEST(RingRun, InterruptKeepsTheSizesMeasured) {
     World w = ring_world(4);
-    w.stop_root_after_round = 1;  // once the first size is done
+    w.ring->sizes.push_back(16 << 20);
+    // Ctrl-C on rank 0 while the second size runs: it ends, the third does not start.
+    w.stop_root_after_round = 1;
     w.run();
     const MeshRunData& d = w.data();
     EXPECT_EQ(d.status, "interrupted");
     EXPECT_TRUE(d.ring.sizes[0].measured);
-    EXPECT_FALSE(d.ring.sizes[1].measured);
-    for (const MeshFlow& f : d.flows) EXPECT_TRUE(f.measured);  // at the size measured
+    EXPECT_TRUE(d.ring.sizes[1].measured);
+    EXPECT_FALSE(d.ring.sizes[2].measured);
+    EXPECT_EQ(d.ring.sizes[2].edges[0].steps, 0u);
+    for (const MeshFlow& f : d.flows) EXPECT_TRUE(f.measured);  // at the largest size measured
+    for (int r = 1; r < w.size; ++r) EXPECT_EQ(w.outcomes[r].error, "") << r;  // told to stop
 }
 
 TEST(RingRun, TooFewRanksAbort) {
