@@ -12,7 +12,8 @@
 // cable. Last, the cable restored and one host's leaf port shaped instead,
 // cover launched by Slurm (srun --mpi=pmix; slurm_start in guest.sh) must
 // name that host. (Four runs: the Slurm launcher and the host fault share
-// one, for CI's time; they had a run each.)
+// one, for CI's time; they had a run each.) A ring all-reduce (--pattern
+// ring) rides along twice: through the agents (c2's gone) and under srun.
 //
 // Three leaves, not two: with two, every flow that crosses l1 -> s2 also
 // crosses s2 -> l2 (and the reverse), so no measurement can tell the cable
@@ -70,6 +71,40 @@ void expect_shaped_cable(const json& doc, const std::string& top_line) {
     EXPECT_EQ(top_line.rfind(fmt::format("suspect: cable {}", kShaped), 0), 0u) << top_line;
 }
 
+/// Whether a lane's name is the shaped cable l1 <-> s2, either way.
+bool on_shaped_cable(const std::string& lane) {
+    return lane == "l1[10.9.12.0] -> s2[10.9.12.1]" || lane == "s2[10.9.12.1] -> l1[10.9.12.0]";
+}
+
+void expect_agents_ring(const VmRun& g) {
+    // The ring through agents: the coordinator in no edge, c2's dead agent
+    // left out; if an edge crosses the shaped cable, the slowest does.
+    json ring = g.file("agents_ring.json", "mesh-run.schema.json");
+    EXPECT_EQ(ring["status"], "complete") << g.output;
+    EXPECT_EQ(ring["launcher"], "fabscope agents (mesh order 1)");
+    EXPECT_EQ(ring["ranks"][0]["coordinator"], true);
+    EXPECT_EQ(ring["ring"]["order"].size(), 8u) << ring["ring"].dump();
+    ASSERT_TRUE(ring["ring"]["sizes"][0]["measured"].get<bool>()) << ring["ring"].dump();
+    bool any_crosses = false;
+    for (const json& f : ring["flows"]) {
+        EXPECT_NE(f["src_host"], "c2");
+        for (const json& l : f["lanes"]) {
+            for (const json& lane : ring["fabric"]["lanes"]) {
+                if (lane["lane"] == l && on_shaped_cable(lane["name"].get<std::string>()))
+                    any_crosses = true;
+            }
+        }
+    }
+    const json& slowest = ring["ring"]["slowest_edge"];
+    std::printf("agents ring: %s edge crosses the shaped cable; slowest edge %s\n",
+                any_crosses ? "an" : "no", slowest.dump().c_str());
+    if (!any_crosses) return;
+    bool crosses = false;
+    for (const json& lane : slowest["path"]) crosses |= on_shaped_cable(lane.get<std::string>());
+    EXPECT_TRUE(crosses) << slowest.dump();
+    EXPECT_EQ(g.value("agents_ring_rc"), "1");
+}
+
 TEST(MeshVm, MpirunSrunAndAgentsOnALeafSpineNameTheShapedCableAndOutliveAKilledRank) {
     VmRun g = run_in_vm("mesh", R"SH(
 rxe_init
@@ -120,7 +155,12 @@ echo "agents_rc=$?"
 echo "agents_s=$(echo "$(date +%s.%N) - $t0" | bc)"
 echo "agents_after_kill_s=$(echo "$(date +%s.%N) - $t1" | bc)"
 echo "agents_top=$(grep -m1 '^suspect:' agents.err)"
+# A ring all-reduce through the same agents (c2's is gone: left out).
+in_host b1 $F mesh run --hosts agents/agents.txt --names /run/fabric.hosts --pattern ring \
+    --sizes 128K -n 2 -w 1 --step-timeout 5s -o agents_ring.json 2> agents_ring.err
+echo "agents_ring_rc=$?"
 agents_stop agents
+grep -E '^(mesh run|ring|finding):' agents_ring.err
 grep -E '^(mesh run|cover|paths|finding):' agents.err
 # A host's cable instead of a leaf-spine one: what a2 receives, shaped on its
 # leaf's port. The cover, launched by Slurm this time (slurmctld in b1, a
@@ -139,7 +179,14 @@ slurm_in /tmp/slurm env OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_
 echo "srun_rc=$?"
 echo "srun_s=$(echo "$(date +%s.%N) - $t0" | bc)"
 echo "srun_top=$(grep -m1 '^suspect:' srun.err)"
+# And a ring all-reduce under srun: the edge into a2 is the slow one.
+slurm_in /tmp/slurm env OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=eth0 \
+    timeout 300 srun -N 9 --ntasks-per-node=1 --mpi=pmix --chdir="$PWD" \
+    $F mesh run --names /run/fabric.hosts --pattern ring --sizes 256K -n 2 -w 1 \
+    --step-timeout 5s -o srun_ring.json 2> srun_ring.err
+echo "srun_ring_rc=$?"
 slurm_stop /tmp/slurm
+grep -E '^(mesh run|ring):' srun_ring.err
 grep -E '^(mesh run|srun|suspect|cover|paths):' srun.err
 )SH",
                         std::chrono::seconds(600));
@@ -247,6 +294,7 @@ grep -E '^(mesh run|srun|suspect|cover|paths):' srun.err
         EXPECT_TRUE(f["measured"].get<bool>()) << f.dump();
     }
     expect_shaped_cable(agents, g.value("agents_top"));
+    expect_agents_ring(g);
 
     // srun --mpi=pmix with the host port shaped instead: the ranks started by
     // Slurm's slurmds, the report says which job and step ran it; every host
@@ -314,6 +362,24 @@ grep -E '^(mesh run|srun|suspect|cover|paths):' srun.err
     EXPECT_EQ(g.value("srun_top").rfind("suspect: host a2 (receiving) or its cable from l1[", 0),
               0u)
         << g.value("srun_top");
+
+    // The ring under srun, in rank order (Slurm's: a1, a2, ...): the edge into
+    // a2 is its slow one. Nine ranks spinning on the VM's two CPUs leave every
+    // edge near the shaper's rate (1.6 MB/s against its 1), so the cost is
+    // modest here; the RingVm test has the cost of a cable.
+    json ring = g.file("srun_ring.json", "mesh-run.schema.json");
+    EXPECT_EQ(g.value("srun_ring_rc"), "1");  // the slow edge is a finding
+    EXPECT_EQ(ring["status"], "complete");
+    EXPECT_EQ(ring["pattern"], "ring");
+    EXPECT_NE(ring["launcher"].get<std::string>().find(", Slurm job "), std::string::npos);
+    ASSERT_TRUE(ring["ring"]["sizes"][0]["measured"].get<bool>()) << ring["ring"].dump();
+    const json& slowest = ring["ring"]["slowest_edge"];
+    std::printf("srun ring: busbw %.5f GB/s, slowest edge %s\n",
+                ring["ring"]["sizes"][0]["busbw_GBps"].get<double>(), slowest.dump().c_str());
+    EXPECT_EQ(slowest["dst_host"], "a2") << slowest.dump();
+    EXPECT_LT(slowest["gbps"].get<double>(), 0.6 * slowest["median_gbps"].get<double>())
+        << slowest.dump();
+    EXPECT_GT(slowest["cost"].get<double>(), 0.1) << slowest.dump();
 }
 
 }  // namespace
