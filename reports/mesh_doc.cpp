@@ -307,7 +307,84 @@ void read_coverage(const json& j, MeshRunDoc& d) {
     d.traced = json_io::get_uint<size_t>(json_io::get_object(j, "totals"), "traced");
 }
 
+MeshRingEdgeDoc ring_edge_of(const json& e) {
+    return {json_io::get_string(e, "src_host"), json_io::get_string(e, "dst_host"),
+            json_io::get_double(e, "gbps")};
+}
+
+/// The ring's figures, when the report has them.
+void read_ring(const json& j, MeshRunDoc& d) {
+    const auto r = j.find("ring");
+    if (r == j.end() || r->is_null()) return;
+    MeshRingDoc ring;
+    ring.ranks = json_io::get_array(*r, "order").size();
+    ring.ordered_by = json_io::get_string(*r, "ordered_by");
+    for (const json& s : json_io::get_array(*r, "sizes")) {
+        ring.sizes.push_back(
+            {json_io::get_uint<uint64_t>(s, "bytes"), json_io::get_bool(s, "measured", false),
+             json_io::get_double(s, "time_us"), json_io::get_double(s, "algbw_GBps"),
+             json_io::get_double(s, "busbw_GBps")});
+    }
+    const json& e = json_io::get(*r, "slowest_edge");
+    if (!e.is_null()) {
+        MeshRingCostDoc c;
+        c.edge = ring_edge_of(e);
+        c.bytes = json_io::get_uint<uint64_t>(e, "bytes");
+        c.median_gbps = json_io::get_double(e, "median_gbps");
+        for (const json& s : json_io::get_array(e, "slow_edges")) c.slow.push_back(ring_edge_of(s));
+        for (const json& x : json_io::get_array(e, "cables"))
+            c.cables.push_back(x.get<std::string>());
+        for (const json& x : json_io::get_array(e, "path")) c.path.push_back(x.get<std::string>());
+        c.busbw_gbs = json_io::get_double(e, "busbw_GBps");
+        c.busbw_if_median_gbs = json_io::get_double(e, "busbw_if_median_GBps");
+        c.cost = json_io::get_double(e, "cost");
+        if (c.cost < 0 || c.cost > 1) json_io::fail(e.at("cost"), "must be 0 .. 1");
+        ring.slowest = std::move(c);
+    }
+    d.ring = std::move(ring);
+}
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string out;
+    for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
 }  // namespace
+
+const MeshRingSizeDoc* MeshRingDoc::verdict() const {
+    const MeshRingSizeDoc* best = nullptr;
+    for (const MeshRingSizeDoc& s : sizes) {
+        if (s.measured && (!best || s.bytes > best->bytes)) best = &s;
+    }
+    return best;
+}
+
+std::vector<std::string> ring_lines(const MeshRingDoc& r) {
+    std::vector<std::string> out;
+    const MeshRingSizeDoc* at = r.verdict();
+    if (!at) {
+        out.push_back(fmt::format("ring all-reduce over {} ranks: no size measured", r.ranks));
+        return out;
+    }
+    out.push_back(fmt::format(
+        "ring all-reduce of {} over {} ranks ({} order): busbw {:.3g} GB/s (algbw {:.3g} GB/s, "
+        "{:.3g} ms)",
+        perf::format_size(at->bytes), r.ranks, r.ordered_by, at->busbw_gbs, at->algbw_gbs,
+        at->time_us / 1e3));
+    if (!r.slowest) return out;
+    const MeshRingCostDoc& c = *r.slowest;
+    std::string line = fmt::format(
+        "slowest edge {} → {} at {:.3g} Gb/s (median {:.3g}){}: {:.0f} % of the ring's bus "
+        "bandwidth ({:.3g} GB/s were {} at the median)",
+        c.edge.src_host, c.edge.dst_host, c.edge.gbps, c.median_gbps,
+        c.slow.size() > 1 ? fmt::format(" and {} more slow edge(s)", c.slow.size() - 1) : "",
+        c.cost * 100, c.busbw_if_median_gbs, c.slow.size() > 1 ? "they" : "it");
+    if (!c.cables.empty()) line += "; all cross " + joined(c.cables);
+    out.push_back(line);
+    if (!c.path.empty()) out.push_back("its path: " + joined(c.path));
+    return out;
+}
 
 size_t MeshRunDoc::measured() const {
     return static_cast<size_t>(
@@ -351,6 +428,7 @@ Result<MeshRunDoc> mesh_run_doc_from_json(const json& j) {
         read_endpoint_suspects(j, d);
         read_findings(j, d);
         read_coverage(j, d);
+        read_ring(j, d);
         return d;
     });
 }

@@ -59,6 +59,48 @@ struct MeshFindingDoc {
     std::string message;
 };
 
+/// A ring all-reduce's figures (`mesh run --pattern ring`, "ring").
+struct MeshRingSizeDoc {
+    uint64_t bytes = 0;
+    bool measured = false;
+    double time_us = 0;
+    double algbw_gbs = 0;  ///< GB/s, 1e9 bytes/s, as nccl-tests
+    double busbw_gbs = 0;
+};
+
+struct MeshRingEdgeDoc {
+    std::string src_host;
+    std::string dst_host;
+    double gbps = 0;  ///< Gb/s
+};
+
+/// The slowest edge at the largest size measured, and what the slow edges cost.
+struct MeshRingCostDoc {
+    MeshRingEdgeDoc edge;
+    uint64_t bytes = 0;
+    double median_gbps = 0;
+    std::vector<MeshRingEdgeDoc> slow;  ///< the slowest first
+    std::vector<std::string> cables;    ///< every slow edge crosses them
+    std::vector<std::string> path;      ///< the slowest edge's lanes
+    double busbw_gbs = 0;
+    double busbw_if_median_gbs = 0;
+    double cost = 0;  ///< 0 .. 1 of the bus bandwidth
+};
+
+struct MeshRingDoc {
+    size_t ranks = 0;
+    std::string ordered_by;  ///< "leaf", "rank"
+    std::vector<MeshRingSizeDoc> sizes;
+    std::optional<MeshRingCostDoc> slowest;
+    /// The largest size measured (where the verdict is read), or null.
+    const MeshRingSizeDoc* verdict() const;
+};
+
+/// "ring all-reduce of 64M over 8 ranks: busbw 2.41 GB/s (algbw 1.38 GB/s,
+/// 48.6 ms)", then the slowest edge and what the slow edges cost; the lines
+/// the report and the TUI's pairs view show.
+std::vector<std::string> ring_lines(const MeshRingDoc& r);
+
 struct MeshRunDoc {
     std::string status;   ///< "complete", "running", "interrupted", "aborted"
     std::string pattern;  ///< "all-pairs", "cover"
@@ -75,7 +117,8 @@ struct MeshRunDoc {
     std::vector<MeshFindingDoc> findings;
     size_t lanes = 0;  ///< switch-to-switch lanes the traces showed
     size_t lanes_crossed = 0;
-    size_t traced = 0;  ///< flows with a path
+    size_t traced = 0;                ///< flows with a path
+    std::optional<MeshRingDoc> ring;  ///< --pattern ring
 
     size_t measured() const;
     size_t slow() const;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "rdma/test_spec.h"
+
 namespace fabscope {
 namespace {
 
@@ -158,6 +160,39 @@ std::vector<ReportFinding> collective_findings(const CollectiveBench& b,
     return out;
 }
 
+/// A ring run's bus bandwidth judged as a collective benchmark's: below
+/// --expect-busbw at its largest size measured is an error, with what its
+/// slow edges cost.
+std::vector<ReportFinding> ring_findings(const MeshRingDoc& r,
+                                         std::optional<double> expect_busbw_gbps) {
+    std::vector<ReportFinding> out;
+    const MeshRingSizeDoc* at = r.verdict();
+    if (!expect_busbw_gbps || !at || at->busbw_gbs >= *expect_busbw_gbps) return out;
+    nlohmann::json ev = {{"size", at->bytes},
+                         {"busbw_gbps", at->busbw_gbs},
+                         {"expected_gbps", *expect_busbw_gbps},
+                         {"ratio", at->busbw_gbs / *expect_busbw_gbps}};
+    std::string why;
+    if (r.slowest) {
+        ev["slowest_edge"] =
+            fmt::format("{} -> {}", r.slowest->edge.src_host, r.slowest->edge.dst_host);
+        ev["cost"] = r.slowest->cost;
+        why = fmt::format("; its slowest edge {} → {} costs it {:.0f} %", r.slowest->edge.src_host,
+                          r.slowest->edge.dst_host, r.slowest->cost * 100);
+    }
+    out.push_back({"mesh",
+                   "ring_busbw_low",
+                   Severity::Error,
+                   fmt::format("ring all-reduce of {} over {} ranks: {:.3g} GB/s bus bandwidth, "
+                               "{:.0f}% of the {:.3g} GB/s expected{}",
+                               perf::format_size(at->bytes), r.ranks, at->busbw_gbs,
+                               100 * at->busbw_gbs / *expect_busbw_gbps, *expect_busbw_gbps, why),
+                   {},
+                   {},
+                   std::move(ev)});
+    return out;
+}
+
 void add_runs(ReportModel& m) {
     std::vector<ReportFinding> first;
     if (m.mesh) {
@@ -168,6 +203,17 @@ void add_runs(ReportModel& m) {
                          "median, slow below {:.2f}",
                          d.measured(), d.flows.size(), d.rounds_done, d.rounds, d.slow_ratio)});
         first = mesh_findings(d);
+        if (d.ring) {
+            const std::vector<std::string> lines = ring_lines(*d.ring);
+            m.checks.push_back(
+                {"mesh", "ring all-reduce",
+                 lines.front() +
+                     (m.meta.expect_busbw_gbps
+                          ? fmt::format(", expected {:.2f} GB/s", *m.meta.expect_busbw_gbps)
+                          : std::string(", not judged (no --expect-busbw)"))});
+            std::vector<ReportFinding> f = ring_findings(*d.ring, m.meta.expect_busbw_gbps);
+            first.insert(first.begin(), f.begin(), f.end());
+        }
         m.interrupted = m.interrupted || d.status == "interrupted" || d.status == "running";
         for (size_t i : mesh_matrix_flows(d, kMeshMatrixHosts)) {
             const MeshFlowDoc& f = d.flows[i];

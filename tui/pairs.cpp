@@ -109,10 +109,16 @@ PairGrid build_mesh_grid(const MeshRunDoc& d) {
             g.best_pair = fmt::format("{} → {}", f.src_host, f.dst_host);
         }
     }
+    if (d.ring) {
+        g.ring = ring_lines(*d.ring);
+        const auto& c = d.ring->slowest;
+        g.ring_costly = c && c->edge.gbps < d.slow_ratio * c->median_gbps;
+    }
     for (const MeshSuspectDoc& s : d.suspects) g.suspects.push_back(suspect_line(s));
     if (!d.suspects.empty()) g.top_evidence = suspect_counted_phrases(d.suspects.front());
-    g.note = fmt::format("mesh run {}, {} ranks, {} of {} flows, {} slow", d.status, d.hosts.size(),
-                         d.measured(), d.flows.size(), d.slow());
+    g.note =
+        fmt::format("{} {}, {} ranks, {} of {} flows, {} slow", d.ring ? "ring run" : "mesh run",
+                    d.status, d.hosts.size(), d.measured(), d.flows.size(), d.slow());
     if (g.rows.size() < d.hosts.size())
         g.note += fmt::format("; showing the {} hosts of the slow flows", g.rows.size());
     return g;

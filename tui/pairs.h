@@ -37,7 +37,11 @@ struct PairGrid {
     /// The top suspect's evidence beneath it: what its slow flows' ends and
     /// its switch ports counted (reports/mesh_doc's phrases).
     std::vector<std::string> top_evidence;
-    std::string note;  ///< "mesh run complete, 9 ranks, 72 of 72 flows, 14 slow"
+    /// A ring run's figures (reports/mesh_doc's ring_lines): its bus
+    /// bandwidth, then its slowest edge and what the slow edges cost.
+    std::vector<std::string> ring;
+    bool ring_costly = false;  ///< the slow edges are below the mesh's slow ratio
+    std::string note;          ///< "mesh run complete, 9 ranks, 72 of 72 flows, 14 slow"
     const PairCell& cell(size_t r, size_t c) const { return cells[r * cols.size() + c]; }
 };
 

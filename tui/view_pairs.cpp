@@ -74,7 +74,8 @@ struct PairsLayout {
     int avail_rows = 0;
     int shown_suspects = 0;
     int shown_evidence = 0;  ///< lines of the top suspect's evidence
-    int suspects_h = 0;
+    int ring_h = 0;          ///< a ring run's figures, above its suspects
+    int suspects_h = 0;      ///< the ring's lines and the suspects
 };
 
 /// How much of `g` fits in `body`, and where each part goes.
@@ -92,7 +93,9 @@ PairsLayout lay_out(const PairGrid& g, Rect body) {
     lay.shown_suspects =
         g.of_median ? std::min(static_cast<int>(g.suspects.size()), std::max(1, body.h / 4)) : 0;
     lay.shown_evidence = lay.shown_suspects > 0 ? static_cast<int>(g.top_evidence.size()) : 0;
-    lay.suspects_h = g.of_median ? std::max(1, lay.shown_suspects) + 1 + lay.shown_evidence : 0;
+    lay.ring_h = g.of_median ? static_cast<int>(g.ring.size()) : 0;
+    lay.suspects_h =
+        g.of_median ? lay.ring_h + std::max(1, lay.shown_suspects) + 1 + lay.shown_evidence : 0;
     const int footer = (lay.short_names ? 0 : 2) + lay.suspects_h;
     lay.avail_rows = std::max(1, body.h - 4 - footer);
     return lay;
@@ -146,10 +149,19 @@ void draw_key(Canvas& c, const PairGrid& g, const PairsLayout& lay) {
     c.text(lay.body.x, lay.body.bottom() - 1 - lay.suspects_h, key, kDim, lay.body.w);
 }
 
-/// A mesh run's suspects at the bottom, or that there is none.
+/// A mesh run's suspects at the bottom, or that there is none; a ring
+/// run's figures above them, the slowest edge's cost in red when it has one.
 void draw_suspects(Canvas& c, const PairGrid& g, const PairsLayout& lay) {
     const Rect body = lay.body;
-    const int y = body.bottom() - lay.suspects_h;
+    int y = body.bottom() - lay.suspects_h;
+    for (size_t i = 0; i < static_cast<size_t>(lay.ring_h); ++i) {
+        const bool cost = i == 1 && g.ring_costly;
+        c.text(body.x, y++, g.ring[i],
+               i == 0 ? kBold
+               : cost ? health_style(Health::Error)
+                      : kDim,
+               body.w);
+    }
     if (g.suspects.empty()) {
         c.text(body.x, y, "No suspect: no cable, lane or endpoint explains the slow flows.",
                health_style(Health::Ok), body.w);

@@ -90,6 +90,42 @@ TEST(ReportMesh, TheCableIsTheFirstFindingWithItsEvidence) {
     EXPECT_EQ(m.matrices[0].cols.size(), 6u);
 }
 
+TEST(ReportRing, TheRingsBusBandwidthIsACheckAndBelowTheExpectationAnError) {
+    // ring-cable.json: the Soft-RoCE lab's ring of 6 hosts with the cable
+    // l1 <-> s1 shaped both ways (tests/lab/ring_vm_test.cpp).
+    ReportModel plain = load({"ring-cable.json"});
+    ASSERT_TRUE(plain.mesh && plain.mesh->ring);
+    const MeshRingDoc& r = *plain.mesh->ring;
+    EXPECT_EQ(r.ranks, 6u);
+    ASSERT_NE(r.verdict(), nullptr);
+    EXPECT_EQ(r.verdict()->bytes, 1u << 20);
+    ASSERT_TRUE(r.slowest);
+    EXPECT_EQ(r.slowest->cables, std::vector<std::string>{"l1[10.9.11.0] <-> s1[10.9.11.1]"});
+    EXPECT_EQ(r.slowest->slow.size(), 2u);
+    bool check = false;
+    for (const CheckMade& c : plain.checks) {
+        if (c.text().find("ring all-reduce of 1M over 6 ranks") != std::string::npos) check = true;
+    }
+    EXPECT_TRUE(check);
+    bool slow_edge = false;
+    for (const ReportFinding& f : plain.findings) {
+        EXPECT_NE(f.kind, "ring_busbw_low");  // not judged without --expect-busbw
+        slow_edge = slow_edge || f.kind == "mesh_ring_slow_edge";
+    }
+    EXPECT_TRUE(slow_edge);
+
+    auto m = load_report({fixture("ring-cable.json")},
+                         {"1.2.3", "fabscope report x", "2026-12-01T00:00:00Z", {}, 0.01});
+    ASSERT_TRUE(m) << m.error().message;
+    ASSERT_FALSE(m->findings.empty());
+    const ReportFinding& f = m->findings.front();
+    EXPECT_EQ(f.kind, "ring_busbw_low");
+    EXPECT_EQ(f.severity, Severity::Error);
+    EXPECT_NE(f.summary.find("its slowest edge"), std::string::npos) << f.summary;
+    EXPECT_NEAR(f.evidence["cost"].get<double>(), r.slowest->cost, 1e-12);
+    EXPECT_EQ(m->verdict(), "FAIL");
+}
+
 TEST(ReportMesh, HtmlAndMarkdownNameTheSuspectsBeforeTheFindings) {
     ReportModel m = load({"mesh-cable.json"});
     std::string html = render_html_report(m);

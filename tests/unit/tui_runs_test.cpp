@@ -140,6 +140,27 @@ TEST(TuiMesh, TheTopSuspectCarriesWhatItsEndsAndSwitchPortsCounted) {
     EXPECT_LT(ends, ports);
 }
 
+TEST(TuiMesh, ARingRunShowsItsBusBandwidthAndWhatItsSlowEdgesCost) {
+    BuilderConfig cfg;
+    cfg.mesh = {mesh_fixture("ring-cable.json")};
+    auto d = fabscope::testing::tui_scenario_with(std::move(cfg));
+    const PairGrid& g = d->pairs.grids.front();
+    ASSERT_EQ(g.ring.size(), 3u);
+    EXPECT_TRUE(g.ring_costly);
+    EXPECT_EQ(g.note.rfind("ring run complete, 6 ranks", 0), 0u) << g.note;
+    ViewState s;
+    s.view = ViewId::Pairs;
+    const std::string text = frame_text(*d, s, 200, 40);
+    const size_t busbw = text.find("ring all-reduce of 1M over 6 ranks (rank order): busbw");
+    const size_t edge = text.find("slowest edge c2 → a1");
+    const size_t cable = text.find("all cross l1[10.9.11.0] <-> s1[10.9.11.1]");
+    ASSERT_NE(busbw, std::string::npos) << text;
+    ASSERT_NE(edge, std::string::npos) << text;
+    EXPECT_NE(cable, std::string::npos) << text;
+    EXPECT_LT(busbw, edge);
+    EXPECT_LT(edge, text.find("Suspects"));
+}
+
 /// nccl-tests' outputs given to --perf: read by their header, judged as
 /// `report` judges them (the thresholds file's collective.busbw_gbps), their
 /// findings in the findings view.
