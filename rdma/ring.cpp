@@ -7,6 +7,7 @@
 // is the ring's pace, set by its slowest edge.
 
 #include <arpa/inet.h>
+#include <sched.h>
 #include <fmt/format.h>
 
 #include <array>
@@ -20,6 +21,10 @@ namespace fabscope::perf {
 namespace {
 
 using Steady = std::chrono::steady_clock;
+
+/// Empty polls before a waiting rank starts yielding its CPU (a few
+/// microseconds on a NIC; nothing next to a step's time).
+constexpr uint32_t kSpinsBeforeYield = 256;
 
 double us_since(Steady::time_point t0) {
     return std::chrono::duration<double, std::micro>(Steady::now() - t0).count();
@@ -110,7 +115,10 @@ RingOutcome run_ring(Endpoint& to_next, Endpoint& from_prev, const RingSteps& s,
             const Steady::time_point posted = Steady::now();
             if (!post_step(to_next, s.chunk, seq, out.error)) return out;
             w.sent = false;
+            uint32_t idle = 0;
             while (!w.sent || w.arrived <= seq) {
+                const bool was_sent = w.sent;
+                const uint32_t was_arrived = w.arrived;
                 std::string e;
                 if (!w.sent) e = reap(to_next, false, w, posted);
                 if (e.empty() && w.arrived <= seq) e = reap(from_prev, true, w, posted);
@@ -122,6 +130,13 @@ RingOutcome run_ring(Endpoint& to_next, Endpoint& from_prev, const RingSteps& s,
                     out.error = e;
                     return out;
                 }
+                // Where ranks share CPUs (several on a host, a VM), a rank that
+                // spins takes the CPU from the work it waits for: after a while
+                // of nothing, it gives the CPU up between polls.
+                if (w.sent != was_sent || w.arrived != was_arrived)
+                    idle = 0;
+                else if (++idle > kSpinsBeforeYield)
+                    sched_yield();
             }
             if (measured) out.edge_us.push_back(w.edge_us);
         }
