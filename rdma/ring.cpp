@@ -7,8 +7,8 @@
 // is the ring's pace, set by its slowest edge.
 
 #include <arpa/inet.h>
-#include <sched.h>
 #include <fmt/format.h>
+#include <sched.h>
 
 #include <array>
 #include <chrono>
