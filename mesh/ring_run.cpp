@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "mesh/collect.h"
 #include "mesh/pair_up.h"
 #include "mesh/paths_ib.h"
 #include "mesh/plan.h"
@@ -53,7 +54,8 @@ struct Ring {
           o(opts),
           t(opts.ring),
           stop(st),
-          ranks(c, kRingTags, d.ranks, d.findings) {}
+          ranks(c, kRingTags, d.ranks, d.findings),
+          collect(d, opts.peer.congestion) {}
 
     MeshComm& comm;
     const OpenDevice& open;
@@ -77,6 +79,10 @@ struct Ring {
     std::unique_ptr<TestEndpoint> from_prev;
     EndpointInfo next_info;
     std::map<int, json> paths;  ///< rank 0: each sender's traced edge
+    /// Rank 0: each end's counters over the ring go to its two edges' flows.
+    StepCollector collect;
+    CounterMap counted_before;  ///< this rank's device, before the first size
+    MeshClock::time_point counted_from{};
     bool stopping = false;
 
     bool root() const { return ranks.root(); }
@@ -340,13 +346,30 @@ bool settle_size(Ring& x, size_t k) {
     return s.measured;
 }
 
-/// The all-reduces, size by size; after the last, each sender traces its edge.
+/// This rank's device's counters over the ring, as a mesh run's ends report
+/// theirs: as the sender of its edge ("tx") and the receiver of the previous
+/// ("rx"). One device carries both edges, so both say the same.
+json counted_json(const Ring& x) {
+    const json c = {
+        {"counters", counters_json(counter_deltas(x.counted_before, x.dev->read_counters()))},
+        {"seconds", std::chrono::duration<double>(MeshClock::now() - x.counted_from).count()},
+        {"device", fmt::format("{}/{}", x.dev->name(), x.dev->port())}};
+    return {{"tx", c}, {"rx", c}};
+}
+
+/// The all-reduces, size by size; after the last, each sender traces its
+/// edge, and every rank reports its device's counters over the ring.
 bool run_sizes(Ring& x) {
+    if (x.to_next && x.from_prev) {
+        x.counted_before = x.dev->read_counters();
+        x.counted_from = MeshClock::now();
+    }
     for (size_t k = 0; k < x.sizes.size() && !x.stopping; ++k) {
         json report = {{"size", k}};
         const bool in_ring = x.to_next && x.from_prev;
         if (in_ring) report = my_size(x, k);
         const bool last = k + 1 == x.sizes.size();
+        if (last && in_ring) report.update(counted_json(x));
         if (last && x.to_next && x.o.trace_flow && !x.stop.stop_requested() &&
             report.value("error", "").empty())
             report["path"] = x.o.trace_flow(x.to_next->info(), x.next_info);
@@ -357,8 +380,14 @@ bool run_sizes(Ring& x) {
                 x, kFirstSizeStep + k,
                 fmt::format("the all-reduces of {}", format_size(x.sizes[k])), report,
                 now + x.o.step_timeout * 2, now + x.o.step_timeout * 4,
-                [&](int r, const json& j) { absorb_size(x, k, r, j); },
-                [&] { return !(ran = settle_size(x, k)); }))
+                [&](int r, const json& j) {
+                    absorb_size(x, k, r, j);
+                    if (last) x.collect.absorb(0, r, j);
+                },
+                [&] {
+                    if (last) x.collect.detect(0);
+                    return !(ran = settle_size(x, k));
+                }))
             return false;
         if (x.root() && ran) x.d.rounds_done = 1;
     }

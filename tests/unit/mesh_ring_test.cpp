@@ -120,13 +120,21 @@ World ring_world(int size) {
 TEST(RingRun, EveryRankWritesToTheNextAndTheSlowEdgeIsNamedWithItsCost) {
     World w = ring_world(6);
     w.rate = [](int src, int dst) { return src == 3 && dst == 4 ? 0.25 : 1.0; };
+    w.lossy = {3};  // its device counts retransmissions
     w.run();
     const MeshRunData& d = w.data();
+    // Each end's counters over the ring are its two edges' evidence: rank
+    // 3's as the sender of 3 -> 4 and the receiver of 2 -> 3.
+    EXPECT_EQ(d.flows[3].counters["local"].value("completer_retry_err", 0), 50);
+    EXPECT_EQ(d.flows[2].counters["remote"].value("completer_retry_err", 0), 50);
+    EXPECT_FALSE(d.flows[0].counters["local"].contains("completer_retry_err"));
+    EXPECT_EQ(d.flows[3].src_device, "fake3/1");
     EXPECT_EQ(d.status, "complete");
     EXPECT_EQ(d.pattern, "ring");
-    ASSERT_EQ(d.findings.size(), 1u);
-    EXPECT_EQ(d.findings[0].kind, "ring-slow-edge");
-    EXPECT_EQ(d.findings[0].rank, 3);
+    const MeshFinding* slow = nullptr;
+    for (const MeshFinding& f : d.findings) slow = f.kind == "ring-slow-edge" ? &f : slow;
+    ASSERT_NE(slow, nullptr);
+    EXPECT_EQ(slow->rank, 3);
     EXPECT_EQ(d.ring.order, (std::vector<int>{0, 1, 2, 3, 4, 5}));
     ASSERT_EQ(d.flows.size(), 6u);
     for (size_t e = 0; e < 6; ++e) {
