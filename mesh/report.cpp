@@ -35,12 +35,6 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-std::string host_of(const MeshRunData& d, int r) {
-    if (r >= 0 && static_cast<size_t>(r) < d.ranks.size() && !d.ranks[r].host.empty())
-        return d.ranks[r].host;
-    return fmt::format("rank {}", r);
-}
-
 json nullable_round(int r) {
     return r < 0 ? json(nullptr) : json(r + 1);
 }
@@ -421,6 +415,12 @@ json mesh_run_head(const MeshRunData& d, const MeshAnalysis& a) {
 }
 
 }  // namespace
+
+std::string host_of(const MeshRunData& d, int r) {
+    if (r >= 0 && static_cast<size_t>(r) < d.ranks.size() && !d.ranks[r].host.empty())
+        return d.ranks[r].host;
+    return fmt::format("rank {}", r);
+}
 
 json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
     json doc = mesh_run_head(d, a);

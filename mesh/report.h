@@ -61,6 +61,9 @@ struct MeshAnalysis {
 /// packets on the way.
 MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio);
 
+/// Rank `r`'s host as the report names it ("rank 3" for one that never said hello).
+std::string host_of(const MeshRunData& d, int r);
+
 nlohmann::json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a);
 /// The same document written to `out` a flow at a time (one per line), so
 /// writing it costs its head in memory, not the whole document: an

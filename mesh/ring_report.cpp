@@ -46,12 +46,6 @@ std::vector<std::string> shared_cables(const MeshAnalysis& a, const std::vector<
     return names;
 }
 
-std::string who_is(const MeshRunData& d, int r) {
-    return r >= 0 && static_cast<size_t>(r) < d.ranks.size() && !d.ranks[r].host.empty()
-               ? d.ranks[static_cast<size_t>(r)].host
-               : fmt::format("rank {}", r);
-}
-
 json edge_json(const RingEdge& e) {
     json j = {{"src", e.src},
               {"dst", e.dst},
@@ -93,14 +87,14 @@ json ring_json(const MeshRunData& d, const MeshAnalysis& a) {
         const RingEdge& s = at->edges[i];
         slow.push_back({{"src", s.src},
                         {"dst", s.dst},
-                        {"src_host", who_is(d, s.src)},
-                        {"dst_host", who_is(d, s.dst)},
+                        {"src_host", host_of(d, s.src)},
+                        {"dst_host", host_of(d, s.dst)},
                         {"gbps", s.gbps}});
     }
     j["slowest_edge"] = {{"src", e.src},
                          {"dst", e.dst},
-                         {"src_host", who_is(d, e.src)},
-                         {"dst_host", who_is(d, e.dst)},
+                         {"src_host", host_of(d, e.src)},
+                         {"dst_host", host_of(d, e.dst)},
                          {"bytes", at->bytes},
                          {"gbps", c.gbps},
                          {"median_gbps", c.median_gbps},
@@ -141,7 +135,7 @@ std::vector<std::string> ring_summary(const MeshRunData& d, const MeshAnalysis& 
         "ring: slowest edge {} -> {} at {:.3g} Gb/s (the median edge {:.3g} Gb/s){} cost this "
         "ring {:.0f} % of its bus bandwidth at {} (busbw {:.3g} GB/s, {:.3g} GB/s were {} as "
         "fast as the median edge){}{}",
-        who_is(d, e.src), who_is(d, e.dst), c.gbps, c.median_gbps, others, c.share * 100,
+        host_of(d, e.src), host_of(d, e.dst), c.gbps, c.median_gbps, others, c.share * 100,
         format_size(at->bytes), c.busbw_gbs, c.busbw_if_median_gbs,
         c.slow.size() > 1 ? "they" : "it", through.empty() ? "" : "; its path: " + through,
         cables.empty() ? "" : "; the slow edges all cross " + cables));
