@@ -72,6 +72,7 @@ void add_mesh_run(CLI::App* mesh, Context& ctx, const std::string& name = "run")
 /// `argv`: the command line as given, which the report records.
 void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& argv);
 void add_exporter(CLI::App& app, Context& ctx);
+void add_probe(CLI::App& app, Context& ctx);
 void add_health(CLI::App& app, Context& ctx);
 
 }  // namespace fabscope::cli

@@ -99,6 +99,7 @@ Manual: man fabscope (docs/fabscope.1).)");
     cli::add_mesh(app, ctx);
     cli::add_tui(app, ctx);
     cli::add_exporter(app, ctx);
+    cli::add_probe(app, ctx);
     cli::add_health(app, ctx);
     cli::add_lab(app, ctx);
     cli::add_report(app, ctx, args);

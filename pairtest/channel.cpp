@@ -101,7 +101,8 @@ Channel& Channel::operator=(Channel&& o) noexcept {
     return *this;
 }
 
-Result<Channel> Channel::connect(const std::string& where, Millis timeout) {
+Result<Channel> Channel::connect(const std::string& where, Millis timeout,
+                                 const ChannelService& service) {
     auto [host, port] = split_host_port(where);
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
@@ -142,9 +143,9 @@ Result<Channel> Channel::connect(const std::string& where, Millis timeout) {
     }
     ::freeaddrinfo(res);
     return make_error(
-        fmt::format("cannot reach a fabscope perf server at {}:{}: {} (is `fabscope perf serve` "
-                    "running there, and the port open?)",
-                    host, port, why),
+        fmt::format("cannot reach a fabscope {} at {}:{}: {} (is `fabscope {}` running there, "
+                    "and the port open?)",
+                    service.what, host, port, why, service.command),
         kExitCannotRun);
 }
 

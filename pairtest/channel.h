@@ -22,6 +22,12 @@ inline constexpr int kMaxDepth = 64;
 /// JSON nested deeper than kMaxDepth.
 Result<nlohmann::json> parse_message(const std::string& line);
 
+/// What listens at the far end of a channel, for the error when nothing does.
+struct ChannelService {
+    const char* what = "perf server";
+    const char* command = "perf serve";
+};
+
 class Channel {
   public:
     Channel() = default;
@@ -32,7 +38,8 @@ class Channel {
     Channel& operator=(const Channel&) = delete;
 
     /// "host", "host:port", "[v6]:port".
-    static Result<Channel> connect(const std::string& where, Millis timeout);
+    static Result<Channel> connect(const std::string& where, Millis timeout,
+                                   const ChannelService& service = {});
     /// A listening socket on `addr` ("" = any) and `port`; returns its fd.
     static Result<int> listen(const std::string& addr, uint16_t port);
     /// Waits for one client; a timeout of 0 waits forever.

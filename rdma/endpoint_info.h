@@ -47,5 +47,7 @@ struct EndpointConfig {
 
 /// "fe80:0000:...": eight groups of four hex digits.
 std::string format_gid(const Gid& g);
+/// The GID at `key` of `j`, as format_gid writes it; throws json_io's error naming the value.
+Gid gid_from_json(const nlohmann::json& j, const char* key);
 
 }  // namespace fabscope::perf

@@ -3,6 +3,7 @@
 // that names the file or flag.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -123,6 +124,32 @@ TEST_F(Cli, AnUnknownGroupOfPortMetricsIsExit2BeforeAnySweep) {
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("fabscope_port_link_up{"), std::string::npos) << text;
     EXPECT_EQ(text.find("fabscope_port_symbol_errors_total{"), std::string::npos) << text;
+}
+
+TEST_F(Cli, AProbeAgentsBadPinglistOrFlagsAreExit2BeforeAnyDevice) {
+    // A bad line, named with its number; a host not in the list; a FIFO.
+    auto bad = write("bad.hosts", "10.0.0.1 a l1\n10.0.0.2 b\n");
+    auto r = run({fabscope(), "probe", "--pinglist", bad, "--name", "a"});
+    expect_input_error(r, bad + ":2: either every line names a leaf or none does");
+    auto good = write("good.hosts", "10.0.0.1 a l1\n10.0.0.2 b l1\n10.0.1.1 c l2\n10.0.1.2 d l2\n");
+    r = run({fabscope(), "probe", "--pinglist", good, "--name", "z"});
+    expect_input_error(r, "this host (z) is not in the pinglist " + good);
+    const std::string fifo = (dir_ / "hosts.fifo").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    r = run({fabscope(), "probe", "--pinglist", fifo, "--name", "a"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(fifo), std::string::npos) << r.err;
+    r = run({fabscope(), "probe", "--pinglist", good, "--name", "a", "--interval", "10ms"});
+    expect_input_error(r, "--interval 10ms: use a duration from 100ms to 1h");
+    r = run({fabscope(), "probe", "--pinglist", good, "--name", "a", "--interval", "100ms", "-c",
+             "1000"});
+    expect_input_error(r, "3 peers x --count 1000 every 100ms is 30000 probes a second");
+    r = run({fabscope(), "probe", "--pinglist", good, "--name", "a", "--allow", "10.0.0.0/99"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    // Good flags: then the device is what is missing here (exit 3, saying so).
+    r = run({fabscope(), "probe", "--pinglist", good, "--name", "a"});
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_NE(r.err.find("no RDMA device"), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, LinksNamingNodesThatDoNotExistAreExit2) {

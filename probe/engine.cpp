@@ -1,0 +1,245 @@
+#include "probe/engine.h"
+
+#include <algorithm>
+
+#include "probe/packet.h"
+
+namespace fabscope::probe {
+namespace {
+
+uint64_t to_ns(Clock::time_point t) {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+}
+
+}  // namespace
+
+ProbeEngine::ProbeEngine(perf::UdPort& port, std::vector<ProbeHost> hosts, size_t self,
+                         ProbeConfig cfg, Clock::time_point start)
+    : port_(port), hosts_(std::move(hosts)), self_(self), cfg_(cfg) {
+    pinglist_ = make_pinglist(hosts_, self_, cfg_.pinglist);
+    auto add = [&](size_t h) {
+        peers_.try_emplace(h, Peer{.history = {cfg_.window, cfg_.baseline}});
+    };
+    for (size_t h : pinglist_.leaf_peers) add(h);
+    for (size_t i = 0; i < pinglist_.covered.size(); ++i) {
+        for (size_t h : pinglist_.covered[i]) add(h);
+        pair_.try_emplace(pinglist_.covered_leaves[i], cfg_.window, cfg_.baseline);
+    }
+    counts_.host = hosts_[self_].name;
+    counts_.leaf = hosts_[self_].leaf;
+    interval_start_ = start;
+    interval_end_ = start + cfg_.interval;
+    plan_round();
+}
+
+std::vector<size_t> ProbeEngine::to_resolve() const {
+    std::vector<size_t> out;
+    for (size_t h : round_peers(pinglist_, round_, cfg_.pinglist.cross_hosts)) {
+        const Peer& p = peers_.at(h);
+        if (p.handle == 0 || p.silent) out.push_back(h);
+    }
+    return out;
+}
+
+Status ProbeEngine::learn_source(size_t host, const perf::UdAddress& addr) {
+    auto it = sources_.find(host);
+    if (it != sources_.end()) {
+        if (it->second.qpn == addr.qpn) return Ok{};
+        port_.remove_destination(it->second.handle);  // it restarted: a new QP
+        sources_.erase(it);
+    }
+    auto h = port_.add_destination(addr);
+    if (!h) return h.error();
+    sources_[host] = Source{*h, addr.qpn};
+    return Ok{};
+}
+
+Status ProbeEngine::learn_peer(size_t host, const perf::UdAddress& addr, uint32_t id) {
+    auto it = peers_.find(host);
+    if (it == peers_.end()) return Ok{};
+    Peer& p = it->second;
+    p.unreachable.clear();
+    p.failed_hellos = 0;
+    p.silent = false;
+    p.id = id;
+    if (p.handle != 0 && p.addr.qpn == addr.qpn && p.addr.gid == addr.gid) return Ok{};
+    if (p.handle != 0) port_.remove_destination(p.handle);
+    p.handle = 0;
+    p.outstanding.clear();  // answers to the old QP's probes will not come
+    auto h = port_.add_destination(addr);
+    if (!h) return h.error();
+    p.handle = *h;
+    p.addr = addr;
+    return Ok{};
+}
+
+void ProbeEngine::peer_unreachable(size_t host, const std::string& why) {
+    auto it = peers_.find(host);
+    if (it == peers_.end()) return;
+    it->second.unreachable = why;
+    ++it->second.failed_hellos;
+}
+
+void ProbeEngine::plan_round() {
+    schedule_.clear();
+    next_probe_ = 0;
+    const std::vector<size_t> peers = round_peers(pinglist_, round_, cfg_.pinglist.cross_hosts);
+    // Round-robin over the peers, so each peer's probes spread over the interval.
+    for (uint32_t k = 0; k < cfg_.count; ++k)
+        schedule_.insert(schedule_.end(), peers.begin(), peers.end());
+}
+
+void ProbeEngine::send_due(Clock::time_point now) {
+    if (schedule_.empty()) return;
+    const auto span = interval_end_ - interval_start_;
+    while (next_probe_ < schedule_.size()) {
+        const auto due = interval_start_ + span * static_cast<int64_t>(next_probe_) /
+                                               static_cast<int64_t>(schedule_.size());
+        if (due > now) break;
+        const size_t host = schedule_[next_probe_++];
+        Peer& p = peers_.at(host);
+        if (p.handle == 0 || !p.unreachable.empty()) continue;  // not reachable: not probed
+        ProbePacket pk{PacketKind::Probe, p.id, static_cast<uint32_t>(host), p.next_seq++,
+                       to_ns(now)};
+        const auto bytes = encode(pk);
+        if (!port_.send(p.handle, bytes.data(), bytes.size())) {
+            ++counts_.send_queue_full;
+            continue;
+        }
+        ++p.history.current().sent;
+        if (ProbeTally* t = pair_tally(host)) ++t->sent;
+        ++counts_.sent_total;
+        p.outstanding.push_back({pk.seq, now});
+    }
+}
+
+ProbeTally* ProbeEngine::pair_tally(size_t host) {
+    if (hosts_[host].leaf == hosts_[self_].leaf) return nullptr;  // a leaf peer: no pair
+    auto it = pair_.find(hosts_[host].leaf);
+    return it == pair_.end() ? nullptr : &it->second.current();
+}
+
+void ProbeEngine::on_datagram(const perf::UdDatagram& d, Clock::time_point now) {
+    auto pk = decode(d.bytes.data(), d.size);
+    if (!pk) {
+        ++counts_.unknown_datagrams;
+        return;
+    }
+    if (pk->kind == PacketKind::Probe) {
+        auto src = sources_.find(pk->id);
+        if (src == sources_.end() || src->second.qpn != d.src_qpn) {
+            ++counts_.unknown_datagrams;
+            return;
+        }
+        pk->kind = PacketKind::Answer;
+        const auto bytes = encode(*pk);
+        if (port_.send(src->second.handle, bytes.data(), bytes.size()))
+            ++counts_.answered_for_others;
+        else
+            ++counts_.send_queue_full;
+        return;
+    }
+    auto it = peers_.find(pk->token);
+    if (it == peers_.end() || it->second.addr.qpn != d.src_qpn) {
+        ++counts_.unknown_datagrams;
+        return;
+    }
+    Peer& p = it->second;
+    auto o = std::find_if(p.outstanding.begin(), p.outstanding.end(),
+                          [&](const Outstanding& x) { return x.seq == pk->seq; });
+    if (o == p.outstanding.end()) return;  // already counted lost, or a duplicate
+    const double us = std::chrono::duration<double, std::micro>(now - o->sent).count();
+    p.outstanding.erase(o);
+    for (ProbeTally* t : {&p.history.current(), pair_tally(pk->token)}) {
+        if (!t) continue;
+        ++t->answered;
+        t->rtt_us.push_back(us);
+    }
+}
+
+void ProbeEngine::expire(Clock::time_point now) {
+    for (auto& [host, p] : peers_) {
+        while (!p.outstanding.empty() && p.outstanding.front().sent + cfg_.timeout <= now) {
+            p.outstanding.pop_front();
+            ++p.history.current().lost;
+            if (ProbeTally* t = pair_tally(host)) ++t->lost;
+            ++counts_.lost_total;
+        }
+    }
+}
+
+Status ProbeEngine::step(std::chrono::milliseconds wait) {
+    Clock::time_point now = Clock::now();
+    send_due(now);
+    // Sleep no longer than until the next probe is due or the interval ends.
+    Clock::time_point until = interval_end_;
+    if (next_probe_ < schedule_.size()) {
+        const auto span = interval_end_ - interval_start_;
+        until = std::min(until, interval_start_ + span * static_cast<int64_t>(next_probe_) /
+                                                      static_cast<int64_t>(schedule_.size()));
+    }
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now);
+    left = std::clamp(left, std::chrono::milliseconds(0), wait);
+    auto got = port_.receive(left);
+    if (!got) return got.error();
+    now = Clock::now();
+    for (const perf::UdDatagram& d : *got) on_datagram(d, now);
+    expire(now);
+    return Ok{};
+}
+
+ProbeSnapshot ProbeEngine::close_interval(double unix_now) {
+    ProbeSnapshot s;
+    s.host = counts_.host;
+    s.leaf = counts_.leaf;
+    s.interval = ++round_;
+    s.interval_s = std::chrono::duration<double>(cfg_.interval).count();
+    s.window = cfg_.window;
+    s.ended_unix_s = unix_now;
+    s.sent_total = counts_.sent_total;
+    s.lost_total = counts_.lost_total;
+    s.answered_for_others = counts_.answered_for_others;
+    s.unknown_datagrams = counts_.unknown_datagrams;
+    s.send_queue_full = counts_.send_queue_full;
+    s.port = port_.counts();
+    std::vector<PeerView> views;
+    for (auto& [host, p] : peers_) {
+        const ProbeTally& last = p.history.current();
+        p.silent = p.handle != 0 && last.sent > 0 && last.answered == 0 && last.lost > 0;
+        p.history.close_interval();
+        const bool leaf_peer = hosts_[host].leaf == hosts_[self_].leaf;
+        PeerFigures f{hosts_[host].name,
+                      hosts_[host].leaf,
+                      leaf_peer,
+                      !p.unreachable.empty() ? "unreachable"
+                      : p.handle == 0        ? "resolving"
+                                             : "probing",
+                      p.unreachable,
+                      p.history.window(),
+                      p.history.baseline_p99(),
+                      p.history.total_sent(),
+                      p.history.total_lost()};
+        views.push_back({f.name, f.leaf, leaf_peer, f.window, f.baseline_p99_us,
+                         p.failed_hellos >= kHellosBeforeUnreachable ? f.unreachable : ""});
+        s.peers.push_back(std::move(f));
+    }
+    std::stable_partition(s.peers.begin(), s.peers.end(),
+                          [](const PeerFigures& f) { return f.leaf_peer; });
+    std::vector<LeafPairView> pairs;
+    for (auto& [leaf, h] : pair_) {
+        h.close_interval();
+        PeerFigures f{
+            leaf,           leaf,          false, "probing", "", h.window(), h.baseline_p99(),
+            h.total_sent(), h.total_lost()};
+        pairs.push_back({leaf, f.window, f.baseline_p99_us});
+        s.pairs.push_back(std::move(f));
+    }
+    s.findings = judge_probes({s.host, s.leaf, cfg_.window}, views, pairs, cfg_.thresholds);
+    interval_start_ = interval_end_;
+    interval_end_ = interval_start_ + cfg_.interval;
+    plan_round();
+    return s;
+}
+
+}  // namespace fabscope::probe
