@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "util/host_name.h"
 #include "util/input_file.h"
 
 namespace fabscope::perf {
@@ -13,16 +14,6 @@ namespace {
 
 constexpr size_t kMaxLine = 1024;
 constexpr uint64_t kMaxFile = uint64_t{1} << 20;
-
-bool host_chars_ok(const std::string& h) {
-    if (h.empty() || h.size() > 253) return false;
-    for (char c : h) {
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '-' || c == '.' || c == '_' || c == ':';
-        if (!ok) return false;
-    }
-    return true;
-}
 
 /// "host", "host:port", "[v6]", "[v6]:port", or a bare IPv6 address.
 std::string split_agent(const std::string& token, MeshAgent& a, uint16_t default_port) {
@@ -46,7 +37,7 @@ std::string split_agent(const std::string& token, MeshAgent& a, uint16_t default
     } else {
         a.host = token;  // a name, an IPv4 address, or a bare IPv6 address: no port
     }
-    if (!host_chars_ok(a.host)) return fmt::format("\"{}\" is not a host name or address", a.host);
+    if (!host_token_ok(a.host)) return fmt::format("\"{}\" is not a host name or address", a.host);
     a.port = default_port;
     if (has_port) {
         unsigned v = 0;

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "util/host_name.h"
 #include "util/input_file.h"
 
 namespace fabscope::probe {
@@ -14,14 +15,6 @@ namespace {
 
 constexpr size_t kMaxLine = 1024;
 constexpr uint64_t kMaxFile = uint64_t{4} << 20;
-
-bool name_ok(const std::string& s) {
-    if (s.empty() || s.size() > 253) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               c == '-' || c == '.' || c == '_' || c == ':' || c == '[' || c == ']';
-    });
-}
 
 /// "host:port" for the token: a port given is kept, else `default_port`.
 /// A bare IPv6 address (more than one colon, no brackets) has no port.
@@ -86,7 +79,7 @@ Result<std::vector<ProbeHost>> parse_pinglist(const std::string& text, const std
         if (w.empty()) continue;
         if (w.size() < 2 || w.size() > 3) return bad("expected \"HOST[:PORT] NAME [LEAF]\"");
         for (const std::string& t : w) {
-            if (!name_ok(t)) return bad(fmt::format("\"{}\" is not a host name or address", t));
+            if (!host_token_ok(t, true)) return bad(fmt::format("\"{}\" is not a host name or address", t));
         }
         if (hosts.size() >= kMaxProbeHosts)
             return bad(fmt::format("more than {} hosts", kMaxProbeHosts));

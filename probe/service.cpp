@@ -13,16 +13,12 @@
 #include "pairtest/channel.h"
 #include "probe/render.h"
 #include "util/printable.h"
+#include "util/time_util.h"
 
 namespace fabscope::probe {
 namespace {
 
 constexpr const char* kMetricsType = "text/plain; version=0.0.4; charset=utf-8";
-
-double unix_now() {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 /// What the other threads hand the engine's, and what it publishes.
 struct Mailbox {
@@ -149,7 +145,7 @@ Status engine_loop(const ProbeServiceOptions& o, perf::UdPort& port, Mailbox& bo
         if (auto st = apply_mail(engine, box, o); !st) return st;
         if (auto st = engine.step(std::chrono::milliseconds(50)); !st) return st;
         if (Clock::now() >= engine.interval_end()) {
-            ProbeSnapshot s = engine.close_interval(unix_now());
+            ProbeSnapshot s = engine.close_interval(static_cast<double>(unix_millis_now()) / 1000);
             publish(s, o, box, engine.to_resolve(), recoveries_said);
         }
     }
