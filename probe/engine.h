@@ -103,7 +103,7 @@ class ProbeEngine {
 
   private:
     struct Outstanding {
-        uint32_t seq;
+        uint32_t seq = 0;
         Clock::time_point sent;
     };
     struct Peer {

@@ -119,7 +119,8 @@ Status UdVerbsPort::open() {
     const size_t bytes = page_round((size_t{cfg_.recv_depth} + cfg_.send_depth) * kSlot);
     buffer_ = page_buffer(bytes);
     if (!buffer_) return fail(fmt::format("allocating {} bytes", bytes), ENOMEM);
-    mr_.reset(ibv_reg_mr(pd_.get(), buffer_.get(), bytes, IBV_ACCESS_LOCAL_WRITE));
+    mr_.reset(
+        ibv_reg_mr(pd_.get(), buffer_.get(), bytes, static_cast<int>(IBV_ACCESS_LOCAL_WRITE)));
     if (!mr_) return fail(fmt::format("registering {} bytes", bytes), errno);
 
     ibv_qp_init_attr init{};

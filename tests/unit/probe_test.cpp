@@ -126,6 +126,7 @@ PeerView peer(const std::string& name, const std::string& leaf, bool leaf_peer, 
 
 std::vector<std::string> kinds(const std::vector<Finding>& f) {
     std::vector<std::string> k;
+    k.reserve(f.size());
     for (const Finding& x : f)
         k.push_back(
             x.kind + ":" +
