@@ -6,7 +6,8 @@
 // link loses 1 % of what it sends (netem on its eth0): its agent must name
 // it (probe-host-loss) within three intervals and no agent may say anything
 // before; Prometheus' FabscopeProbeHostLoss alert must fire for b1, seen
-// through its HTTP API. Then SIGTERM: every agent gone, no port left open.
+// through its HTTP API, and every panel of docs/grafana/fabscope-probes.json
+// must return data there. Then SIGTERM: every agent gone, no port left open.
 // Under qemu's software emulation a round trip's p99 swings tenfold with the
 // guest's load (the fabric here is a CPU), so the p99 rule is set out of the
 // way (--p99-rise 20): the unit tests judge rises on fixtures.
@@ -20,6 +21,7 @@
 #include <sstream>
 #include <string>
 
+#include "grafana_shape.h"
 #include "vm_run.h"
 
 namespace fabscope::labtest {
@@ -53,7 +55,7 @@ std::vector<Said> findings_in(const std::string& log) {
 }
 
 TEST(ProbeVm, AHostsLossyLinkIsNamedWithinThreeIntervalsAndPrometheusAlertsOnIt) {
-    const std::string script = fmt::format(R"SH(
+    std::string script = fmt::format(R"SH(
 R=$(guest_path {src})
 rxe_init
 rxe_fabric 3 2 2
@@ -87,6 +89,13 @@ for i in $(seq 1 300); do
     grep -q '"FabscopeProbeHostLoss".*"state":"firing"' alerts.json && break
     sleep 0.2
 done
+# Every query of the probe dashboard, through the same API.
+@QUERIES@
+n=0
+while IFS= read -r q; do
+    n=$((n + 1))
+    in_host a1 curl -s -G --data-urlencode "query=$q" http://127.0.0.1:9090/api/v1/query > query-$n.json
+done < queries.txt
 for h in $(echo $H | tr , ' '); do
     in_host a1 curl -s "http://$(host_addr $h):9776/probe.json" > probe-$h.json
 done
@@ -106,7 +115,20 @@ done
 echo "ports_left=$left"
 for h in $(echo $H | tr , ' '); do sed "s/^/$h: /" probes/$h.log; done
 )SH",
-                                           fmt::arg("src", FABSCOPE_SOURCE_DIR));
+                                     fmt::arg("src", FABSCOPE_SOURCE_DIR));
+    const json dashboard = json::parse(
+        std::ifstream(std::string(FABSCOPE_SOURCE_DIR) + "/docs/grafana/fabscope-probes.json"));
+    ASSERT_EQ(dashboard_shape_errors(dashboard), "");
+    std::vector<std::string> queries;
+    std::string heredoc = "cat > queries.txt <<'QUERIES'\n";
+    for (const json& p : dashboard["panels"]) {
+        for (const json& t : p["targets"]) {
+            queries.push_back(p["title"].get<std::string>() + ": " + t["expr"].get<std::string>());
+            heredoc += t["expr"].get<std::string>() + "\n";
+        }
+    }
+    heredoc += "QUERIES";
+    script.replace(script.find("@QUERIES@"), 9, heredoc);
     VmRun g = run_in_vm("probe", script, std::chrono::seconds(400));
     ASSERT_EQ(g.exit_code, 0) << g.output;
     std::printf("probe VM: %.1f s wall\n%s\n", g.wall_s, g.output.c_str());
@@ -167,6 +189,15 @@ for h in $(echo $H | tr , ' '); do sed "s/^/$h: /" probes/$h.log; done
         }
     }
     EXPECT_TRUE(firing) << alerts.dump();
+    // Every panel of docs/grafana/fabscope-probes.json returns data.
+    for (size_t i = 0; i < queries.size(); ++i) {
+        std::ifstream qin(g.dir / ("query-" + std::to_string(i + 1) + ".json"));
+        json r = json::parse(qin, nullptr, false);
+        EXPECT_TRUE(!r.is_discarded() && r.value("status", "") == "success" &&
+                    !r["data"]["result"].empty())
+            << queries[i] << " returned " << (r.is_discarded() ? "nothing" : r.dump());
+    }
+    EXPECT_GE(queries.size(), 8u);
     // SIGTERM left nothing behind.
     EXPECT_EQ(g.output.find("still_running="), std::string::npos) << g.output;
     EXPECT_EQ(g.value("ports_left"), "0");

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "../unit/loopback.h"
+#include "grafana_shape.h"
 #include "lab_harness.h"
 #include "util/process.h"
 
@@ -389,49 +390,6 @@ TEST_F(PrometheusLab, ScrapesGoOnThroughIdleSocketsTricklersAndAHeaderFlood) {
     EXPECT_EQ(exporter_->stop(), 0) << logs();
     const std::string log = slurp(exporter_log());
     EXPECT_NE(log.find("to make room"), std::string::npos) << log;
-}
-
-/// docs/grafana/fabscope-fabric.json as Grafana imports it: the fields its
-/// dashboard model requires, each panel placed on the 24-column grid with a
-/// unique id, every query on the datasource variable. "" when it is.
-std::string dashboard_shape_errors(const json& d) {
-    std::string out;
-    auto need = [&](const json& j, const char* key, json::value_t type, const std::string& where) {
-        if (!j.contains(key) || j[key].type() != type) out += where + ": no " + key + "\n";
-    };
-    need(d, "uid", json::value_t::string, "dashboard");
-    need(d, "title", json::value_t::string, "dashboard");
-    need(d, "schemaVersion", json::value_t::number_unsigned, "dashboard");
-    need(d, "panels", json::value_t::array, "dashboard");
-    need(d, "templating", json::value_t::object, "dashboard");
-    need(d, "time", json::value_t::object, "dashboard");
-    if (!out.empty()) return out;
-    bool ds_var = false;
-    for (const json& v : d["templating"]["list"])
-        ds_var = ds_var || (v["name"] == "datasource" && v["type"] == "datasource");
-    if (!ds_var) out += "dashboard: no datasource variable\n";
-    std::set<int> ids;
-    for (const json& p : d["panels"]) {
-        const std::string where = "panel " + p.value("title", std::string("?"));
-        need(p, "id", json::value_t::number_unsigned, where);
-        need(p, "type", json::value_t::string, where);
-        need(p, "title", json::value_t::string, where);
-        need(p, "gridPos", json::value_t::object, where);
-        need(p, "targets", json::value_t::array, where);
-        if (!out.empty()) return out;
-        if (!ids.insert(p["id"].get<int>()).second) out += where + ": id used twice\n";
-        const json& g = p["gridPos"];
-        if (g.value("x", -1) < 0 || g.value("w", 0) < 1 || g.value("x", 0) + g.value("w", 0) > 24 ||
-            g.value("h", 0) < 1 || g.value("y", -1) < 0)
-            out += where + ": off the 24-column grid\n";
-        for (const json& t : p["targets"]) {
-            if (!t.contains("expr") || !t.contains("refId"))
-                out += where + ": a target without expr\n";
-            if (t.value("/datasource/uid"_json_pointer, std::string()) != "${datasource}")
-                out += where + ": a target not on ${datasource}\n";
-        }
-    }
-    return out;
 }
 
 // The fabric dashboard of docs/grafana, on the lab with a 1X cable and a
