@@ -145,6 +145,8 @@ int run_tui(const TuiCommand& o, const Globals& g) {
     cfg.perf = std::move(reports->reports);
     cfg.perf_names = std::move(reports->names);
     cfg.mesh = std::move(reports->mesh);
+    cfg.collectives = std::move(reports->collectives);
+    cfg.probes = std::move(reports->probes);
     if (!o.congestion.empty()) {
         auto c = json_io::load_file(o.congestion, congestion_doc_from_json);
         if (!c) return report(c.error(), g);
@@ -209,6 +211,8 @@ void add_tui(CLI::App& app, Context& ctx) {
     cmd->add_option("--perf", o->perf,
                     "perf run results (JSON) for the pair matrix; repeat, one per source host; a "
                     "mesh run report shows its matrix and suspects, nccl-tests' output its "
+                    "findings; a probe agent's /probe.json, saved or live from its URL "
+                    "(http://HOST:9776/probe.json, asked at every refresh), the agents' grid and "
                     "findings");
     cmd->add_option("--congestion", o->congestion,
                     "A congestion report (congestion --json) for the congestion view")
@@ -245,7 +249,8 @@ Examples:
   fabscope tui --load before.json --load after.json --view counters
   fabscope tui --load fabric.json --perf h1.json --perf h2.json --view pairs
   fabscope tui --load fabric.json --dump links --size 120x40 > links.txt
-  fabscope tui --load fabric.json --perf mesh.json --congestion congestion.json --view pairs)");
+  fabscope tui --load fabric.json --perf mesh.json --congestion congestion.json --view pairs
+  fabscope tui --load fabric.json --perf http://h1:9776/probe.json --perf http://h2:9776/probe.json --view pairs)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_tui(*o, ctx.globals); }; });
 }
 

@@ -124,4 +124,67 @@ PairGrid build_mesh_grid(const MeshRunDoc& d) {
     return g;
 }
 
+namespace {
+
+/// "3 of 300 probes lost (1.00 %), p99 46.4 ms": a probed peer's window.
+std::string probe_detail(const ProbePeerDoc& p) {
+    std::string s = p.lost > 0 ? fmt::format("{} of {} probes lost ({:.2f} %)", p.lost,
+                                             p.answered + p.lost, 100 * p.loss_ratio)
+                               : fmt::format("{} probes, none lost", p.answered);
+    if (p.p99_us)
+        s += fmt::format(", p50 {:.0f} us, p99 {:.0f} us", p.p50_us.value_or(0), *p.p99_us);
+    if (p.baseline_p99_us) s += fmt::format(" (baseline {:.0f} us)", *p.baseline_p99_us);
+    return s;
+}
+
+}  // namespace
+
+PairGrid build_probe_grid(const std::vector<ProbeDoc>& agents) {
+    PairGrid g;
+    g.test = "probes p99";
+    g.bandwidth = false;
+    g.of_median = true;
+    g.probes = true;
+    std::vector<double> p99s;
+    for (const ProbeDoc& a : agents) {
+        g.rows.push_back(a.host);
+        for (const ProbePeerDoc& p : a.peers) {
+            if (std::find(g.cols.begin(), g.cols.end(), p.name) == g.cols.end() &&
+                g.cols.size() < kMeshGridHosts)
+                g.cols.push_back(p.name);
+            if (p.p99_us) p99s.push_back(*p.p99_us);
+        }
+    }
+    std::sort(g.cols.begin(), g.cols.end(), natural_less);
+    std::sort(p99s.begin(), p99s.end());
+    const double median = p99s.empty() ? 0 : p99s[p99s.size() / 2];
+    g.cells.assign(g.rows.size() * g.cols.size(), {});
+    size_t lossy = 0;
+    size_t errors = 0;
+    for (size_t r = 0; r < agents.size(); ++r) {
+        for (const ProbePeerDoc& p : agents[r].peers) {
+            auto col = std::find(g.cols.begin(), g.cols.end(), p.name);
+            if (col == g.cols.end() || p.answered + p.lost == 0) continue;
+            PairCell& c = g.cells[r * g.cols.size() + static_cast<size_t>(col - g.cols.begin())];
+            c.measured = true;
+            c.ok = p.lost == 0;
+            c.value = p.p99_us.value_or(0);
+            c.ratio = p.p99_us && *p.p99_us > 0 ? std::min(1.0, median / *p.p99_us) : 0;
+            c.error = probe_detail(p);
+            lossy += p.lost > 0;
+        }
+        for (const ProbeFindingDoc& f : agents[r].findings) {
+            // Errors (lost probes) first, each agent's in its order.
+            auto at = f.severity == "error" ? g.suspects.begin() + static_cast<long>(errors++)
+                                            : g.suspects.end();
+            g.suspects.insert(at, f.summary);
+        }
+    }
+    g.best = median;
+    const ProbeDoc& first = agents.front();
+    g.note = fmt::format("{} agents, interval {} of {:.3g} s, window {}: {} pairs losing probes",
+                         agents.size(), first.interval, first.interval_s, first.window, lossy);
+    return g;
+}
+
 }  // namespace fabscope::tui

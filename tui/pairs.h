@@ -10,6 +10,7 @@
 
 #include "pairtest/results/report.h"
 #include "reports/mesh_doc.h"
+#include "reports/probe_doc.h"
 
 namespace fabscope::tui {
 
@@ -42,6 +43,11 @@ struct PairGrid {
     std::vector<std::string> ring;
     bool ring_costly = false;  ///< the slow edges are below the mesh's slow ratio
     std::string note;          ///< "mesh run complete, 9 ranks, 72 of 72 flows, 14 slow"
+    /// Probe agents' grid: agents as rows, their peers as columns; a cell is
+    /// the peer's p99 (value, us) as a share of the grid's median p99 (the
+    /// median over the p99: 1 at the median, lower when slower), failed
+    /// (×) when probes were lost; the suspects are the agents' findings.
+    bool probes = false;
     const PairCell& cell(size_t r, size_t c) const { return cells[r * cols.size() + c]; }
 };
 
@@ -58,6 +64,9 @@ PairMatrix build_pairs(const std::vector<perf::PerfReport>& reports,
 /// failed flows of a bigger run).
 inline constexpr size_t kMeshGridHosts = 128;
 PairGrid build_mesh_grid(const MeshRunDoc& d);
+/// The probe agents' grid (at most kMeshGridHosts peers: the lossy and
+/// slowest first).
+PairGrid build_probe_grid(const std::vector<ProbeDoc>& agents);
 /// "cable l1[..] <-> s2[..] (both ways): 14 of 16 flows slow, 2 healthy, at 0.21".
 std::string suspect_line(const MeshSuspectDoc& s);
 

@@ -6,6 +6,7 @@
 
 #include "model/json_io.h"
 #include "reports/result_file.h"
+#include "tui/agent_fetch.h"
 #include "tui/tui_data.h"
 
 namespace fabscope::tui {
@@ -16,6 +17,19 @@ int64_t mtime(const std::string& p) {
     return ::stat(p.c_str(), &st) == 0
                ? static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec
                : 0;
+}
+
+/// A probe agent's live state.
+Result<ProbeDoc> load_agent(const std::string& url) {
+    auto body = fetch_agent(url);
+    if (!body) return body.error();
+    auto doc = json_io::parse_json_text(*body, url);
+    if (!doc) return doc.error();
+    if (!looks_like_probe(*doc))
+        return make_error(url + ": not what a fabscope probe agent serves");
+    auto p = probe_doc_from_json(*doc);
+    if (!p) return json_io::in_file(url, p.error());
+    return p;
 }
 
 }  // namespace
@@ -29,6 +43,12 @@ Result<PerfInputs> PerfFiles::load_all() {
         const std::string& path = paths_[i];
         mtimes_[i] = mtime(path);
         try {
+            if (is_agent_url(path)) {
+                auto probe = load_agent(path);
+                if (!probe) return probe.error();
+                out.probes.push_back(std::move(*probe));
+                continue;
+            }
             auto file = read_result_file(path);
             if (!file) return file.error();
             if (file->nccl_tests) {
@@ -36,6 +56,12 @@ Result<PerfInputs> PerfFiles::load_all() {
                 continue;
             }
             const nlohmann::json& doc = file->doc;
+            if (looks_like_probe(doc)) {
+                auto p = probe_doc_from_json(doc);
+                if (!p) return json_io::in_file(path, p.error());
+                out.probes.push_back(std::move(*p));
+                continue;
+            }
             if (looks_like_mesh_run(doc)) {
                 auto m = mesh_run_doc_from_json(doc);
                 if (!m) return json_io::in_file(path, m.error());
@@ -55,7 +81,9 @@ Result<PerfInputs> PerfFiles::load_all() {
 
 void PerfFiles::reload_if_changed(DataBuilder& b) {
     bool changed = false;
-    for (size_t i = 0; i < paths_.size(); ++i) changed = changed || mtime(paths_[i]) != mtimes_[i];
+    // An agent is asked again at every poll; a file only when rewritten.
+    for (size_t i = 0; i < paths_.size(); ++i)
+        changed = changed || is_agent_url(paths_[i]) || mtime(paths_[i]) != mtimes_[i];
     if (!changed) return;
     auto all = load_all();
     if (all) b.set_perf(std::move(all).value());

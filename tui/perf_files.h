@@ -2,7 +2,9 @@
 // The --perf files the pair matrix shows (`perf run` reports and mesh run
 // reports, told apart by their content) and nccl-tests' outputs (their
 // findings join the findings view), read again when rewritten while
-// the TUI runs (a mesh run rewrites its report after every round). The one
+// the TUI runs (a mesh run rewrites its report after every round); probe
+// agents' /probe.json, saved or fetched live at every poll from an
+// http:// URL (tui/agent_fetch.h). The one
 // place the TUI reads perf results: what it needs of perf/ is the pure part
 // (reports, comparison), never verbs.
 
@@ -12,6 +14,7 @@
 #include "model/collective_bench.h"
 #include "pairtest/results/report.h"
 #include "reports/mesh_doc.h"
+#include "reports/probe_doc.h"
 #include "util/result.h"
 
 namespace fabscope::tui {
@@ -23,6 +26,7 @@ struct PerfInputs {
     std::vector<std::string> names;  ///< the reports' file names
     std::vector<MeshRunDoc> mesh;
     std::vector<CollectiveBench> collectives;  ///< nccl-tests' text outputs
+    std::vector<ProbeDoc> probes;              ///< probe agents' /probe.json (files or live)
 };
 
 class PerfFiles {

@@ -23,6 +23,16 @@ FindingRow row_of(const Fabric& f, const Finding& x) {
     return r;
 }
 
+/// The probe agents' findings as rows ("perf_probe-..." kinds), at their agent.
+void add_probe_rows(const std::vector<ProbeDoc>& probes, std::vector<FindingRow>& out) {
+    for (const ProbeDoc& d : probes) {
+        for (const ProbeFindingDoc& f : d.findings) {
+            const Severity sev = severity_named(f.severity).value_or(Severity::Warning);
+            out.push_back(FindingRow{sev, "perf_" + f.kind, f.summary, "", {d.host}});
+        }
+    }
+}
+
 /// A mesh run's suspects and problems as rows ("perf_" kinds: they are
 /// replaced with the perf rows when the files are read again).
 void add_mesh_rows(const MeshRunDoc& d, std::vector<FindingRow>& out) {
@@ -120,7 +130,7 @@ DataBuilder::DataBuilder(BuilderConfig config)
         baseline_plan_ = plan_from_fabric(bf, classify_tiers(bf));
     }
     set_perf({std::move(cfg_.perf), std::move(cfg_.perf_names), std::move(cfg_.mesh),
-              std::move(cfg_.collectives)});
+              std::move(cfg_.collectives), std::move(cfg_.probes)});
 }
 
 void DataBuilder::set_perf(PerfInputs in) {
@@ -128,6 +138,7 @@ void DataBuilder::set_perf(PerfInputs in) {
     cfg_.perf_names = std::move(in.names);
     cfg_.mesh = std::move(in.mesh);
     cfg_.collectives = std::move(in.collectives);
+    cfg_.probes = std::move(in.probes);
     pairs_ = build_pairs(cfg_.perf, cfg_.perf_names);
     perf_rows_ = perf_rows(cfg_.perf, cfg_.perf_names);
     // A mesh run's grid first: it is what the run was for.
@@ -136,6 +147,11 @@ void DataBuilder::set_perf(PerfInputs in) {
     for (const MeshRunDoc& d : cfg_.mesh) {
         mesh_grids.push_back(build_mesh_grid(d));
         add_mesh_rows(d, mesh_rows);
+    }
+    // The probe agents' grid after the mesh runs': the fabric between jobs.
+    if (!cfg_.probes.empty()) {
+        mesh_grids.push_back(build_probe_grid(cfg_.probes));
+        add_probe_rows(cfg_.probes, mesh_rows);
     }
     pairs_.grids.insert(pairs_.grids.begin(), std::make_move_iterator(mesh_grids.begin()),
                         std::make_move_iterator(mesh_grids.end()));

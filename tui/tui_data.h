@@ -85,6 +85,7 @@ struct BuilderConfig {
     std::vector<std::string> perf_names;              ///< their file names
     std::vector<MeshRunDoc> mesh;                     ///< mesh run reports given to --perf
     std::vector<CollectiveBench> collectives;         ///< nccl-tests outputs given to --perf
+    std::vector<ProbeDoc> probes;                     ///< probe agents' /probe.json given to --perf
     std::shared_ptr<const CongestionDoc> congestion;  ///< --congestion
     std::string congestion_name;                      ///< its file name
 };

@@ -18,6 +18,7 @@ Style heat(const PairCell& cell, double degraded_at) {
 }
 
 std::string value_text(const PairGrid& g, double v) {
+    if (g.probes) return fmt::format("p99 {:.0f} us", v);
     return g.bandwidth ? fmt::format("{:.3f} Gb/s", v) : fmt::format("{:.2f} us median", v);
 }
 
@@ -56,11 +57,16 @@ void draw_legend(Canvas& c, Rect body, const PairGrid& g, double degraded_at) {
           std::pair{fmt::format(" ≥{:.0f}% ", degraded_at * 100),
                     Style{Color::Black, Color::Yellow}},
           std::pair{fmt::format(" <{:.0f}% ", degraded_at * 100), Style{Color::Black, Color::Red}},
-          std::pair{std::string(" × failed "), Style{Color::Black, Color::Red}},
+          std::pair{std::string(g.probes ? " × probes lost " : " × failed "),
+                    Style{Color::Black, Color::Red}},
           std::pair{std::string(" · not measured "), kDim}}) {
         x += c.text(x, ly, text, style) + 1;
     }
-    c.text(x + 1, ly, g.of_median ? "cells: % of the median" : "cells: % of the best pair", kDim);
+    c.text(x + 1, ly,
+           g.probes      ? "cells: the median p99 as % of the pair's"
+           : g.of_median ? "cells: % of the median"
+                         : "cells: % of the best pair",
+           kDim);
 }
 
 /// Where the grid, the destinations' key and the suspects go, and how much
@@ -163,11 +169,16 @@ void draw_suspects(Canvas& c, const PairGrid& g, const PairsLayout& lay) {
                body.w);
     }
     if (g.suspects.empty()) {
-        c.text(body.x, y, "No suspect: no cable, lane or endpoint explains the slow flows.",
+        c.text(body.x, y,
+               g.probes ? "No finding: the agents' probes are answered, their p99s at baseline."
+                        : "No suspect: no cable, lane or endpoint explains the slow flows.",
                health_style(Health::Ok), body.w);
         return;
     }
-    c.text(body.x, y, fmt::format("Suspects ({}), top first:", g.suspects.size()), kBold);
+    c.text(
+        body.x, y,
+        fmt::format("{} ({}), top first:", g.probes ? "Findings" : "Suspects", g.suspects.size()),
+        kBold);
     int line = y + 1;
     for (int i = 0; i < lay.shown_suspects; ++i) {
         c.text(body.x, line++, fmt::format("{} {}", i + 1, g.suspects[static_cast<size_t>(i)]),
@@ -186,6 +197,9 @@ ViewOutput describe_cell(const PairGrid& g, const Cursor& cur, double degraded_a
     const PairCell& cell = g.cell(static_cast<size_t>(cur.row), static_cast<size_t>(cur.col));
     if (!cell.measured) {
         out.status = fmt::format("{} → {}: not measured", from, to);
+    } else if (g.probes) {
+        out.status = fmt::format("{} → {} probes: {}", from, to, cell.error);
+        if (!cell.ok) out.status_style = health_style(Health::Error);
     } else if (!cell.ok) {
         out.status = fmt::format("{} → {} {}: FAILED: {}", from, to, g.test, cell.error);
         out.status_style = health_style(Health::Error);

@@ -11,8 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "congestion/congestion_report.h"
+#include "exporter/http_server.h"
 #include "model/json_io.h"
 #include "model/thresholds.h"
 #include "test_fabrics.h"
@@ -21,6 +23,7 @@
 #include "tui/perf_files.h"
 #include "tui/views.h"
 #include "tui_scenario.h"
+#include "util/exit_status.h"
 #include "xmit_wait_readings.h"
 
 namespace fabscope::tui {
@@ -159,6 +162,91 @@ TEST(TuiMesh, ARingRunShowsItsBusBandwidthAndWhatItsSlowEdgesCost) {
     EXPECT_NE(cable, std::string::npos) << text;
     EXPECT_LT(busbw, edge);
     EXPECT_LT(edge, text.find("Suspects"));
+}
+
+/// Probe agents' /probe.json (saved in the Soft-RoCE lab while b1's link lost
+/// 1 %: tests/lab/probe_vm_test.cpp) given to --perf: one grid, agents as
+/// rows, b1's lost probes red, the agents' findings under it, errors first.
+TEST(TuiProbes, TheAgentsGridShowsLostProbesAndTheirFindings) {
+    const std::string dir = std::string(FIXTURES_DIR) + "/probe/";
+    PerfFiles files({dir + "a1.json", dir + "b1.json", dir + "b2.json"});
+    auto in = files.load_all();
+    ASSERT_TRUE(in) << in.error().message;
+    ASSERT_EQ(in->probes.size(), 3u);
+    BuilderConfig cfg;
+    cfg.probes = in->probes;
+    auto d = fabscope::testing::tui_scenario_with(std::move(cfg));
+    const PairGrid& g = d->pairs.grids.front();
+    ASSERT_TRUE(g.probes);
+    EXPECT_EQ(g.rows, (std::vector<std::string>{"a1", "b1", "b2"}));
+    EXPECT_EQ(g.cols, (std::vector<std::string>{"a1", "a2", "b1", "b2", "c1", "c2"}));
+    // b1 lost probes to every peer; a1 and b2 to b1 only (if any).
+    for (size_t c = 0; c < g.cols.size(); ++c) {
+        const PairCell& cell = g.cell(1, c);
+        if (g.cols[c] == "b1") {
+            EXPECT_FALSE(cell.measured);
+            continue;
+        }
+        EXPECT_TRUE(cell.measured) << g.cols[c];
+        EXPECT_NE(cell.error.find("probes"), std::string::npos) << cell.error;
+    }
+    ASSERT_FALSE(g.suspects.empty());
+    EXPECT_EQ(g.suspects.front().rfind("b1: probes to ", 0), 0u) << g.suspects.front();
+    ViewState s;
+    s.view = ViewId::Pairs;
+    const std::string text = frame_text(*d, s, 200, 40);
+    EXPECT_NE(text.find("probes p99"), std::string::npos) << text;
+    EXPECT_NE(text.find("Findings ("), std::string::npos) << text;
+    EXPECT_NE(text.find("3 agents, interval"), std::string::npos) << text;
+    // The findings view has them too, at their agent.
+    bool row = false;
+    for (const FindingRow& r : d->findings)
+        row =
+            row || (r.kind == "perf_probe-host-loss" && r.where == std::vector<std::string>{"b1"});
+    EXPECT_TRUE(row);
+}
+
+/// Live from an agent: --perf http://HOST:PORT/probe.json is fetched (here
+/// from the exporter's HTTP server on loopback, serving a saved state); an
+/// agent that does not answer, or serves something else, is an error naming
+/// the URL.
+TEST(TuiProbes, AnAgentsStateIsFetchedLiveFromItsUrl) {
+    std::ifstream in(std::string(FIXTURES_DIR) + "/probe/b1.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto body = std::make_shared<const std::string>(text.str());
+    auto server = HttpServer::bind({"127.0.0.1", 0}, HttpLimits{});
+    ASSERT_TRUE(server) << server.error().message;
+    StopToken stop;
+    std::thread serving([&] {
+        (void)(*server)->serve(
+            [&](const HttpRequest& r) {
+                if (r.path != "/probe.json") return text_response(404, "no\n");
+                HttpResponse res;
+                res.content_type = "application/json";
+                res.body = body;
+                return res;
+            },
+            stop);
+    });
+    const std::string base = "http://127.0.0.1:" + std::to_string((*server)->port());
+    PerfFiles live({base + "/probe.json"});
+    auto got = live.load_all();
+    ASSERT_TRUE(got) << got.error().message;
+    ASSERT_EQ(got->probes.size(), 1u);
+    EXPECT_EQ(got->probes[0].host, "b1");
+    EXPECT_EQ(got->probes[0].peers.size(), 5u);
+    auto wrong = PerfFiles({base + "/metrics"}).load_all();
+    ASSERT_FALSE(wrong);
+    EXPECT_EQ(wrong.error().message, base + "/metrics: HTTP 404");
+    stop.request_stop();
+    serving.join();
+    auto gone = PerfFiles({base + "/probe.json"}).load_all();
+    ASSERT_FALSE(gone);
+    EXPECT_EQ(gone.error().code, kExitCannotRun);
+    EXPECT_NE(gone.error().message.find("is `fabscope probe --listen` serving there?"),
+              std::string::npos)
+        << gone.error().message;
 }
 
 /// nccl-tests' outputs given to --perf: read by their header, judged as
