@@ -79,7 +79,8 @@ Result<std::vector<ProbeHost>> parse_pinglist(const std::string& text, const std
         if (w.empty()) continue;
         if (w.size() < 2 || w.size() > 3) return bad("expected \"HOST[:PORT] NAME [LEAF]\"");
         for (const std::string& t : w) {
-            if (!host_token_ok(t, true)) return bad(fmt::format("\"{}\" is not a host name or address", t));
+            if (!host_token_ok(t, true))
+                return bad(fmt::format("\"{}\" is not a host name or address", t));
         }
         if (hosts.size() >= kMaxProbeHosts)
             return bad(fmt::format("more than {} hosts", kMaxProbeHosts));

@@ -15,8 +15,8 @@ std::string host_name() {
 bool host_token_ok(std::string_view s, bool brackets) {
     if (s.empty() || s.size() > 253) return false;
     for (char c : s) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                        c == '-' || c == '.' || c == '_' || c == ':' ||
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == ':' ||
                         (brackets && (c == '[' || c == ']'));
         if (!ok) return false;
     }
