@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 #include "reports/prometheus_text.h"
 
@@ -118,7 +119,18 @@ std::string probe_metrics(const ProbeSnapshot& s, const std::string& version) {
         window_series(t, "fabscope_probe_leaf_",
                       fmt::format("{},peer_leaf=\"{}\"", me, lbl(f.name)), f);
     std::map<std::string, int> kinds;
-    for (const Finding& f : s.findings) ++kinds[f.kind];
+    std::set<std::string> degraded;  // the leaves of this agent's probe-leaf-pair findings
+    for (const Finding& f : s.findings) {
+        ++kinds[f.kind];
+        if (f.kind == "probe-leaf-pair") degraded.insert(f.evidence.value("peer_leaf", ""));
+    }
+    t.head("fabscope_probe_leaf_degraded", "gauge",
+           "1 when every probed host of the other leaf degrades together (the uplinks), per "
+           "leaf pair this agent covers.");
+    for (const PeerFigures& f : s.pairs) {
+        t.line(fmt::format("fabscope_probe_leaf_degraded{{{},peer_leaf=\"{}\"}}", me, lbl(f.name)),
+               degraded.count(f.name) ? 1 : 0);
+    }
     t.head("fabscope_probe_findings", "gauge", "The last interval's findings, by kind.");
     for (const char* k : {"probe-host-loss", "probe-peer-loss", "probe-leaf-pair", "probe-host-p99",
                           "probe-peer-p99", "probe-peer-unreachable"})

@@ -317,7 +317,7 @@ TEST(ProbeEngine, OneHostsLossyLinkIsNamedByItselfAndItsPeersAndNothingOnAHealth
     for (const auto& e : testing::schema_errors(j, "probe.schema.json")) ADD_FAILURE() << e;
 }
 
-TEST(ProbeMetrics, AHostOfA4096HostFabricServesAboutAHundredSeries) {
+TEST(ProbeMetrics, AHostOfA4096HostFabricServesUnderAHundredAndFiftySeries) {
     const auto hosts = fabric_hosts(128, 32);
     FakeNet net;
     FakeUdPort port(net, 1);
@@ -337,7 +337,7 @@ TEST(ProbeMetrics, AHostOfA4096HostFabricServesAboutAHundredSeries) {
     for (std::string line; std::getline(in, line);) series += !line.empty() && line[0] != '#';
     std::printf("4,096 hosts: %zu series an agent, %zu in all; %zu leaves covered\n", series,
                 series * hosts.size(), s.pairs.size());
-    EXPECT_LE(series * hosts.size(), 600000u);
+    EXPECT_LE(series, 150u);
     EXPECT_EQ(s.pairs.size(), 8u);  // 127 leaves x 2 probers / 32 hosts
 }
 
