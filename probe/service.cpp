@@ -38,7 +38,7 @@ struct Mailbox {
     std::vector<Resolved> resolved;
     std::vector<size_t> todo;
     std::shared_ptr<const std::string> metrics = std::make_shared<const std::string>("");
-    std::shared_ptr<const std::string> json = std::make_shared<const std::string>("{}\n");
+    std::shared_ptr<const std::string> state = std::make_shared<const std::string>("{}\n");
 };
 
 void log_line(const ProbeServiceOptions& o, const std::string& line) {
@@ -99,11 +99,11 @@ void publish(const ProbeSnapshot& s, const ProbeServiceOptions& o, Mailbox& box,
         recoveries_said = s.port.recoveries;
     }
     auto metrics = std::make_shared<const std::string>(probe_metrics(s, o.version));
-    auto json = std::make_shared<const std::string>(probe_json(s, o.version).dump(2) + "\n");
+    auto state = std::make_shared<const std::string>(probe_json(s, o.version).dump(2) + "\n");
     {
         std::lock_guard lock(box.mu);
         box.metrics = std::move(metrics);
-        box.json = std::move(json);
+        box.state = std::move(state);
         box.todo = std::move(todo);
     }
     box.wake.notify_one();
@@ -124,7 +124,7 @@ HttpResponse route(const HttpRequest& r, Mailbox& box) {
         res.body = box.metrics;
     } else if (r.path == "/probe.json") {
         res.content_type = "application/json";
-        res.body = box.json;
+        res.body = box.state;
     } else {
         res =
             text_response(404, "not found: the metrics are at /metrics, the JSON at /probe.json\n");
