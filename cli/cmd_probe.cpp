@@ -118,6 +118,7 @@ int run_probe_command(const ProbeCommand& o, const Globals& g) {
     pc.device = o.device;
     pc.port = o.port;
     if (o.gid_index >= 0) pc.gid_index = o.gid_index;
+    pc.qkey = probe_qkey(so->hello.secret, pc.qkey);
     auto port = perf::open_ud_port(pc);
     if (!port) return report(port.error(), g);
     install_interrupt_handlers();

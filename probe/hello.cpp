@@ -65,6 +65,12 @@ std::string answer_one(perf::Channel& ch, const std::vector<ProbeHost>& hosts,
 
 }  // namespace
 
+uint32_t probe_qkey(const std::string& secret, uint32_t dflt) {
+    if (secret.empty()) return dflt;
+    const std::string mac = perf::auth_response(secret, "fabscope probe qkey");
+    return static_cast<uint32_t>(std::stoul(mac.substr(0, 8), nullptr, 16)) & 0x7FFFFFFFU;
+}
+
 Result<PeerAddress> say_hello(const ProbeHost& to, const std::string& self_name,
                               const perf::UdAddress& self, const HelloOptions& o) {
     auto fail = [&](const std::string& why) {

@@ -12,6 +12,7 @@
 //   agent -> client: {"type":"probe-address","host":NAME,"ud":ADDRESS,"id":N}
 //                    or {"type":"error","message":...}
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -33,6 +34,11 @@ struct PeerAddress {
     perf::UdAddress ud;
     uint32_t id = 0;  ///< our number at the peer: every probe carries it
 };
+
+/// The Q_Key of the agents' UD QPs: with a shared secret, derived from it
+/// (HMAC), so the HCA itself drops datagrams of anyone without it; without,
+/// the default. The high bit is clear (a controlled Q_Key needs privilege).
+uint32_t probe_qkey(const std::string& secret, uint32_t dflt);
 
 /// Says hello to `to` as host `self_name` at `self`. Errors name the peer and say why.
 Result<PeerAddress> say_hello(const ProbeHost& to, const std::string& self_name,

@@ -152,5 +152,14 @@ TEST_F(ProbeHello, AnAddressOutsideTheAllowListIsRefusedAndNothingListensIsSaidS
         << r.error().message;
 }
 
+TEST(ProbeQkey, ASecretGivesItsOwnQkeyWithTheHighBitClear) {
+    EXPECT_EQ(probe_qkey("", 0x46534250), 0x46534250u);
+    const uint32_t a = probe_qkey("s3cret", 0x46534250);
+    EXPECT_EQ(a, probe_qkey("s3cret", 0x46534250));  // every agent with it agrees
+    EXPECT_NE(a, probe_qkey("other", 0x46534250));
+    EXPECT_NE(a, 0x46534250u);
+    EXPECT_EQ(a & 0x80000000U, 0u);
+}
+
 }  // namespace
 }  // namespace fabscope::probe
