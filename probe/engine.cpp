@@ -132,6 +132,13 @@ void ProbeEngine::on_datagram(const perf::UdDatagram& d, Clock::time_point now) 
             ++counts_.unknown_datagrams;
             return;
         }
+        const double cap =
+            kMaxAnswersPerSecond * std::chrono::duration<double>(cfg_.interval).count();
+        if (static_cast<double>(answers_this_interval_) >= cap) {
+            ++counts_.answers_refused;
+            return;
+        }
+        ++answers_this_interval_;
         pk->kind = PacketKind::Answer;
         const auto bytes = encode(*pk);
         if (port_.send(src->second.handle, bytes.data(), bytes.size()))
@@ -202,6 +209,8 @@ ProbeSnapshot ProbeEngine::close_interval(double unix_now) {
     s.answered_for_others = counts_.answered_for_others;
     s.unknown_datagrams = counts_.unknown_datagrams;
     s.send_queue_full = counts_.send_queue_full;
+    s.answers_refused = counts_.answers_refused;
+    answers_this_interval_ = 0;
     s.port = port_.counts();
     std::vector<PeerView> views;
     for (auto& [host, p] : peers_) {

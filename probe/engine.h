@@ -28,6 +28,9 @@ namespace fabscope::probe {
 using Clock = std::chrono::steady_clock;
 
 inline constexpr uint32_t kHellosBeforeUnreachable = 3;
+/// Probes of other agents answered a second at most (as many as an agent may
+/// send): past it, an agent that said hello cannot make this one send more.
+inline constexpr double kMaxAnswersPerSecond = 20000;
 
 struct ProbeConfig {
     std::chrono::milliseconds interval{10000};
@@ -67,7 +70,8 @@ struct ProbeSnapshot {
     uint64_t answered_for_others = 0;
     uint64_t unknown_datagrams = 0;  ///< not a probe, or from an agent without a hello
     uint64_t send_queue_full = 0;
-    perf::UdPortCounts port;  ///< send errors and QP recoveries
+    uint64_t answers_refused = 0;  ///< past kMaxAnswersPerSecond in an interval
+    perf::UdPortCounts port;       ///< send errors and QP recoveries
 };
 
 class ProbeEngine {
@@ -141,6 +145,7 @@ class ProbeEngine {
     Clock::time_point interval_end_;
     std::vector<size_t> schedule_;  // this interval's probes, in order
     size_t next_probe_ = 0;
+    uint64_t answers_this_interval_ = 0;
     ProbeSnapshot counts_;  // the running totals
 };
 

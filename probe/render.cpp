@@ -77,6 +77,9 @@ std::string probe_metrics(const ProbeSnapshot& s, const std::string& version) {
     t.line("fabscope_probe_lost_total", static_cast<double>(s.lost_total));
     t.head("fabscope_probe_answered_total", "counter", "Probes of other agents answered.");
     t.line("fabscope_probe_answered_total", static_cast<double>(s.answered_for_others));
+    t.head("fabscope_probe_answers_refused_total", "counter",
+           "Probes of other agents not answered: past 20,000 a second.");
+    t.line("fabscope_probe_answers_refused_total", static_cast<double>(s.answers_refused));
     t.head("fabscope_probe_unknown_datagrams_total", "counter",
            "Datagrams dropped: not a probe, or from an agent that said no hello.");
     t.line("fabscope_probe_unknown_datagrams_total", static_cast<double>(s.unknown_datagrams));
@@ -173,6 +176,7 @@ json probe_json(const ProbeSnapshot& s, const std::string& version) {
             {"lost_total", s.lost_total},
             {"answered_total", s.answered_for_others},
             {"unknown_datagrams", s.unknown_datagrams},
+            {"answers_refused", s.answers_refused},
             {"send_errors", s.port.send_errors},
             {"qp_recoveries", s.port.recoveries},
             {"peers", peers},

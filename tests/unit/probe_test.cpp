@@ -317,6 +317,28 @@ TEST(ProbeEngine, OneHostsLossyLinkIsNamedByItselfAndItsPeersAndNothingOnAHealth
     for (const auto& e : testing::schema_errors(j, "probe.schema.json")) ADD_FAILURE() << e;
 }
 
+TEST(ProbeEngine, AnAgentThatFloodsProbesIsAnsweredNoFasterThanTheBound) {
+    const auto hosts = fabric_hosts(1, 2);
+    FakeNet net;
+    FakeUdPort mine(net, 1);
+    FakeUdPort flooder(net, 2);
+    ProbeConfig cfg;
+    cfg.interval = std::chrono::milliseconds(100);  // 2,000 answers at most
+    ProbeEngine e(mine, hosts, 0, cfg, Clock::now());
+    ASSERT_TRUE(e.learn_source(1, flooder.address()));
+    auto to_me = flooder.add_destination(mine.address());
+    ASSERT_TRUE(to_me);
+    for (uint32_t i = 0; i < 5000; ++i) {
+        const auto b = encode({PacketKind::Probe, 1, 0, i, 0});
+        flooder.send(*to_me, b.data(), b.size());
+    }
+    ASSERT_TRUE(e.step(std::chrono::milliseconds(0)));
+    ProbeSnapshot s = e.close_interval(0);
+    EXPECT_EQ(s.answered_for_others, 2000u);
+    EXPECT_EQ(s.answers_refused, 3000u);
+    EXPECT_EQ(net.inbox[2].size(), 2000u);
+}
+
 TEST(ProbeMetrics, AHostOfA4096HostFabricServesUnderAHundredAndFiftySeries) {
     const auto hosts = fabric_hosts(128, 32);
     FakeNet net;
