@@ -4,10 +4,10 @@
 
 #include <charconv>
 #include <map>
-#include <sstream>
 
 #include "util/host_name.h"
 #include "util/input_file.h"
+#include "util/word_lines.h"
 
 namespace fabscope::perf {
 namespace {
@@ -60,38 +60,26 @@ Result<std::vector<MeshAgent>> parse_mesh_hosts(const std::string& text, const s
                                                 uint16_t default_port) {
     std::vector<MeshAgent> agents;
     std::map<std::string, int> seen;
-    std::istringstream in(text);
-    std::string line;
-    int n = 0;
-    auto bad = [&](const std::string& why) {
-        return make_error(fmt::format("{}:{}: {}", source, n, why));
-    };
-    while (std::getline(in, line)) {
-        ++n;
-        if (line.size() > kMaxLine)
-            return bad(fmt::format("line longer than {} characters", kMaxLine));
-        if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-        std::istringstream words(line);
-        std::vector<std::string> w;
-        for (std::string t; words >> t;) w.push_back(t);
-        if (w.empty()) continue;
+    auto one = [&](int n, const std::vector<std::string>& w) -> std::string {
         if (w.size() > 2)
-            return bad(fmt::format("\"{}\": one agent per line, host[:port] [device]", w[2]));
+            return fmt::format("\"{}\": one agent per line, host[:port] [device]", w[2]);
         if (agents.size() >= kMaxMeshAgents)
-            return bad(fmt::format("more than {} agents", kMaxMeshAgents));
+            return fmt::format("more than {} agents", kMaxMeshAgents);
         MeshAgent a;
         a.line = n;
-        if (std::string why = split_agent(w[0], a, default_port); !why.empty()) return bad(why);
+        if (std::string why = split_agent(w[0], a, default_port); !why.empty()) return why;
         if (w.size() == 2) {
             a.device = w[1];
-            if (a.device.size() > 64) return bad("device name longer than 64 characters");
+            if (a.device.size() > 64) return "device name longer than 64 characters";
         }
         auto [it, fresh] = seen.emplace(a.where(), n);
         if (!fresh)
-            return bad(fmt::format("{} is already on line {}: one agent serves one rank", a.where(),
-                                   it->second));
+            return fmt::format("{} is already on line {}: one agent serves one rank", a.where(),
+                               it->second);
         agents.push_back(std::move(a));
-    }
+        return "";
+    };
+    if (auto st = for_each_word_line(text, source, kMaxLine, one); !st) return st.error();
     if (agents.size() < 2)
         return make_error(fmt::format("{}: {} agent{}: a mesh run needs at least two", source,
                                       agents.size(), agents.size() == 1 ? "" : "s"));

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "util/host_name.h"
 #include "util/input_file.h"
+#include "util/word_lines.h"
 
 namespace fabscope::probe {
 namespace {
@@ -63,36 +63,24 @@ Result<std::vector<ProbeHost>> parse_pinglist(const std::string& text, const std
                                               uint16_t default_port) {
     std::vector<ProbeHost> hosts;
     std::set<std::string> names;
-    std::istringstream in(text);
-    std::string line;
-    int n = 0;
-    auto bad = [&](const std::string& why) {
-        return make_error(fmt::format("{}:{}: {}", source, n, why));
-    };
-    while (std::getline(in, line)) {
-        ++n;
-        if (line.size() > kMaxLine) return bad(fmt::format("longer than {} characters", kMaxLine));
-        line = line.substr(0, line.find('#'));
-        std::istringstream words(line);
-        std::vector<std::string> w;
-        for (std::string t; words >> t;) w.push_back(t);
-        if (w.empty()) continue;
-        if (w.size() < 2 || w.size() > 3) return bad("expected \"HOST[:PORT] NAME [LEAF]\"");
+    auto one = [&](int n, const std::vector<std::string>& w) -> std::string {
+        if (w.size() < 2 || w.size() > 3) return "expected \"HOST[:PORT] NAME [LEAF]\"";
         for (const std::string& t : w) {
             if (!host_token_ok(t, true))
-                return bad(fmt::format("\"{}\" is not a host name or address", t));
+                return fmt::format("\"{}\" is not a host name or address", t);
         }
         if (hosts.size() >= kMaxProbeHosts)
-            return bad(fmt::format("more than {} hosts", kMaxProbeHosts));
+            return fmt::format("more than {} hosts", kMaxProbeHosts);
         std::string why;
         ProbeHost h{with_port(w[0], default_port, &why), w[1], w.size() == 3 ? w[2] : "", n};
-        if (!why.empty()) return bad(why);
-        if (!names.insert(h.name).second)
-            return bad(fmt::format("host {} is listed twice", h.name));
+        if (!why.empty()) return why;
+        if (!names.insert(h.name).second) return fmt::format("host {} is listed twice", h.name);
         if (!hosts.empty() && hosts.front().leaf.empty() != h.leaf.empty())
-            return bad("either every line names a leaf or none does");
+            return "either every line names a leaf or none does";
         hosts.push_back(std::move(h));
-    }
+        return "";
+    };
+    if (auto st = for_each_word_line(text, source, kMaxLine, one); !st) return st.error();
     if (hosts.empty()) return make_error(fmt::format("{}: no hosts in it", source));
     return hosts;
 }

@@ -53,7 +53,7 @@ TEST(ProbePinglist, ParsesAddressesPortsAndLeavesAndNamesEveryBadLine) {
         {"10.0.0.1:0 a\n", "hosts:1: port \"0\""},
         {"10.0.0.1 a;rm l1\n", "hosts:1: \"a;rm\" is not"},
         {"# nothing\n", "hosts: no hosts"},
-        {std::string(2000, 'x') + "\n", "hosts:1: longer than 1024"},
+        {std::string(2000, 'x') + "\n", "hosts:1: line longer than 1024"},
     };
     for (const auto& [text, why] : bad) {
         auto r = parse_pinglist(text, "hosts", 18516);
