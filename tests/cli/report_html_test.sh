@@ -34,14 +34,14 @@ browse() {  # browse PAGE NETLOG [extra flags...]
 browse "$work/report.html" "$work/netlog.json" --dump-dom >"$work/dom.html" ||
     fail "chromium --dump-dom failed (see $work/chromium.log)"
 browse "$work/report.html" "$work/netlog-shot.json" --screenshot="$work/report.png" \
-    --window-size=1200,1900 --hide-scrollbars >/dev/null ||
+    --window-size=1200,2400 --hide-scrollbars >/dev/null ||
     fail "chromium --screenshot failed (see $work/chromium.log)"
 
 # The same page with the marked link hidden: the screenshots' difference is the link.
 sed 's|</head>|<style>.bad-link { display: none }</style></head>|' "$work/report.html" \
     >"$work/report-unmarked.html"
 browse "$work/report-unmarked.html" "$work/netlog-unmarked.json" \
-    --screenshot="$work/report-unmarked.png" --window-size=1200,1900 --hide-scrollbars \
+    --screenshot="$work/report-unmarked.png" --window-size=1200,2400 --hide-scrollbars \
     >/dev/null || fail "chromium --screenshot of the unmarked page failed"
 
 # The drawing of 76 nodes (4 spines, 8 leaves, 64 hosts) at the page's width:
@@ -117,7 +117,7 @@ def colours_of(path):
         problems.append(f"{path} is not a PNG")
         return {}
     width, height, depth, ctype = struct.unpack(">IIBB", png[16:26])
-    if (width, height) != (1200, 1900) or depth != 8 or ctype not in (2, 6):
+    if (width, height) != (1200, 2400) or depth != 8 or ctype not in (2, 6):
         problems.append(f"{path}: {width}x{height} depth {depth} type {ctype}")
         return {}
     data, pos = b"", 8
