@@ -18,8 +18,6 @@
 namespace fabscope {
 namespace {
 
-constexpr const char* kMetricsType = "text/plain; version=0.0.4; charset=utf-8";
-
 double unix_now() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
         .count();
@@ -72,7 +70,7 @@ void sweep_loop(const ExporterOptions& o, const SweepFunction& sweep, const Stop
 HttpResponse route(const HttpRequest& r, const MetricsState& state) {
     HttpResponse res;
     if (r.path == "/metrics") {
-        res.content_type = kMetricsType;
+        res.content_type = kPrometheusTextType;
         res.body = state.metrics();
     } else if (r.path == "/") {
         res.content_type = "text/html; charset=utf-8";

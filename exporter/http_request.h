@@ -54,6 +54,8 @@ struct HttpResponse {
 
 /// A short text answer (errors, 404, 405).
 HttpResponse text_response(int status, std::string text);
+/// The Content-Type of Prometheus' text exposition format (/metrics).
+inline constexpr const char* kPrometheusTextType = "text/plain; version=0.0.4; charset=utf-8";
 
 /// "HTTP/1.1 200 OK\r\n...\r\n\r\n", with Content-Length `body_size` and
 /// Connection keep-alive or close.

@@ -90,13 +90,14 @@ void ProbeEngine::plan_round() {
         schedule_.insert(schedule_.end(), peers.begin(), peers.end());
 }
 
+Clock::time_point ProbeEngine::due(size_t i) const {
+    return interval_start_ + (interval_end_ - interval_start_) * static_cast<int64_t>(i) /
+                                 static_cast<int64_t>(schedule_.size());
+}
+
 void ProbeEngine::send_due(Clock::time_point now) {
-    if (schedule_.empty()) return;
-    const auto span = interval_end_ - interval_start_;
     while (next_probe_ < schedule_.size()) {
-        const auto due = interval_start_ + span * static_cast<int64_t>(next_probe_) /
-                                               static_cast<int64_t>(schedule_.size());
-        if (due > now) break;
+        if (due(next_probe_) > now) break;
         const size_t host = schedule_[next_probe_++];
         Peer& p = peers_.at(host);
         if (p.handle == 0 || !p.unreachable.empty()) continue;  // not reachable: not probed
@@ -181,11 +182,7 @@ Status ProbeEngine::step(std::chrono::milliseconds wait) {
     send_due(now);
     // Sleep no longer than until the next probe is due or the interval ends.
     Clock::time_point until = interval_end_;
-    if (next_probe_ < schedule_.size()) {
-        const auto span = interval_end_ - interval_start_;
-        until = std::min(until, interval_start_ + span * static_cast<int64_t>(next_probe_) /
-                                                      static_cast<int64_t>(schedule_.size()));
-    }
+    if (next_probe_ < schedule_.size()) until = std::min(until, due(next_probe_));
     auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now);
     left = std::clamp(left, std::chrono::milliseconds(0), wait);
     auto got = port_.receive(left);
@@ -197,19 +194,11 @@ Status ProbeEngine::step(std::chrono::milliseconds wait) {
 }
 
 ProbeSnapshot ProbeEngine::close_interval(double unix_now) {
-    ProbeSnapshot s;
-    s.host = counts_.host;
-    s.leaf = counts_.leaf;
+    ProbeSnapshot s = counts_;  // host, leaf and the totals; peers, pairs, findings below
     s.interval = ++round_;
     s.interval_s = std::chrono::duration<double>(cfg_.interval).count();
     s.window = cfg_.window;
     s.ended_unix_s = unix_now;
-    s.sent_total = counts_.sent_total;
-    s.lost_total = counts_.lost_total;
-    s.answered_for_others = counts_.answered_for_others;
-    s.unknown_datagrams = counts_.unknown_datagrams;
-    s.send_queue_full = counts_.send_queue_full;
-    s.answers_refused = counts_.answers_refused;
     answers_this_interval_ = 0;
     s.port = port_.counts();
     std::vector<PeerView> views;

@@ -126,6 +126,8 @@ class ProbeEngine {
         uint32_t qpn = 0;
     };
     void plan_round();
+    /// When probe `i` of this interval's schedule is due.
+    Clock::time_point due(size_t i) const;
     void send_due(Clock::time_point now);
     void on_datagram(const perf::UdDatagram& d, Clock::time_point now);
     void expire(Clock::time_point now);
@@ -146,7 +148,7 @@ class ProbeEngine {
     std::vector<size_t> schedule_;  // this interval's probes, in order
     size_t next_probe_ = 0;
     uint64_t answers_this_interval_ = 0;
-    ProbeSnapshot counts_;  // the running totals
+    ProbeSnapshot counts_;  // host, leaf and the running totals: each snapshot starts as it
 };
 
 }  // namespace fabscope::probe

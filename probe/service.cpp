@@ -18,8 +18,6 @@
 namespace fabscope::probe {
 namespace {
 
-constexpr const char* kMetricsType = "text/plain; version=0.0.4; charset=utf-8";
-
 /// What the other threads hand the engine's, and what it publishes.
 struct Mailbox {
     struct Source {
@@ -120,7 +118,7 @@ HttpResponse route(const HttpRequest& r, Mailbox& box) {
     HttpResponse res;
     std::lock_guard lock(box.mu);
     if (r.path == "/metrics") {
-        res.content_type = kMetricsType;
+        res.content_type = kPrometheusTextType;
         res.body = box.metrics;
     } else if (r.path == "/probe.json") {
         res.content_type = "application/json";
