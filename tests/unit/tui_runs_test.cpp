@@ -5,6 +5,7 @@
 // tests/fixtures/tui (UPDATE_GOLDEN=1 rewrites them, failing).
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -247,6 +248,23 @@ TEST(TuiProbes, AnAgentsStateIsFetchedLiveFromItsUrl) {
     EXPECT_NE(gone.error().message.find("is `fabscope probe --listen` serving there?"),
               std::string::npos)
         << gone.error().message;
+}
+
+/// A probe agent's state that is not what an agent serves: an error naming
+/// the file and the JSON path, nothing half read.
+TEST(TuiProbes, ABadAgentStateNamesTheFileAndThePath) {
+    const fs::path dir = fs::temp_directory_path() / ("tui-probe-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string bad = (dir / "bad.json").string();
+    std::ofstream(bad) << R"({"tool": "fabscope probe", "host": "b1", "leaf": "l2", "interval": 3,
+        "interval_s": 2, "window": 3, "peers": [{"name": "a1", "sent": 10, "answered": 9,
+        "lost": 1, "loss_ratio": 7}], "findings": []})";
+    auto r = PerfFiles({bad}).load_all();
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find(bad), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("/peers/0/loss_ratio"), std::string::npos)
+        << r.error().message;
+    fs::remove_all(dir);
 }
 
 /// nccl-tests' outputs given to --perf: read by their header, judged as
