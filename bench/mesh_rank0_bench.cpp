@@ -166,7 +166,7 @@ int run(int argc, char** argv) {
     stages.push_back({"fabric and ranks", seconds_since(t0), peak_rss_mb()});
 
     t0 = BenchClock::now();
-    const std::string why = plan_run(d, {pattern, 8, {}, ""});
+    const std::string why = plan_run(d, {pattern, 8, 1, {}, ""});
     if (!why.empty()) {
         std::fprintf(stderr, "mesh_rank0_bench: %s\n", why.c_str());
         return 1;

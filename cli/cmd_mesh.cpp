@@ -20,6 +20,7 @@ struct MeshPlanCommand {
     std::string load;
     std::string pattern = "cover";
     size_t max_rounds = 8;
+    size_t passes = 1;
     size_t incast = 0;
     std::string receiver;
     std::string pairs_file;
@@ -31,7 +32,7 @@ Result<Schedule> make_schedule(const MeshPlanCommand& o, Pattern p, const Fabric
     switch (p) {
         case Pattern::AllPairs: return all_pairs(eps.size());
         case Pattern::Leaf: return leaf_pairs(eps);
-        case Pattern::Cover: return cover(eps, oracle, fabric_lanes(f), o.max_rounds);
+        case Pattern::Cover: return cover(eps, oracle, fabric_lanes(f), o.max_rounds, o.passes);
         case Pattern::Incast: {
             if (o.incast == 0)
                 return make_error("mesh plan: --pattern incast needs --incast K (senders)",
@@ -146,6 +147,11 @@ void add_mesh(CLI::App& app, Context& ctx) {
         ->capture_default_str();
     plan->add_option("--max-rounds", o->max_rounds, "cover: at most this many rounds")
         ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    plan->add_option("--passes", o->passes,
+                     "cover: cross every lane and test every endpoint this many times, other "
+                     "pairs each time")
+        ->check(CLI::Range(1, 8))
         ->capture_default_str();
     plan->add_option("--incast", o->incast, "incast: K senders to one receiver")
         ->check(CLI::Range(1, 1000000));

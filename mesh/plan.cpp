@@ -67,13 +67,13 @@ PathSource path_source(const MeshRunData& d, const TracedFabric& traced) {
 }
 
 std::vector<std::vector<MeshPair>> plan_cover(const MeshRunData& d, size_t max_rounds,
-                                              Coverage* coverage) {
+                                              Coverage* coverage, size_t passes) {
     const TracedFabric traced = d.routes ? TracedFabric{} : traced_fabric(d);
     const PathSource s = path_source(d, traced);
     // No switch-to-switch lane (no router answered, or every rank under one
     // leaf): nothing to cover, and all-pairs tells its hosts apart best.
     if (!s.oracle || s.lanes.empty()) return {};
-    Schedule plan = cover(s.endpoints, *s.oracle, s.lanes, max_rounds);
+    Schedule plan = cover(s.endpoints, *s.oracle, s.lanes, max_rounds, passes);
     if (coverage) *coverage = coverage_of(plan, s.endpoints, *s.oracle, s.lanes);
     return mesh_rounds(s.ranks, plan.rounds, s.steer);
 }
@@ -149,7 +149,7 @@ std::string plan_run(MeshRunData& d, const PlanRequest& r) {
     d.pattern = "all-pairs";
     if (r.pattern == "cover") {
         d.pattern = "cover";
-        d.rounds = plan_cover(d, r.max_cover_rounds);
+        d.rounds = plan_cover(d, r.max_cover_rounds, nullptr, r.cover_passes);
         // No router answered (not Soft-RoCE, one subnet), or every rank
         // is under one leaf: nothing to cover, so every pair is tested.
         if (d.rounds.empty()) d.pattern = "all-pairs";

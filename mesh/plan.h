@@ -34,10 +34,11 @@ std::vector<std::vector<MeshPair>> plan_all_pairs(const std::vector<MeshRank>& r
 /// the traces taken before the rounds (over `traced`, which must outlive it).
 PathSource path_source(const MeshRunData& d, const TracedFabric& traced);
 
-/// Cover over the run's paths: every switch-to-switch lane each way, in at
-/// most `max_rounds`; `coverage` is what the plan crosses of the lanes.
+/// Cover over the run's paths: every switch-to-switch lane each way,
+/// `passes` times with other pairs each time, in at most `max_rounds`;
+/// `coverage` is what the plan crosses of the lanes.
 std::vector<std::vector<MeshPair>> plan_cover(const MeshRunData& d, size_t max_rounds,
-                                              Coverage* coverage = nullptr);
+                                              Coverage* coverage = nullptr, size_t passes = 1);
 
 /// All pairs under each leaf, every leaf at once (InfiniBand: the leaf is
 /// the switch a rank's port is cabled to in the snapshot).
@@ -65,6 +66,7 @@ size_t planned_pairs_at_once(const MeshRunData& d);
 struct PlanRequest {
     std::string pattern = "all-pairs";  ///< "cover", "pairs", "leaf"
     size_t max_cover_rounds = 8;
+    size_t cover_passes = 1;
     std::vector<NamedPair> pairs;  ///< "pairs"
     std::string pairs_from;
 };

@@ -338,7 +338,9 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
                        .strength = a.strength[i]});
         obs_flow.push_back(i);
     }
-    Localization l = localize(obs);
+    // Judged by the same slow ratio, a side whose flows run short together
+    // (a NIC at 0.7) stands as a cable does.
+    Localization l = localize(obs, LocalizeOptions{.slow_ratio = slow_ratio});
     for (const Suspect& s : l.suspects) {
         EndpointSuspect e;
         for (Lane lane : s.lanes)
@@ -362,7 +364,8 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
         }
         a.suspects.push_back(std::move(e));
     }
-    a.links = analyse_links(d, a.ratio, a.slow, a.strength);
+    a.links =
+        analyse_links(d, a.ratio, a.slow, a.strength, LocalizeOptions{.slow_ratio = slow_ratio});
     // Where the paths are known, a host's own cable is a lane among the
     // others: a host whose slow flows a lane suspect (a cable, or the host's
     // cable itself) explains is not named again by its ends alone.

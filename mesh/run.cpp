@@ -94,7 +94,8 @@ void open_self(Run& r) {
 json plan_on_root(Run& r) {
     MeshRunData& d = r.d;
     const MeshRunOptions& o = r.o;
-    const std::string no_plan = plan_run(d, {o.pattern, o.max_cover_rounds, o.pairs, o.pairs_from});
+    const std::string no_plan =
+        plan_run(d, {o.pattern, o.max_cover_rounds, o.cover_passes, o.pairs, o.pairs_from});
     if (o.cannot_start.empty() && !d.rounds.empty())
         read_switch_counters_before(d, o.read_switch_counters);
     json plan = {{"ranks", ranks_json(d.ranks)}, {"rounds", rounds_json(d.rounds)}};

@@ -63,6 +63,9 @@ struct MeshTest {
     Millis plan_extra{0};
     int trace_variants = 8;
     size_t max_cover_rounds = 8;
+    /// Cover: every lane crossed (and every rank tested) this many times,
+    /// other pairs each time (within max_cover_rounds).
+    size_t cover_passes = 1;
     size_t adaptive_rounds = 4;
     /// "ring": the all-reduce.
     RingTest ring;

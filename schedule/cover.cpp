@@ -61,23 +61,23 @@ class CoverPlanner {
         untested_ = 2 * endpoints.size();
     }
 
-    Schedule plan(size_t max_rounds) {
+    Schedule plan(size_t max_rounds, size_t passes) {
         Schedule s;
         s.pattern = Pattern::Cover;
-        for (size_t round = 0; round < max_rounds && left() > 0; ++round) {
-            const size_t before = left();
-            Round r = plan_round(round);
-            if (left() == before) break;  // the rest cannot be reached
-            s.rounds.push_back(std::move(r));
+        size_t round = 0;
+        for (size_t pass = 0; pass < std::max<size_t>(passes, 1); ++pass) {
+            if (pass > 0) want_again();
+            for (; round < max_rounds && left() > 0; ++round) {
+                const size_t before = left();
+                Round r = plan_round(round);
+                if (left() == before) break;  // the rest cannot be reached
+                s.rounds.push_back(std::move(r));
+            }
+            // What the first pass reached is what can be reached.
+            if (pass == 0) s.coverage = coverage();
+            if (round >= max_rounds) break;
         }
         for (const auto& [why, _] : unrouted_) s.unrouted.push_back(why);
-        Coverage c;
-        c.lanes = lanes_;
-        c.crossed = lanes_ - uncovered_;
-        c.endpoints = endpoints_.size();
-        c.senders = static_cast<size_t>(std::count(sent_.begin(), sent_.end(), 1));
-        c.receivers = static_cast<size_t>(std::count(received_.begin(), received_.end(), 1));
-        s.coverage = c;
         return s;
     }
 
@@ -96,6 +96,26 @@ class CoverPlanner {
     static constexpr size_t kPerLeaf = 3;
 
     size_t left() const { return uncovered_ + untested_; }
+
+    Coverage coverage() const {
+        Coverage c;
+        c.lanes = lanes_;
+        c.crossed = lanes_ - uncovered_;
+        c.endpoints = endpoints_.size();
+        c.senders = static_cast<size_t>(std::count(sent_.begin(), sent_.end(), 1));
+        c.receivers = static_cast<size_t>(std::count(received_.begin(), received_.end(), 1));
+        return c;
+    }
+
+    /// Another pass: every lane and every endpoint's side is wanted once
+    /// more (the rounds go on numbering, so the pairs differ).
+    void want_again() {
+        for (uint8_t& w : wanted_) w = w == 0 ? 0 : 1;
+        uncovered_ = lanes_;
+        std::fill(sent_.begin(), sent_.end(), 0);
+        std::fill(received_.begin(), received_.end(), 0);
+        untested_ = 2 * endpoints_.size();
+    }
 
     /// Wanted lanes of `p` not crossed yet.
     size_t lane_gain(const FlowPath& p) const {
@@ -232,8 +252,8 @@ class CoverPlanner {
 }  // namespace
 
 Schedule cover(const std::vector<MeshEndpoint>& endpoints, const PathOracle& oracle,
-               const std::vector<Lane>& lanes, size_t max_rounds) {
-    return CoverPlanner(endpoints, oracle, lanes).plan(max_rounds);
+               const std::vector<Lane>& lanes, size_t max_rounds, size_t passes) {
+    return CoverPlanner(endpoints, oracle, lanes).plan(max_rounds, passes);
 }
 
 }  // namespace fabscope

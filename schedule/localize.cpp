@@ -4,10 +4,171 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
 namespace fabscope {
+
+namespace {
+
+/// What the shallow flows through each lane say together, without the flows
+/// that cross a suspect already chosen (explaining away): how many, and the
+/// sum of their ratios. A deep flow (below `floor`: it failed, or ran far
+/// slower than noise takes a flow) speaks for itself in the slow count, and
+/// is left out of the mean: two flows of a flaky pair at 0.3 beside two
+/// healthy ones average 0.6 on a healthy lane.
+class OpenMeans {
+  public:
+    OpenMeans(const std::vector<FlowObservation>& flows, const LocalizeOptions& o)
+        : flows_(flows), o_(o), floor_(0.75 * o.slow_ratio), covered_(flows.size(), 0) {
+        for (const FlowObservation& f : flows_) {
+            if (!shallow(f)) continue;
+            for (Lane l : f.lanes) {
+                ++count_[l];
+                sum_[l] += f.ratio;
+            }
+        }
+    }
+    /// Whether `lane`'s open flows, at least min_judged, average below the
+    /// slow ratio.
+    bool short_of(Lane lane) const {
+        auto c = count_.find(lane);
+        return c != count_.end() && judged_short(c->second, sum_.at(lane));
+    }
+    /// Whether the open flows through `wide` that do not cross `narrow`
+    /// fall short on their own: most slow, their mean judged short, or (two
+    /// are enough to choose between the two lanes) their mean nearer what
+    /// `narrow`'s flows ran at, when that was short, than a healthy flow's 1.
+    bool short_beside(Lane wide, Lane narrow) const {
+        size_t all = 0, slow = 0, n = 0;
+        double sum = 0;
+        for (size_t i = 0; i < flows_.size(); ++i) {
+            const auto& fl = flows_[i].lanes;
+            if (covered_[i] || !crosses(fl, wide) || crosses(fl, narrow)) continue;
+            ++all;
+            slow += flows_[i].slow;
+            if (!shallow(flows_[i])) continue;
+            ++n;
+            sum += flows_[i].ratio;
+        }
+        const bool most = slow >= o_.min_slow &&
+                          static_cast<double>(slow) >= o_.min_share * static_cast<double>(all);
+        if (most || judged_short(n, sum)) return true;
+        auto c = count_.find(narrow);
+        if (n < 2 || c == count_.end() || c->second == 0) return false;
+        // Only when the narrow lane's flows ran short by their rate (a lossy
+        // lane's run near 1: the midpoint would be noise).
+        const double narrow_mean = sum_.at(narrow) / static_cast<double>(c->second);
+        return narrow_mean < o_.slow_ratio &&
+               sum / static_cast<double>(n) < (narrow_mean + 1.0) / 2;
+    }
+    /// The flows crossing any of `lanes` leave every lane's figures.
+    void explain(const std::vector<Lane>& lanes) {
+        for (size_t i = 0; i < flows_.size(); ++i) {
+            const auto& fl = flows_[i].lanes;
+            if (covered_[i] ||
+                std::none_of(lanes.begin(), lanes.end(), [&](Lane l) { return crosses(fl, l); }))
+                continue;
+            covered_[i] = 1;
+            if (!shallow(flows_[i])) continue;
+            for (Lane l : fl) {
+                --count_[l];
+                sum_[l] -= flows_[i].ratio;
+            }
+        }
+    }
+
+  private:
+    static bool crosses(const std::vector<Lane>& path, Lane l) {
+        return std::find(path.begin(), path.end(), l) != path.end();
+    }
+    bool shallow(const FlowObservation& f) const {
+        return std::isfinite(f.ratio) && f.ratio >= floor_ && f.ratio <= 2.0;
+    }
+    bool judged_short(size_t n, double sum) const {
+        return n >= std::max<size_t>(o_.min_judged, 1) &&
+               sum / static_cast<double>(n) < o_.slow_ratio;
+    }
+    const std::vector<FlowObservation>& flows_;
+    const LocalizeOptions& o_;
+    double floor_;
+    std::vector<char> covered_;
+    std::unordered_map<Lane, size_t> count_;
+    std::unordered_map<Lane, double> sum_;
+};
+
+/// A lane that crossed every one of `fresh` (the chosen lane's unexplained
+/// slow flows) and whose other open flows fall short on their own explains
+/// them and more: a slow host NIC's lane beside the one spine downlink that
+/// every cross-leaf flow to that host takes (D-mod-K), whose flows are a
+/// subset of the NIC's. (When the wider lane's other flows are healthy, the
+/// narrower one stands: a cable whose flows all came from one host.)
+std::optional<Lane> wider_lane(const std::vector<FlowObservation>& flows,
+                               const std::vector<size_t>& fresh, Lane chosen,
+                               const std::set<Lane>& taken, const OpenMeans& open) {
+    if (fresh.empty()) return std::nullopt;
+    std::unordered_map<Lane, size_t> crossed;
+    for (size_t f : fresh) {
+        for (Lane l : flows[f].lanes) {
+            if (l != chosen && !taken.count(l)) ++crossed[l];
+        }
+    }
+    std::optional<Lane> wider;
+    for (const auto& [lane, n] : crossed) {
+        if (n < fresh.size() || !open.short_beside(lane, chosen)) continue;
+        if (!wider || lane < *wider) wider = lane;
+    }
+    return wider;
+}
+
+/// Lanes of unexplained slow flows that no suspect took: too few slow flows
+/// crossed them, or too few flows to judge them by.
+std::vector<Lane> unjudged_lanes(const std::vector<FlowObservation>& flows,
+                                 const std::vector<size_t>& unexplained,
+                                 const std::set<Lane>& taken) {
+    std::set<Lane> under;
+    for (size_t i : unexplained) {
+        for (Lane l : flows[i].lanes) {
+            if (!taken.count(l)) under.insert(l);
+        }
+    }
+    return {under.begin(), under.end()};
+}
+
+/// Another lane that its slow flows crossed nearly as often as the suspect's
+/// own (all but one of them): the two are all but confounded.
+bool shadowed(const std::vector<FlowObservation>& flows, const Suspect& s, size_t min_slow) {
+    std::unordered_map<Lane, size_t> beside;
+    for (size_t f : s.evidence) {
+        for (Lane l : flows[f].lanes) {
+            if (std::find(s.lanes.begin(), s.lanes.end(), l) == s.lanes.end()) ++beside[l];
+        }
+    }
+    const size_t bar = std::max(min_slow, s.evidence.size() - 1);
+    return std::any_of(beside.begin(), beside.end(),
+                       [&](const auto& b) { return b.second >= bar; });
+}
+
+/// The lanes of the slow flows of suspects that may owe them to another
+/// lane on their paths, their own included: a suspect resting on few slow
+/// flows of its own (noise that slows one healthy flow can make a healthy
+/// lane the first suspect, and it then explains, and hides, the slow flow of
+/// the bad lane beside it), or one whose slow flows nearly all crossed one
+/// other lane as well (a host's lane with a flaky flow more than the cable
+/// its other flows crossed). They want more flows before it stands.
+std::vector<Lane> contested_lanes(const std::vector<FlowObservation>& flows,
+                                  const std::vector<Suspect>& suspects, size_t min_slow) {
+    std::set<Lane> thin;
+    for (const Suspect& s : suspects) {
+        const bool few = s.own_slow < 2 * std::max<size_t>(min_slow, 1);
+        if (!few && !shadowed(flows, s, min_slow)) continue;
+        for (size_t f : s.evidence) thin.insert(flows[f].lanes.begin(), flows[f].lanes.end());
+    }
+    return {thin.begin(), thin.end()};
+}
+
+}  // namespace
 
 Localization localize(const std::vector<FlowObservation>& flows, const LocalizeOptions& o) {
     Localization out;
@@ -20,6 +181,12 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
             if (flows[i].slow) slow_through[l].push_back(i);
         }
     }
+    std::optional<OpenMeans> open;
+    if (o.slow_ratio > 0) open.emplace(flows, o);
+    // A lane stands on most of its flows slow, or on its open flows' mean.
+    auto stands = [&](Lane lane, double share) {
+        return share >= o.min_share || (open && open->short_of(lane));
+    };
     std::vector<char> explained(flows.size(), 0);
     std::set<Lane> taken;
     for (;;) {
@@ -42,7 +209,7 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
             if (slow.size() < o.min_slow) continue;
             const double share =
                 static_cast<double>(slow.size()) / static_cast<double>(total[lane]);
-            if (share < o.min_share) continue;
+            if (!stands(lane, share)) continue;
             size_t fresh = 0;
             double weight = 0;
             for (size_t f : slow) {
@@ -63,6 +230,22 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
             }
         }
         if (best_count == 0) break;
+        if (open) {
+            std::vector<size_t> fresh;
+            for (size_t f : slow_through[best]) {
+                if (!explained[f]) fresh.push_back(f);
+            }
+            if (auto wide = wider_lane(flows, fresh, best, taken, *open)) {
+                best = *wide;
+                best_count = 0;
+                best_weight = 0;
+                for (size_t f : slow_through[best]) {
+                    if (explained[f]) continue;
+                    ++best_count;
+                    best_weight += std::clamp(flows[f].strength, 0.01, 1.0);
+                }
+            }
+        }
         Suspect s;
         const auto& mine = slow_through[best];
         s.slow_flows = mine.size();
@@ -80,30 +263,14 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
         std::sort(s.lanes.begin(), s.lanes.end());
         for (Lane l : s.lanes) taken.insert(l);
         for (size_t f : mine) explained[f] = 1;
+        if (open) open->explain(s.lanes);
         out.suspects.push_back(std::move(s));
     }
     for (size_t i = 0; i < flows.size(); ++i) {
         if (flows[i].slow && !explained[i]) out.unexplained.push_back(i);
     }
-    // Lanes of unexplained slow flows that too few flows crossed to judge.
-    std::set<Lane> under;
-    for (size_t i : out.unexplained) {
-        for (Lane l : flows[i].lanes) {
-            if (!taken.count(l) && slow_through[l].size() < o.min_slow) under.insert(l);
-        }
-    }
-    out.undersampled.assign(under.begin(), under.end());
-    // A suspect resting on few slow flows of its own may owe them to another
-    // lane on their paths: noise that slows one healthy flow can make a
-    // healthy lane the first suspect, and it then explains (and hides) the
-    // slow flow of the bad lane beside it. Its own lanes and the others its
-    // slow flows crossed want more flows before it stands.
-    std::set<Lane> thin;
-    for (const Suspect& s : out.suspects) {
-        if (s.own_slow >= 2 * std::max<size_t>(o.min_slow, 1)) continue;
-        for (size_t f : s.evidence) thin.insert(flows[f].lanes.begin(), flows[f].lanes.end());
-    }
-    out.contested.assign(thin.begin(), thin.end());
+    out.undersampled = unjudged_lanes(flows, out.unexplained, taken);
+    out.contested = contested_lanes(flows, out.suspects, o.min_slow);
     // The suspects stay in the order chosen (a lane's score only falls as
     // others explain its flows, so each pick scored at most the one before):
     // a lane whose slow flows were mostly a stronger suspect's stands behind

@@ -4,8 +4,10 @@
 // lanes and whether it was slow.
 //
 // A lane is a suspect when enough slow flows cross it (min_slow) and most
-// flows that cross it are slow (min_share): a bad cable slows everything
-// through it, while a slow host or noise slows flows that share no cable.
+// flows that cross it are slow (min_share), or its flows judged together
+// fall short (their mean, without the flows a suspect chosen before it
+// explains): a bad cable slows everything through it, while a slow host or
+// noise slows flows that share no cable.
 // Suspects are chosen greedily, the lane that explains the most slow flows
 // (weighed by how slow they were) first; lanes that explain exactly the same
 // flows cannot be told apart and are reported together (confounded), which
@@ -38,6 +40,16 @@ struct FlowObservation {
 struct LocalizeOptions {
     size_t min_slow = 2;      ///< slow flows a lane needs to stand as a suspect
     double min_share = 0.75;  ///< of the flows through it, the share that were slow
+    /// A flow is slow below this share of the expected (0: not given). When
+    /// given, a lane also stands when its shallow flows (at least 3/4 of
+    /// this: a deeper one, failed or far slower, speaks for itself in the
+    /// slow count) judged together fall short: their mean ratio below it over
+    /// at least `min_judged` flows that no suspect chosen before explains. A
+    /// lane at 0.7 of the rate under +-20 % noise puts one flow in seven over
+    /// a threshold of 0.8: counted one by one, 3 slow of 5 is no majority;
+    /// averaged, the five say 0.7.
+    double slow_ratio = 0;
+    size_t min_judged = 3;
 };
 
 struct Suspect {
@@ -61,12 +73,13 @@ struct Localization {
     std::vector<Suspect> suspects;  ///< in the order chosen: the strongest first
     /// Slow flows that no suspect explains (too few observations, or noise).
     std::vector<size_t> unexplained;
-    /// Lanes crossed by slow flows that did not meet min_slow (need more tests).
+    /// Lanes crossed by unexplained slow flows that did not stand: too few
+    /// slow flows, or too few flows to judge (need more tests).
     std::vector<Lane> undersampled;
     /// The lanes of the slow flows of suspects that rest on fewer than twice
-    /// min_slow slow flows of their own (own_slow), the suspects' own lanes
-    /// included: another lane on those paths may be what slowed them (need
-    /// more tests).
+    /// min_slow slow flows of their own (own_slow), or whose slow flows all
+    /// but one crossed another lane too, the suspects' own lanes included:
+    /// another lane on those paths may be what slowed them (need more tests).
     std::vector<Lane> contested;
 };
 

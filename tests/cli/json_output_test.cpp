@@ -158,6 +158,18 @@ TEST_F(JsonOutput, MeshPlanWritesASchedule) {
                      "--no-paths", "--json", "-q"});
     EXPECT_EQ(bare.exit_code, 0) << bare.err;
     expect_valid(bare, "mesh-plan.schema.json", "mesh plan --json --no-paths");
+    // Three passes: three times the rounds of one on this fabric (one pass
+    // takes one), with no pair twice; out of range is a usage error.
+    auto one = run({fabscope(), "mesh", "plan", "--load", before_, "--no-paths", "--json", "-q"});
+    auto three = run({fabscope(), "mesh", "plan", "--load", before_, "--passes", "3", "--no-paths",
+                      "--json", "-q"});
+    ASSERT_EQ(three.exit_code, 0) << three.err;
+    expect_valid(three, "mesh-plan.schema.json", "mesh plan --passes 3 --json");
+    const json a = json::parse(one.out);
+    const json b = json::parse(three.out);
+    ASSERT_TRUE(a.contains("rounds") && b.contains("rounds")) << three.out;
+    EXPECT_EQ(b["rounds"].size(), 3 * a["rounds"].size()) << three.out;
+    EXPECT_NE(run({fabscope(), "mesh", "plan", "--load", before_, "--passes", "9"}).exit_code, 0);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "model/route.h"
@@ -160,6 +162,47 @@ TEST(Cover, EveryLeafSpineLaneOfThe648HostShapeInFewRounds) {
     for (const Round& r : s.rounds) EXPECT_EQ(check_round(r, eps, &oracle, true), "");
     Coverage again = coverage_of(s, eps, oracle, lanes);
     EXPECT_EQ(again.crossed, lanes.size());
+}
+
+// Three passes: every lane crossed three times and every host tested three
+// times each way, by other pairs each pass (the same pairs would put a bad
+// lane's flows on the same other lanes again), in three rounds where one
+// pass takes one, no lane shared in a round; the coverage is the first
+// pass's.
+TEST(Cover, ThreePassesCrossEveryLaneThriceWithOtherPairs) {
+    Fabric f = routed_leaf_spine(LeafSpineShape{18, 36, 18, 1});
+    auto eps = endpoints_of(f);
+    IbPathOracle oracle(f);
+    auto lanes = fabric_lanes(f);
+    Schedule one = cover(eps, oracle, lanes);
+    Schedule s = cover(eps, oracle, lanes, 8, 3);
+    ASSERT_EQ(one.rounds.size(), 1U);
+    ASSERT_EQ(s.rounds.size(), 3U);
+    ASSERT_TRUE(s.coverage);
+    EXPECT_EQ(s.coverage->crossed, lanes.size());
+    EXPECT_EQ(s.coverage->senders, eps.size());
+    std::map<Lane, int> crossings;
+    std::vector<int> sent(eps.size(), 0);
+    std::vector<int> received(eps.size(), 0);
+    std::set<std::pair<size_t, size_t>> pairs;
+    size_t tests = 0;
+    for (const Round& r : s.rounds) {
+        EXPECT_EQ(check_round(r, eps, &oracle, true), "");
+        for (const PairTest& t : r.tests) {
+            ++tests;
+            pairs.insert(std::minmax(t.a, t.b));
+            TestFlows fl = flows_of(t, eps, oracle);
+            for (Lane l : fl.ab.lanes) ++crossings[l];
+            for (Lane l : fl.ba.lanes) ++crossings[l];
+            ++sent[t.a], ++received[t.b], ++sent[t.b], ++received[t.a];
+        }
+    }
+    for (Lane l : lanes) EXPECT_GE(crossings[l], 3) << l;
+    EXPECT_EQ(*std::min_element(sent.begin(), sent.end()), 3);
+    EXPECT_EQ(*std::min_element(received.begin(), received.end()), 3);
+    EXPECT_EQ(pairs.size(), tests);  // no pair twice
+    // Capped by max_rounds: two rounds, two passes.
+    EXPECT_EQ(cover(eps, oracle, lanes, 2, 3).rounds.size(), 2U);
 }
 
 // More hosts under a leaf than it has uplinks (the lab's 2 spines, 4 leaves,
