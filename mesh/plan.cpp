@@ -150,6 +150,7 @@ std::string plan_run(MeshRunData& d, const PlanRequest& r) {
     if (r.pattern == "cover") {
         d.pattern = "cover";
         d.rounds = plan_cover(d, r.max_cover_rounds, nullptr, r.cover_passes);
+        d.cover_passes = r.cover_passes;
         // No router answered (not Soft-RoCE, one subnet), or every rank
         // is under one leaf: nothing to cover, so every pair is tested.
         if (d.rounds.empty()) d.pattern = "all-pairs";

@@ -414,6 +414,7 @@ json mesh_run_head(const MeshRunData& d, const MeshAnalysis& a) {
                  {"findings", findings_json(d)},
                  {"totals", totals_json(d, a)}};
     if (d.pattern == "ring") head["ring"] = ring_json(d, a);
+    if (d.pattern == "cover") head["cover_passes"] = d.cover_passes;
     return head;
 }
 
@@ -547,16 +548,18 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
         d.status, d.ranks.size() - coordinators, coordinators > 0 ? " and a coordinator" : "",
         d.rounds_done, d.rounds.size(), measured, d.flows.size(), slow, a.slow_ratio,
         medians.empty() ? "" : "; ", medians));
+    const std::string passes =
+        d.cover_passes > 1 ? fmt::format(" in {} passes", d.cover_passes) : "";
     if (d.pattern == "cover" && d.routes) {
-        lines.push_back(
-            fmt::format("cover: {} rounds planned from the forwarding tables of {}, "
-                        "then {} adaptive",
-                        d.planned_rounds, d.routes_from, d.rounds.size() - d.planned_rounds));
+        lines.push_back(fmt::format(
+            "cover: {} rounds planned{} from the forwarding tables of {}, "
+            "then {} adaptive",
+            d.planned_rounds, passes, d.routes_from, d.rounds.size() - d.planned_rounds));
     } else if (d.pattern == "cover") {
         lines.push_back(
-            fmt::format("cover: {} rounds planned from {} traced paths ({} source ports "
+            fmt::format("cover: {} rounds planned{} from {} traced paths ({} source ports "
                         "per pair), then {} adaptive",
-                        d.planned_rounds, d.traces.size(), d.sports.size(),
+                        d.planned_rounds, passes, d.traces.size(), d.sports.size(),
                         d.rounds.size() - d.planned_rounds));
     }
     if (links.traced > 0 || links.coverage.lanes > 0) {

@@ -95,6 +95,8 @@ struct MeshRunData {
     SwitchCounters switch_counters;
     /// Rounds planned by the pattern; the rounds after them are the adaptive pass.
     size_t planned_rounds = 0;
+    /// Cover: the passes asked for (each crosses every lane once more).
+    size_t cover_passes = 1;
     size_t rounds_done = 0;
     /// --pattern ring: the collective's figures; its edges are the flows
     /// (one round, each rank to the next, at the largest size).
