@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/cables_sections.h"
 #include "reports/escape.h"
 
 namespace fabscope {
@@ -116,6 +117,7 @@ std::string render_csv_report(const ReportModel& m) {
         out += section(
             "PAIRS", {"From", "To", "Test", "Status", "Degraded", "Value", "Unit", "Note"}, pairs);
     }
+    if (!m.cables.empty()) out += section("CABLES", cables_csv_header(), cables_csv_rows(m));
     if (m.congestion) {
         std::vector<std::vector<std::string>> rows;
         for (const CongestionRow& r : congestion_rows(*m.congestion)) {

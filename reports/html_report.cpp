@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/cables_sections.h"
 #include "reports/escape.h"
 #include "reports/fabric_svg.h"
 #include "reports/heat_map.h"
@@ -267,8 +268,8 @@ std::string render_html_report(const ReportModel& m) {
         "{6}{7}{8}{9}<section id=\"checks\"><h2>Checked</h2>\n<ul>\n{10}</ul>\n</section>\n"
         "{11}</body>\n</html>\n",
         verdict, html_escape(m.fabric_identity()), kStyle, cls, counts, findings_html(m),
-        fabric_html(m) + routing_html(m), congestion_html(m), pairs_html(m), counters_html(m),
-        checks, meta_html(m), mesh_html(m), incast_html(m) + collective_html(m));
+        fabric_html(m) + routing_html(m) + cables_html(m), congestion_html(m), pairs_html(m),
+        counters_html(m), checks, meta_html(m), mesh_html(m), incast_html(m) + collective_html(m));
 }
 
 }  // namespace fabscope

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "reports/cables_sections.h"
 #include "reports/escape.h"
 #include "reports/report_runs.h"
 
@@ -150,8 +151,8 @@ std::vector<Case> link_cases(const ReportModel& m) {
 /// made that is a warning or an error, whether or not a cable's case names
 /// it too.
 std::vector<Case> validation_cases(const ReportModel& m) {
-    static const std::set<std::string> own_suite = {"perf", "congestion", "mesh", "incast",
-                                                    "collective"};
+    static const std::set<std::string> own_suite = {"perf",   "congestion", "mesh",
+                                                    "incast", "collective", "cables"};
     std::vector<CheckMade> made;
     for (const CheckMade& c : m.checks) {
         if (!own_suite.count(c.id)) made.push_back(c);
@@ -308,6 +309,25 @@ std::vector<Case> collective_cases(const ReportModel& m) {
     return cases;
 }
 
+/// One case per host port health read: its module's identity as output,
+/// failed by what its own thresholds say (a warning fails it too, as every
+/// suite's); a port without a module passes, saying so.
+std::vector<Case> cable_cases(const ReportModel& m) {
+    std::vector<Case> cases;
+    for (const HostCables& h : m.cables) {
+        for (const CableRow& r : h.rows) {
+            Case c{"fabscope.cables." + r.host, cable_port_name(r), "", "", "", cable_identity(r)};
+            if (!r.issues.empty() && r.severity != Severity::Info) {
+                c.failure_type = "module";
+                c.message = r.issues.front();
+                for (const std::string& i : r.issues) c.body += (c.body.empty() ? "" : "\n") + i;
+            }
+            cases.push_back(std::move(c));
+        }
+    }
+    return cases;
+}
+
 }  // namespace
 
 JunitReport junit_report(const ReportModel& m) {
@@ -342,6 +362,7 @@ JunitReport junit_report(const ReportModel& m) {
     if (m.mesh) suites.emplace_back("mesh", mesh_cases(m));
     if (m.incast) suites.emplace_back("incast", incast_cases(m));
     if (!m.collectives.empty()) suites.emplace_back("collective", collective_cases(m));
+    if (!m.cables.empty()) suites.emplace_back("cables", cable_cases(m));
     JunitReport out;
     std::string body;
     for (const auto& [n, cases] : suites) {

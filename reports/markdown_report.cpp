@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/cables_sections.h"
 #include "reports/escape.h"
 #include "reports/routing_sections.h"
 #include "reports/run_sections.h"
@@ -145,6 +146,7 @@ std::string render_markdown_report(const ReportModel& m) {
     }
     if (!links.empty()) out += "### Marked links\n\n" + links + "\n";
     out += routing_md(m);
+    out += cables_md(m);
     if (m.congestion) out += congestion_md(*m.congestion);
     if (!m.pairs.empty()) {
         out += "### Pairs\n\n| From | To | Test | Result | |\n|---|---|---|---|---|\n";

@@ -178,6 +178,17 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
             if (!c) return bad(c.error());
             runs.incast = std::move(c).value();
             meta.inputs.push_back(path + " (incast report)");
+        } else if (looks_like_health(j)) {
+            auto c = host_cables_from_json(j);
+            if (!c) return bad(c.error());
+            for (const HostCables& h : runs.cables) {
+                if (h.host == c->host)
+                    return make_error(
+                        fmt::format("{}: a second health document of {}", path, h.host),
+                        kExitUsage);
+            }
+            meta.inputs.push_back(fmt::format("{} (health of {})", path, c->host));
+            runs.cables.push_back(std::move(c).value());
         } else if (looks_like_mesh_run(j)) {
             if (runs.mesh) return twice("mesh run report");
             auto c = mesh_run_doc_from_json(j);
@@ -191,8 +202,8 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
                               kExitUsage);
         } else {
             return make_error(fmt::format("{}: not a fabscope result (a snapshot, a validation, "
-                                          "perf, congestion, mesh run or incast report, told "
-                                          "apart by their \"format\") nor nccl-tests output",
+                                          "perf, congestion, mesh run, incast or health report, "
+                                          "told apart by their \"format\") nor nccl-tests output",
                                           path),
                               kExitUsage);
         }

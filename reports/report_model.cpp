@@ -9,6 +9,7 @@
 #include "model/thresholds.h"
 #include "model/validation.h"
 #include "pairtest/results/compare.h"
+#include "reports/cables_sections.h"
 #include "reports/report_runs.h"
 #include "util/exit_status.h"
 
@@ -255,6 +256,7 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
     m.mesh = std::move(runs.mesh);
     m.incast = std::move(runs.incast);
     m.collectives = std::move(runs.collectives);
+    m.cables = std::move(runs.cables);
     if (m.snapshot) {
         m.tiers = classify_tiers(m.snapshot->fabric);
         m.interrupted = m.snapshot->source.interrupted;
@@ -290,6 +292,7 @@ ReportModel build_report(std::optional<Snapshot> snapshot, std::optional<Validat
         m.interrupted = m.interrupted || c.interrupted;
     }
     add_runs(m);
+    add_cables(m);
     std::stable_sort(
         m.findings.begin(), m.findings.end(),
         [](const ReportFinding& a, const ReportFinding& b) { return a.severity > b.severity; });

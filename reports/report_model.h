@@ -15,6 +15,7 @@
 #include "model/snapshot.h"
 #include "model/tiers.h"
 #include "pairtest/results/report.h"
+#include "reports/cables_doc.h"
 #include "reports/congestion_doc.h"
 #include "reports/incast_doc.h"
 #include "reports/mesh_doc.h"
@@ -91,8 +92,10 @@ struct ReportModel {
     /// What the snapshot's forwarding tables do: none without them.
     std::optional<RoutingDoc> routing;
     std::vector<CollectiveBench> collectives;  ///< nccl-tests outputs
-    std::vector<CheckMade> checks;             ///< what was checked
-    std::vector<ReportFinding> findings;       ///< errors first
+    /// Health documents' ports and modules, host by host (the cables section).
+    std::vector<HostCables> cables;
+    std::vector<CheckMade> checks;        ///< what was checked
+    std::vector<ReportFinding> findings;  ///< errors first
     std::vector<PairCheck> pairs;
     std::vector<PairMatrix> matrices;
     /// Per link of the snapshot's fabric: the findings naming one of its ports.
@@ -138,6 +141,7 @@ struct RunDocs {
     std::optional<MeshRunDoc> mesh;
     std::optional<IncastDoc> incast;
     std::vector<CollectiveBench> collectives;
+    std::vector<HostCables> cables;  ///< from health documents
 };
 
 /// Joins what was read. Without a validation document, the snapshot is

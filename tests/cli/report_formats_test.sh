@@ -97,6 +97,24 @@ set -e
 grep -q "cut.txt:31: 6 fields where the header has 13" "$work/cut.err" ||
     fail "the cut output's error: $(cat "$work/cut.err")"
 
+# Health documents (the cables section): the module over its own rx alarm is a failing
+# case of a valid cables suite and a CABLES record; the same host twice is exit 2.
+health=$src/tests/fixtures/report/health-node01.json
+"$fabscope" report "$health" --format junit -o "$work/cables.xml" || fail "cables junit: exit $?"
+xmllint --noout --schema "$src/tests/junit.xsd" "$work/cables.xml" || fail "cables junit: not valid"
+grep -q '<testsuite name="cables" tests="2" failures="1"' "$work/cables.xml" ||
+    fail "cables junit: not 2 cases, 1 failing"
+grep -q '<failure type="module"' "$work/cables.xml" || fail "cables junit: the module did not fail"
+"$fabscope" report "$health" --format csv -o "$work/cables.csv" || fail "cables csv: exit $?"
+grep -q 'MT2104FT01234' "$work/cables.csv" || fail "cables csv: no serial number"
+set +e
+"$fabscope" report "$health" "$health" -o "$work/twice.html" 2>"$work/twice.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "a host's health twice: exit $rc, want 2"
+grep -q 'a second health document of node01' "$work/twice.err" ||
+    fail "the second health document's error: $(cat "$work/twice.err")"
+
 # Bad input: exit 2, the file named.
 echo '{"format": "something else"}' >"$work/other.json"
 set +e

@@ -12,6 +12,12 @@
 #include "host/health_checks.h"
 #include "host/health_json.h"
 #include "host/inventory.h"
+#include "reports/cables_doc.h"
+#include "reports/csv_report.h"
+#include "reports/html_report.h"
+#include "reports/junit_report.h"
+#include "reports/markdown_report.h"
+#include "reports/report_model.h"
 #include "schema_check.h"
 
 namespace fabscope {
@@ -235,6 +241,76 @@ TEST(ModuleHealth, AModuleBeyondItsAlarmFailsTheHostAVethHasNoFinding) {
     EXPECT_EQ(mod["spec"], "CMIS");
     EXPECT_EQ(mod["lanes"].size(), 4u);
     EXPECT_EQ(doc["inventory"]["devices"][1]["ports"][0]["module"]["status"], "none");
+}
+
+// What `fabscope report` makes of a health document: the cables section
+// names the module to replace (vendor, part number, serial), its weakest
+// lane and what its thresholds say; the module's alarm is an error finding
+// (the verdict FAIL), a failing JUnit case of the cables suite, a CABLES
+// record; a veth without a module is a row, not a finding.
+TEST(ModuleReport, TheCablesSectionNamesTheModuleToReplace) {
+    host::HostInventory inv;
+    host::RdmaDevice d;
+    d.name = "mlx5_0";
+    host::HostPort port;
+    port.link_layer = "Ethernet";
+    port.netdev = host::NetDev{"eth2", 9000, "up"};
+    port.module = host::PortModule{"present", "", *decode_module(qsfp28())};
+    d.ports.push_back(port);
+    host::RdmaDevice veth;
+    veth.name = "rxe0";
+    host::HostPort vp;
+    vp.link_layer = "Ethernet";
+    vp.module = host::PortModule{"none", "Operation not supported", std::nullopt};
+    veth.ports.push_back(vp);
+    inv.devices = {d, veth};
+    host::HealthMeta meta{"node01", "2026-12-05T04:00:00Z", 1.5, "", false};
+    const nlohmann::json doc =
+        host::health_to_json(inv, host::check_health(inv, {}, std::nullopt), meta);
+
+    auto cables = host_cables_from_json(doc);
+    ASSERT_TRUE(cables) << cables.error().message;
+    ASSERT_EQ(cables->rows.size(), 2u);
+    const CableRow& r = cables->rows[0];
+    EXPECT_EQ(r.serial, "MT2104FT01234");
+    EXPECT_EQ(r.severity, Severity::Error);
+    EXPECT_EQ(r.min_rx_lane, 2);
+    ASSERT_EQ(cables->findings.size(), 2u);  // the rx alarm, the latched flag
+    EXPECT_EQ(cables->rows[1].status, "none");
+    EXPECT_TRUE(cables->rows[1].issues.empty());
+
+    RunDocs runs;
+    runs.cables.push_back(*cables);
+    ReportModel m = build_report(std::nullopt, std::nullopt, {}, {}, std::nullopt, runs);
+    EXPECT_EQ(m.verdict(), "FAIL");
+    EXPECT_EQ(m.count(Severity::Error), 1u);
+    const std::string html = render_html_report(m);
+    EXPECT_NE(html.find("<section id=\"cables\">"), std::string::npos);
+    EXPECT_NE(html.find("MELLANOX MMA1B00-C100D rev A0 serial MT2104FT01234, 70 m optical "
+                        "QSFP28 (SFF-8636)"),
+              std::string::npos)
+        << html;
+    EXPECT_NE(html.find("lane 2 -15.2 dBm"), std::string::npos);
+    EXPECT_NE(html.find("no module: Operation not supported"), std::string::npos);
+    const std::string md = render_markdown_report(m);
+    EXPECT_NE(md.find("| node01 mlx5\\_0/1 (eth2) | **error** |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| lane 2 receives -15.2 dBm, below its low alarm -14.0 dBm; the module "
+                      "latched a lane 1 rx power low alarm since its flags were last read |"),
+              std::string::npos)
+        << md;
+    const std::string csv = render_csv_report(m);
+    EXPECT_NE(csv.find("START_CABLES"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("MT2104FT01234"), std::string::npos);
+    const std::string xml = render_junit_report(m);
+    EXPECT_NE(xml.find("<testsuite name=\"cables\" tests=\"2\" failures=\"1\""), std::string::npos)
+        << xml;
+
+    // Bounded and checked: a port number out of range names its path.
+    nlohmann::json bad = doc;
+    bad["inventory"]["devices"][0]["ports"][0]["port"] = 300;
+    auto e = host_cables_from_json(bad);
+    ASSERT_FALSE(e);
+    EXPECT_NE(e.error().message.find("port"), std::string::npos) << e.error().message;
 }
 
 }  // namespace
