@@ -118,6 +118,27 @@ ModulePages qsfp_dd() {
     return p;
 }
 
+/// A host of two ports: mlx5_0 port 1 (eth2) holding qsfp28(), rxe0 port 1
+/// without a module (a veth).
+host::HostInventory two_ports() {
+    host::HostInventory inv;
+    host::RdmaDevice d;
+    d.name = "mlx5_0";
+    host::HostPort port;
+    port.link_layer = "Ethernet";
+    port.netdev = host::NetDev{"eth2", 9000, "up"};
+    port.module = host::PortModule{"present", "", *decode_module(qsfp28())};
+    d.ports.push_back(port);
+    host::RdmaDevice veth;
+    veth.name = "rxe0";
+    host::HostPort vp;
+    vp.link_layer = "Ethernet";
+    vp.module = host::PortModule{"none", "Operation not supported", std::nullopt};
+    veth.ports.push_back(vp);
+    inv.devices = {d, veth};
+    return inv;
+}
+
 TEST(ModuleEeprom, Sff8636IdentityMonitorsAndItsOwnLimits) {
     ModulePages p = qsfp28();
     EXPECT_EQ(module_pages_to_read(p.lower), std::vector<uint8_t>{3});
@@ -202,23 +223,8 @@ TEST(ModuleEeprom, WhatItDoesNotDecodeIsNamed) {
 }
 
 TEST(ModuleHealth, AModuleBeyondItsAlarmFailsTheHostAVethHasNoFinding) {
-    host::HostInventory inv;
-    host::RdmaDevice d;
-    d.name = "mlx5_0";
-    host::HostPort port;
-    port.link_layer = "Ethernet";
-    port.netdev = host::NetDev{"eth2", 9000, "up"};
-    auto m = decode_module(qsfp28());
-    ASSERT_TRUE(m);
-    port.module = host::PortModule{"present", "", *m};
-    d.ports.push_back(port);
-    host::RdmaDevice veth;
-    veth.name = "rxe0";
-    host::HostPort vp;
-    vp.link_layer = "Ethernet";
-    vp.module = host::PortModule{"none", "Operation not supported", std::nullopt};
-    veth.ports.push_back(vp);
-    inv.devices = {d, veth};
+    ASSERT_TRUE(decode_module(qsfp28()));
+    host::HostInventory inv = two_ports();
     auto found = host::check_modules(inv);
     ASSERT_EQ(found.size(), 2u);
     EXPECT_EQ(found[0].check, "module");
@@ -249,21 +255,7 @@ TEST(ModuleHealth, AModuleBeyondItsAlarmFailsTheHostAVethHasNoFinding) {
 // (the verdict FAIL), a failing JUnit case of the cables suite, a CABLES
 // record; a veth without a module is a row, not a finding.
 TEST(ModuleReport, TheCablesSectionNamesTheModuleToReplace) {
-    host::HostInventory inv;
-    host::RdmaDevice d;
-    d.name = "mlx5_0";
-    host::HostPort port;
-    port.link_layer = "Ethernet";
-    port.netdev = host::NetDev{"eth2", 9000, "up"};
-    port.module = host::PortModule{"present", "", *decode_module(qsfp28())};
-    d.ports.push_back(port);
-    host::RdmaDevice veth;
-    veth.name = "rxe0";
-    host::HostPort vp;
-    vp.link_layer = "Ethernet";
-    vp.module = host::PortModule{"none", "Operation not supported", std::nullopt};
-    veth.ports.push_back(vp);
-    inv.devices = {d, veth};
+    const host::HostInventory inv = two_ports();
     host::HealthMeta meta{"node01", "2026-12-05T04:00:00Z", 1.5, "", false};
     const nlohmann::json doc =
         host::health_to_json(inv, host::check_health(inv, {}, std::nullopt), meta);
