@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -232,21 +233,31 @@ echo "rc=$?"
                         f["test"].get<std::string>().c_str(), f["evidence"]["ratio"].get<double>());
     }
     std::set<std::pair<std::string, std::string>> flagged;  // (peer, test)
-    std::set<std::pair<std::string, std::string>> lossy;    // congestion: loss during the test
+    // congestion: loss during the test, and its loss signals (both ends summed)
+    std::map<std::pair<std::string, std::string>, int64_t> lossy;
     for (const json& f : d["findings"]) {
         const std::pair<std::string, std::string> at{f["peer"], f["test"]};
         if (f["kind"] == "congestion") {
             // rxe counts retransmissions (sender) and duplicates (receiver):
             // the loss detector over each test's interval, both ends.
             EXPECT_EQ(f["evidence"]["congestion"]["kind"], "loss_on_lossless_class") << f.dump();
-            lossy.insert(at);
+            for (const json& c : f["evidence"]["congestion"]["evidence"]["counters"])
+                lossy[at] += c.value("delta", int64_t{0});
             continue;
         }
         EXPECT_EQ(f["kind"], "pair_degraded") << f.dump();
         flagged.insert(at);
     }
-    EXPECT_TRUE(lossy.count({"10.0.0.3", "write_bw"})) << d["findings"].dump(1);
-    for (const auto& [peer, test] : lossy) EXPECT_NE(peer, "10.0.0.2") << d["findings"].dump(1);
+    const auto impaired = lossy.find({"10.0.0.3", "write_bw"});
+    ASSERT_NE(impaired, lossy.end()) << d["findings"].dump(1);
+    // The clean path may retransmit a little: rxe's retransmit timer fires when
+    // the emulated CPUs fall behind (a CI run counted 36 duplicate requests at
+    // h2 over 3.5 s against 623 loss signals on the 1 % loss path). Its loss is
+    // the VM's, and at most a fifth of the impaired path's.
+    for (const auto& [at, signals] : lossy) {
+        if (at.first != "10.0.0.2") continue;
+        EXPECT_LE(signals * 5, impaired->second) << d["findings"].dump(1);
+    }
     for (const json& r : d["results"]) {
         if (r["peer"] != "10.0.0.3" || r["test"] != "write_bw") continue;
         ASSERT_FALSE(r["congestion"].empty()) << r.dump(1);
