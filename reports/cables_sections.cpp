@@ -75,12 +75,13 @@ void add_cables(ReportModel& m) {
         ports += h.rows.size();
         m.findings.insert(m.findings.end(), h.findings.begin(), h.findings.end());
     }
+    const size_t held = modules(m);
     m.checks.push_back({"cables",
                         "cables and modules: identity, temperature, supply and lane power "
                         "against each module's own thresholds",
                         fmt::format("{} host{}, {} port{}, {} module{}", m.cables.size(),
                                     m.cables.size() == 1 ? "" : "s", ports, ports == 1 ? "" : "s",
-                                    modules(m), modules(m) == 1 ? "" : "s")});
+                                    held, held == 1 ? "" : "s")});
 }
 
 std::string cables_html(const ReportModel& m) {

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace fabscope {
@@ -188,6 +189,17 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
         return share >= o.min_share || (open && open->short_of(lane));
     };
     std::vector<char> explained(flows.size(), 0);
+    // Of a lane's slow flows, those no suspect chosen yet explains: how many,
+    // and the sum of their strengths.
+    auto own_slow = [&](const std::vector<size_t>& slow) {
+        std::pair<size_t, double> own{0, 0.0};
+        for (size_t f : slow) {
+            if (explained[f]) continue;
+            ++own.first;
+            own.second += std::clamp(flows[f].strength, 0.01, 1.0);
+        }
+        return own;
+    };
     std::set<Lane> taken;
     for (;;) {
         // The lane explaining the most slow flows not yet explained, weighed
@@ -210,13 +222,7 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
             const double share =
                 static_cast<double>(slow.size()) / static_cast<double>(total[lane]);
             if (!stands(lane, share)) continue;
-            size_t fresh = 0;
-            double weight = 0;
-            for (size_t f : slow) {
-                if (explained[f]) continue;
-                ++fresh;
-                weight += std::clamp(flows[f].strength, 0.01, 1.0);
-            }
+            const auto [fresh, weight] = own_slow(slow);
             // It must explain slow flows of its own, as many as a suspect
             // needs: a host's lane left with one flaky flow once the cable
             // behind it took the rest is no suspect.
@@ -237,13 +243,7 @@ Localization localize(const std::vector<FlowObservation>& flows, const LocalizeO
             }
             if (auto wide = wider_lane(flows, fresh, best, taken, *open)) {
                 best = *wide;
-                best_count = 0;
-                best_weight = 0;
-                for (size_t f : slow_through[best]) {
-                    if (explained[f]) continue;
-                    ++best_count;
-                    best_weight += std::clamp(flows[f].strength, 0.01, 1.0);
-                }
+                std::tie(best_count, best_weight) = own_slow(slow_through[best]);
             }
         }
         Suspect s;
