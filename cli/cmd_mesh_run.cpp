@@ -118,10 +118,6 @@ Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
                         "ring and incast",
                         o.pattern));
     }
-    if (o.pattern == "ring" && !o.devices.empty())
-        return make_error(
-            "mesh run: --pattern ring: one device per rank (-d); for several planes run one "
-            "ring per plane, each with its own -d");
     if (o.pattern == "cover" && !o.devices.empty())
         return make_error("mesh run: --pattern cover: one device per host (no --devices)");
     if (o.pattern == "cover" && o.no_trace && o.load.empty())
@@ -507,6 +503,10 @@ against the busbw were it as fast as the median edge. The edges are the run's
 flows, localized as a mesh run's. A rank that dies stalls the ring: its
 neighbours say so within --step-timeout, it is named, and the run ends; so does
 a size slower than --ring-timeout. With --hosts the coordinator is in no edge.
+With --devices each plane's ranks form their own ring and the rings run at once,
+as a collective library runs a ring per rail ("rings"; "ring" is plane 0's); the
+report says what the slowest plane's ring costs a job that splits each all-reduce
+over the planes ("ring_planes").
 
 Examples:
   mpirun -np 16 --map-by ppr:1:node --hostfile hosts fabscope mesh run -o mesh.json
@@ -521,6 +521,8 @@ Examples:
   srun -N 64 --ntasks-per-node=1 --mpi=pmix fabscope mesh run -d mlx5_0 -D 1s -o mesh.json
   mpirun -np 64 --map-by ppr:1:node fabscope mesh run --pattern ring --sizes 1M,64M,512M \
       --load fabric.json -o ring.json
+  mpirun -np 64 --map-by ppr:2:node fabscope mesh run --pattern ring --devices mlx5_0,mlx5_1 \
+      -o rings.json
   # agents: `fabscope perf serve --allow 10.0.0.1` on every host of agents.txt, then
   fabscope mesh run --hosts agents.txt --pattern cover --names /etc/fabric.hosts -o mesh.json
   # Open MPI: let the run outlive a rank that dies
@@ -530,9 +532,10 @@ Examples:
 /// class and MTU.
 void add_device_options(CLI::App* cmd, MeshRunCommand& o) {
     cmd->add_option("-d,--ib-dev", o.device, "Every rank's RDMA device (default: the first)");
-    cmd->add_option("--devices", o.devices,
-                    "Hosts with several HCAs: local rank i takes the i-th of this comma-separated "
-                    "list, and is in plane i; pairs stay within a plane");
+    cmd->add_option(
+        "--devices", o.devices,
+        "Hosts with several HCAs: local rank i takes the i-th of this comma-separated "
+        "list, and is in plane i; pairs stay within a plane, each plane has its own ring");
     cmd->add_option("-i,--ib-port", o.port, "Device port (default: the first active)");
     cmd->add_option("-x,--gid-index", o.gid_index,
                     "GID index (default: a RoCE v2 IPv4 GID on RoCE, 0 on IB)");

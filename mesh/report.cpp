@@ -413,7 +413,13 @@ json mesh_run_head(const MeshRunData& d, const MeshAnalysis& a) {
                  {"link_suspects", link_suspects_json(a.links)},
                  {"findings", findings_json(d)},
                  {"totals", totals_json(d, a)}};
-    if (d.pattern == "ring") head["ring"] = ring_json(d, a);
+    if (d.pattern == "ring") {
+        json rings = json::array();
+        for (const RingResult& r : d.rings) rings.push_back(ring_json(d, a, r));
+        head["ring"] = rings.empty() ? json(nullptr) : rings.front();
+        head["rings"] = std::move(rings);
+        head["ring_planes"] = ring_planes_json(d);
+    }
     if (d.pattern == "cover") head["cover_passes"] = d.cover_passes;
     return head;
 }

@@ -46,6 +46,14 @@ uint32_t chunk_of(uint64_t bytes, size_t n) {
     return static_cast<uint32_t>(std::max<uint64_t>(1, (bytes + n - 1) / n));
 }
 
+/// The ranks able to take part, by plane: each plane is its own ring.
+std::map<int, std::vector<MeshRank>> ranks_by_plane(const std::vector<MeshRank>& ranks) {
+    std::map<int, std::vector<MeshRank>> by;
+    for (const MeshRank& r : ranks)
+        if (r.error.empty() && !r.gone && !r.coordinator) by[r.plane].push_back(r);
+    return by;
+}
+
 /// One rank's ring through its steps.
 struct Ring {
     Ring(MeshComm& c, const OpenDevice& op, const MeshRunOptions& opts, const StopToken& st)
@@ -120,34 +128,50 @@ json plan_on_root(Ring& x) {
     const PathSource s = ib_paths(d);
     for (size_t i = 0; i < s.ranks.size(); ++i)
         leaf_of[static_cast<size_t>(s.ranks[i])] = s.endpoints[i].leaf;
-    d.ring.order = ring_order(d.ranks, leaf_of, &d.ring.ordered_by);
-    const std::vector<int>& order = d.ring.order;
-    const size_t n = order.size();
     std::vector<MeshPair> edges;
-    for (size_t e = 0; n >= 2 && e < n; ++e) {
-        edges.push_back({.a = order[e],
-                         .b = order[(e + 1) % n],
-                         .both_ways = false,
-                         .label_ab = edge_label(e)});
+    json orders = json::array();
+    const uint64_t largest = *std::max_element(x.t.sizes.begin(), x.t.sizes.end());
+    for (const auto& [plane, members] : ranks_by_plane(d.ranks)) {
+        RingResult ring{.plane = plane, .first_flow = edges.size()};
+        ring.order = ring_order(members, leaf_of, &ring.ordered_by);
+        const size_t n = ring.order.size();
+        if (n == 1) {
+            d.findings.push_back(
+                {"ring-too-small", ring.order[0], 0,
+                 fmt::format("{} is the only rank of plane {} able to take part: the plane has "
+                             "no ring",
+                             who(d.ranks, ring.order[0]), plane)});
+        }
+        if (n < 2) continue;
+        for (size_t e = 0; e < n; ++e) {
+            edges.push_back({.a = ring.order[e],
+                             .b = ring.order[(e + 1) % n],
+                             .both_ways = false,
+                             .label_ab = edge_label(e)});
+        }
+        for (uint64_t bytes : x.t.sizes) {
+            RingSize rs{.bytes = bytes, .chunk = chunk_of(bytes, n), .iterations = x.t.iterations};
+            for (size_t e = ring.first_flow; e < edges.size(); ++e)
+                rs.edges.push_back({.src = edges[e].a, .dst = edges[e].b});
+            ring.sizes.push_back(std::move(rs));
+        }
+        d.spec.size = std::max(d.spec.size, chunk_of(largest, n));
+        orders.push_back(ring.order);
+        d.rings.push_back(std::move(ring));
     }
     if (!edges.empty()) d.rounds = {edges};
     d.planned_rounds = d.rounds.size();
     add_flows(d, 0);
-    for (uint64_t bytes : x.t.sizes) {
-        RingSize rs{.bytes = bytes, .chunk = chunk_of(bytes, n), .iterations = x.t.iterations};
-        for (const MeshPair& p : edges) rs.edges.push_back({.src = p.a, .dst = p.b});
-        d.ring.sizes.push_back(std::move(rs));
-    }
-    d.spec.size = n ? chunk_of(*std::max_element(x.t.sizes.begin(), x.t.sizes.end()), n) : 0;
     if (x.o.cannot_start.empty() && !d.rounds.empty())
         read_switch_counters_before(d, x.o.read_switch_counters);
-    json plan = {{"ranks", ranks_json(d.ranks)}, {"order", order},
+    json plan = {{"ranks", ranks_json(d.ranks)}, {"orders", orders},
                  {"sizes", x.t.sizes},           {"iterations", x.t.iterations},
                  {"warmup", x.t.warmup},         {"timeout_ms", x.t.timeout.count()}};
     if (!x.o.cannot_start.empty())
         plan["abort"] = x.o.cannot_start;
-    else if (n < 2)
-        plan["abort"] = "fewer than two ranks can take part in a ring (see the findings)";
+    else if (d.rings.empty())
+        plan["abort"] =
+            "fewer than two ranks of any plane can take part in a ring (see the findings)";
     return plan;
 }
 
@@ -155,14 +179,14 @@ json plan_on_root(Ring& x) {
 bool start(Ring& x) {
     x.self.rank = x.ranks.me();
     x.self.host = x.o.host.empty() ? host_name() : x.o.host;
-    x.self.device = x.o.device;
     x.self.port = x.o.port;
+    choose_device(x.comm.local_rank(), x.o.device, x.o.devices, x.self);
     if (x.root() && x.o.coordinator_only) {
         // Rank 0 of agents: plans and collects, in no edge.
         x.self.coordinator = true;
         x.self.device.clear();
         x.self.port = 0;
-    } else {
+    } else if (x.self.error.empty()) {
         x.dev = open_rank_device(x.open, x.self);
         if (x.dev) learn_port(*x.dev, endpoint_config(x.o.spec, x.o.peer), x.self, false);
     }
@@ -178,16 +202,21 @@ bool start(Ring& x) {
     }
     if (!plan) return false;
     auto read = [&](const json& p) {
-        x.order = p.at("order").get<std::vector<int>>();
+        const auto orders = p.at("orders").get<std::vector<std::vector<int>>>();
         x.sizes = p.at("sizes").get<std::vector<uint64_t>>();
         x.iterations = p.at("iterations").get<uint32_t>();
         x.warmup = p.at("warmup").get<uint32_t>();
         x.timeout = Millis(p.at("timeout_ms").get<int64_t>());
-        if (x.sizes.empty() || x.order.size() < 2) throw std::out_of_range("an empty ring");
+        if (x.sizes.empty() || orders.empty()) throw std::out_of_range("no ring");
+        for (const std::vector<int>& order : orders) {
+            if (order.size() < 2) throw std::out_of_range("a ring of fewer than two ranks");
+            auto at = std::find(order.begin(), order.end(), x.ranks.me());
+            if (at == order.end()) continue;
+            x.order = order;
+            x.pos = static_cast<int>(at - order.begin());
+        }
     };
     if (!x.ranks.take_plan(*plan, read, x.self, x.out)) return false;
-    auto at = std::find(x.order.begin(), x.order.end(), x.ranks.me());
-    if (at != x.order.end()) x.pos = static_cast<int>(at - x.order.begin());
     if (x.root()) x.progress();
     return true;
 }
@@ -311,7 +340,9 @@ json my_size(Ring& x, size_t k) {
 
 /// Rank 0: one rank's report of size k.
 void absorb_size(Ring& x, size_t k, int r, const json& j) {
-    RingSize& s = x.d.ring.sizes[k];
+    RingResult* ring = ring_of(x.d.rings, r);
+    if (!ring) return;  // in no ring (rank 0 of agents)
+    RingSize& s = ring->sizes[k];
     const std::string error = j.value("error", "");
     if (j.contains("path")) x.paths[r] = j["path"];
     for (RingEdge& e : s.edges) {
@@ -333,17 +364,22 @@ void absorb_size(Ring& x, size_t k, int r, const json& j) {
     s.time_us = std::max(s.time_us, j.value("iteration_us", 0.0));
 }
 
-/// Rank 0, once every rank reported size k: whether all ran, and the bandwidths.
+/// Rank 0, once every rank reported size k: whether every ring's ran, and
+/// the bandwidths.
 bool settle_size(Ring& x, size_t k) {
-    RingSize& s = x.d.ring.sizes[k];
-    s.measured = s.time_us > 0 &&
-                 std::all_of(s.edges.begin(), s.edges.end(),
-                             [](const RingEdge& e) { return e.error.empty() && e.steps > 0; });
-    if (s.measured) {
-        s.algbw_gbs = static_cast<double>(s.bytes) / s.time_us / 1e3;
-        s.busbw_gbs = s.algbw_gbs * bus_factor(x.n());
+    bool all = true;
+    for (RingResult& ring : x.d.rings) {
+        RingSize& s = ring.sizes[k];
+        s.measured = s.time_us > 0 &&
+                     std::all_of(s.edges.begin(), s.edges.end(),
+                                 [](const RingEdge& e) { return e.error.empty() && e.steps > 0; });
+        if (s.measured) {
+            s.algbw_gbs = static_cast<double>(s.bytes) / s.time_us / 1e3;
+            s.busbw_gbs = s.algbw_gbs * bus_factor(ring.order.size());
+        }
+        all = all && s.measured;
     }
-    return s.measured;
+    return all;
 }
 
 /// This rank's device's counters over the ring, as a mesh run's ends report
@@ -396,28 +432,31 @@ bool run_sizes(Ring& x) {
 
 /// Rank 0: edges below `slow_ratio` of the median edge at the verdict size
 /// are a finding, with what they cost the ring.
-void note_slow_edges(MeshRunData& d, const RingSize& at, double slow_ratio) {
-    const RingCost c = ring_cost(at, d.ring.order.size(), slow_ratio);
+void note_slow_edges(MeshRunData& d, const RingResult& ring, const RingSize& at,
+                     double slow_ratio) {
+    const RingCost c = ring_cost(at, ring.order.size(), slow_ratio);
     if (!c.found || !(c.gbps < slow_ratio * c.median_gbps)) return;
     const RingEdge& e = at.edges[c.edge];
     d.findings.push_back(
         {"ring-slow-edge", e.src, 0,
          fmt::format("{} -> {}{} below {:.2f} of the median edge ({:.3g} Gb/s against {:.3g}): "
-                     "the ring lost {:.0f} % of its bus bandwidth at {} to {}",
+                     "{} lost {:.0f} % of its bus bandwidth at {} to {}",
                      who(d.ranks, e.src), who(d.ranks, e.dst),
                      c.slow.size() > 1 ? fmt::format(" and {} more edge(s)", c.slow.size() - 1)
                                        : std::string(),
-                     slow_ratio, c.gbps, c.median_gbps, c.share * 100, format_size(at.bytes),
-                     c.slow.size() > 1 ? "them" : "it")});
+                     slow_ratio, c.gbps, c.median_gbps, ring_name(d.rings, ring), c.share * 100,
+                     format_size(at.bytes), c.slow.size() > 1 ? "them" : "it")});
 }
 
 /// Rank 0: the edges as flows at the largest size measured, and the status.
 void finish(Ring& x) {
     MeshRunData& d = x.d;
-    const RingSize* at = ring_verdict_size(d.ring);
-    for (size_t e = 0; e < d.flows.size(); ++e) {
-        MeshFlow& f = d.flows[e];
+    for (size_t i = 0; i < d.flows.size(); ++i) {
+        MeshFlow& f = d.flows[i];
         if (auto p = x.paths.find(f.src); p != x.paths.end()) f.path = p->second;
+        const RingResult* ring = ring_of(d.rings, f.src);
+        const RingSize* at = ring ? ring_verdict_size(*ring) : nullptr;
+        const size_t e = ring ? i - ring->first_flow : 0;
         if (!at || e >= at->edges.size()) {
             f.error =
                 d.ranks[static_cast<size_t>(f.src)].gone || d.ranks[static_cast<size_t>(f.dst)].gone
@@ -432,7 +471,9 @@ void finish(Ring& x) {
         f.bytes = static_cast<uint64_t>(at->chunk) * edge.steps;
         f.seconds = edge.mean_us * static_cast<double>(edge.steps) / 1e6;
     }
-    if (at) note_slow_edges(d, *at, x.o.slow_ratio);
+    for (const RingResult& ring : d.rings)
+        if (const RingSize* at = ring_verdict_size(ring))
+            note_slow_edges(d, ring, *at, x.o.slow_ratio);
     read_switch_counters_after(d, x.o.read_switch_counters, x.stop.stop_requested());
     d.status = x.stopping && x.stop.stop_requested() ? "interrupted" : "complete";
     d.wall_seconds = x.elapsed();

@@ -67,17 +67,8 @@ void open_self(Run& r) {
     const MeshRunOptions& o = r.o;
     self.rank = r.ranks.me();
     self.host = o.host.empty() ? host_name() : o.host;
-    self.device = o.device;
     self.port = o.port;
-    if (!o.devices.empty()) {
-        self.plane = r.comm.local_rank();
-        if (static_cast<size_t>(self.plane) < o.devices.size()) {
-            self.device = o.devices[self.plane];
-        } else {
-            self.error = fmt::format("local rank {} on {} has no device: --devices names {}",
-                                     self.plane, self.host, o.devices.size());
-        }
-    }
+    choose_device(r.comm.local_rank(), o.device, o.devices, self);
     if (r.root() && o.coordinator_only) {
         self.coordinator = true;
         self.device.clear();

@@ -98,9 +98,10 @@ struct MeshRunData {
     /// Cover: the passes asked for (each crosses every lane once more).
     size_t cover_passes = 1;
     size_t rounds_done = 0;
-    /// --pattern ring: the collective's figures; its edges are the flows
-    /// (one round, each rank to the next, at the largest size).
-    RingResult ring;
+    /// --pattern ring: the collective's figures, a ring per plane; their
+    /// edges are the flows (one round, each rank to the next, at the
+    /// largest size; ring g's from rings[g].first_flow).
+    std::vector<RingResult> rings;
     std::string status = "running";  ///< "complete", "interrupted", "aborted"
     double wall_seconds = 0;
 };

@@ -11,6 +11,19 @@ namespace {
 using json = nlohmann::json;
 }  // namespace
 
+void choose_device(int local_rank, const std::string& device,
+                   const std::vector<std::string>& devices, MeshRank& self) {
+    self.device = device;
+    if (devices.empty()) return;
+    self.plane = local_rank;
+    if (static_cast<size_t>(local_rank) < devices.size()) {
+        self.device = devices[static_cast<size_t>(local_rank)];
+    } else {
+        self.error = fmt::format("local rank {} on {} has no device: --devices names {}",
+                                 local_rank, self.host, devices.size());
+    }
+}
+
 std::unique_ptr<VerbsDevice> open_rank_device(const OpenDevice& open, MeshRank& self) {
     try {
         auto opened = open(self.device, self.port);

@@ -5,6 +5,8 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "model/duration.h"
 #include "ranks/rank.h"
@@ -14,6 +16,12 @@
 #include "util/interrupt.h"
 
 namespace fabscope::perf {
+
+/// This rank's device and plane: `device` (-d; "" the first), or with
+/// `devices` (--devices) the one of local rank `local_rank`, which is then
+/// its plane; a local rank beyond them gets the reason in `self.error`.
+void choose_device(int local_rank, const std::string& device,
+                   const std::vector<std::string>& devices, MeshRank& self);
 
 /// Opens this rank's device: `self` takes the device's name and port as
 /// opened, or the reason it could not be opened (then nullptr).

@@ -312,20 +312,27 @@ MeshRingEdgeDoc ring_edge_of(const json& e) {
             json_io::get_double(e, "gbps")};
 }
 
-/// The ring's figures, when the report has them.
-void read_ring(const json& j, MeshRunDoc& d) {
-    const auto r = j.find("ring");
-    if (r == j.end() || r->is_null()) return;
+/// The rings a report may hold: one a plane.
+constexpr size_t kMaxRings = 64;
+
+/// A plane's number (0 in a report from before planes).
+int plane_of(const json& j, const char* key) {
+    return j.contains(key) ? static_cast<int>(json_io::get_uint_between(j, key, 0, 1023)) : 0;
+}
+
+/// One ring's figures.
+MeshRingDoc ring_of(const json& r) {
     MeshRingDoc ring;
-    ring.ranks = json_io::get_array(*r, "order").size();
-    ring.ordered_by = json_io::get_string(*r, "ordered_by");
-    for (const json& s : json_io::get_array(*r, "sizes")) {
+    ring.plane = plane_of(r, "plane");
+    ring.ranks = json_io::get_array(r, "order").size();
+    ring.ordered_by = json_io::get_string(r, "ordered_by");
+    for (const json& s : json_io::get_array(r, "sizes")) {
         ring.sizes.push_back(
             {json_io::get_uint<uint64_t>(s, "bytes"), json_io::get_bool(s, "measured", false),
              json_io::get_double(s, "time_us"), json_io::get_double(s, "algbw_GBps"),
              json_io::get_double(s, "busbw_GBps")});
     }
-    const json& e = json_io::get(*r, "slowest_edge");
+    const json& e = json_io::get(r, "slowest_edge");
     if (!e.is_null()) {
         MeshRingCostDoc c;
         c.edge = ring_edge_of(e);
@@ -341,7 +348,32 @@ void read_ring(const json& j, MeshRunDoc& d) {
         if (c.cost < 0 || c.cost > 1) json_io::fail(e.at("cost"), "must be 0 .. 1");
         ring.slowest = std::move(c);
     }
-    d.ring = std::move(ring);
+    return ring;
+}
+
+/// The rings' figures, when the report has them ("rings"; a report from
+/// before planes has one "ring").
+void read_rings(const json& j, MeshRunDoc& d) {
+    if (const auto rs = j.find("rings"); rs != j.end()) {
+        const json& rings = json_io::get_array(j, "rings");
+        if (rings.size() > kMaxRings)
+            json_io::fail(*rs, fmt::format("more than {} rings", kMaxRings));
+        for (const json& r : rings) d.rings.push_back(ring_of(r));
+    } else if (const auto r = j.find("ring"); r != j.end() && !r->is_null()) {
+        d.rings.push_back(ring_of(*r));
+    }
+    const auto p = j.find("ring_planes");
+    if (p == j.end() || p->is_null()) return;
+    MeshRingPlanesDoc c;
+    c.planes = json_io::get_uint<size_t>(*p, "planes");
+    c.bytes = json_io::get_uint<uint64_t>(*p, "bytes");
+    c.slowest_plane = plane_of(*p, "slowest_plane");
+    c.fastest_plane = plane_of(*p, "fastest_plane");
+    c.busbw_gbs = json_io::get_double(*p, "busbw_GBps");
+    c.busbw_if_fastest_gbs = json_io::get_double(*p, "busbw_if_fastest_GBps");
+    c.cost = json_io::get_double(*p, "cost");
+    if (c.cost < 0 || c.cost > 1) json_io::fail(p->at("cost"), "must be 0 .. 1");
+    d.ring_planes = c;
 }
 
 std::string joined(const std::vector<std::string>& v) {
@@ -360,17 +392,19 @@ const MeshRingSizeDoc* MeshRingDoc::verdict() const {
     return best;
 }
 
-std::vector<std::string> ring_lines(const MeshRingDoc& r) {
+std::vector<std::string> ring_lines(const MeshRingDoc& r, bool name_plane) {
     std::vector<std::string> out;
+    const std::string plane = name_plane ? fmt::format("plane {}: ", r.plane) : std::string();
     const MeshRingSizeDoc* at = r.verdict();
     if (!at) {
-        out.push_back(fmt::format("ring all-reduce over {} ranks: no size measured", r.ranks));
+        out.push_back(
+            fmt::format("{}ring all-reduce over {} ranks: no size measured", plane, r.ranks));
         return out;
     }
     out.push_back(fmt::format(
-        "ring all-reduce of {} over {} ranks ({} order): busbw {:.3g} GB/s (algbw {:.3g} GB/s, "
-        "{:.3g} ms)",
-        perf::format_size(at->bytes), r.ranks, r.ordered_by, at->busbw_gbs, at->algbw_gbs,
+        "{}ring all-reduce of {} over {} ranks ({} order): busbw {:.3g} GB/s (algbw {:.3g} "
+        "GB/s, {:.3g} ms)",
+        plane, perf::format_size(at->bytes), r.ranks, r.ordered_by, at->busbw_gbs, at->algbw_gbs,
         at->time_us / 1e3));
     if (!r.slowest) return out;
     const MeshRingCostDoc& c = *r.slowest;
@@ -384,6 +418,15 @@ std::vector<std::string> ring_lines(const MeshRingDoc& r) {
     out.push_back(line);
     if (!c.path.empty()) out.push_back("its path: " + joined(c.path));
     return out;
+}
+
+std::string ring_planes_line(const MeshRingPlanesDoc& p) {
+    return fmt::format(
+        "plane {}'s ring is the slowest of {} at {}: a job splitting each all-reduce over the "
+        "planes runs at busbw {:.3g} GB/s, {:.0f} % below the {:.3g} GB/s were it as fast as "
+        "plane {}'s",
+        p.slowest_plane, p.planes, perf::format_size(p.bytes), p.busbw_gbs, p.cost * 100,
+        p.busbw_if_fastest_gbs, p.fastest_plane);
 }
 
 size_t MeshRunDoc::measured() const {
@@ -428,7 +471,7 @@ Result<MeshRunDoc> mesh_run_doc_from_json(const json& j) {
         read_endpoint_suspects(j, d);
         read_findings(j, d);
         read_coverage(j, d);
-        read_ring(j, d);
+        read_rings(j, d);
         return d;
     });
 }

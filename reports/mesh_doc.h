@@ -88,6 +88,7 @@ struct MeshRingCostDoc {
 };
 
 struct MeshRingDoc {
+    int plane = 0;
     size_t ranks = 0;
     std::string ordered_by;  ///< "leaf", "rank"
     std::vector<MeshRingSizeDoc> sizes;
@@ -96,10 +97,25 @@ struct MeshRingDoc {
     const MeshRingSizeDoc* verdict() const;
 };
 
+/// What the slowest plane's ring costs a job splitting each all-reduce over
+/// the planes ("ring_planes").
+struct MeshRingPlanesDoc {
+    size_t planes = 0;
+    uint64_t bytes = 0;
+    int slowest_plane = 0;
+    int fastest_plane = 0;
+    double busbw_gbs = 0;  ///< the job's
+    double busbw_if_fastest_gbs = 0;
+    double cost = 0;  ///< 0 .. 1
+};
+
 /// "ring all-reduce of 64M over 8 ranks: busbw 2.41 GB/s (algbw 1.38 GB/s,
-/// 48.6 ms)", then the slowest edge and what the slow edges cost; the lines
-/// the report and the TUI's pairs view show.
-std::vector<std::string> ring_lines(const MeshRingDoc& r);
+/// 48.6 ms)" ("plane 1: ring all-reduce ..." with `name_plane`), then the
+/// slowest edge and what the slow edges cost; the lines the report and the
+/// TUI's pairs view show.
+std::vector<std::string> ring_lines(const MeshRingDoc& r, bool name_plane = false);
+/// "plane 1's ring is the slowest of 2: ...".
+std::string ring_planes_line(const MeshRingPlanesDoc& p);
 
 struct MeshRunDoc {
     std::string status;   ///< "complete", "running", "interrupted", "aborted"
@@ -117,8 +133,9 @@ struct MeshRunDoc {
     std::vector<MeshFindingDoc> findings;
     size_t lanes = 0;  ///< switch-to-switch lanes the traces showed
     size_t lanes_crossed = 0;
-    size_t traced = 0;                ///< flows with a path
-    std::optional<MeshRingDoc> ring;  ///< --pattern ring
+    size_t traced = 0;               ///< flows with a path
+    std::vector<MeshRingDoc> rings;  ///< --pattern ring: a ring per plane
+    std::optional<MeshRingPlanesDoc> ring_planes;
 
     size_t measured() const;
     size_t slow() const;

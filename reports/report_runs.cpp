@@ -160,11 +160,12 @@ std::vector<ReportFinding> collective_findings(const CollectiveBench& b,
     return out;
 }
 
-/// A ring run's bus bandwidth judged as a collective benchmark's: below
+/// A ring's bus bandwidth judged as a collective benchmark's: below
 /// --expect-busbw at its largest size measured is an error, with what its
-/// slow edges cost.
+/// slow edges cost (each plane's ring on its own: a ring's busbw is what
+/// each of its NICs carried).
 std::vector<ReportFinding> ring_findings(const MeshRingDoc& r,
-                                         std::optional<double> expect_busbw_gbps) {
+                                         std::optional<double> expect_busbw_gbps, bool name_plane) {
     std::vector<ReportFinding> out;
     const MeshRingSizeDoc* at = r.verdict();
     if (!expect_busbw_gbps || !at || at->busbw_gbs >= *expect_busbw_gbps) return out;
@@ -177,14 +178,16 @@ std::vector<ReportFinding> ring_findings(const MeshRingDoc& r,
         ev["slowest_edge"] =
             fmt::format("{} -> {}", r.slowest->edge.src_host, r.slowest->edge.dst_host);
         ev["cost"] = r.slowest->cost;
+        if (name_plane) ev["plane"] = r.plane;
         why = fmt::format("; its slowest edge {} → {} costs it {:.0f} %", r.slowest->edge.src_host,
                           r.slowest->edge.dst_host, r.slowest->cost * 100);
     }
     out.push_back({"mesh",
                    "ring_busbw_low",
                    Severity::Error,
-                   fmt::format("ring all-reduce of {} over {} ranks: {:.3g} GB/s bus bandwidth, "
-                               "{:.0f}% of the {:.3g} GB/s expected{}",
+                   fmt::format("{}ring all-reduce of {} over {} ranks: {:.3g} GB/s bus "
+                               "bandwidth, {:.0f}% of the {:.3g} GB/s expected{}",
+                               name_plane ? fmt::format("plane {}: ", r.plane) : std::string(),
                                perf::format_size(at->bytes), r.ranks, at->busbw_gbs,
                                100 * at->busbw_gbs / *expect_busbw_gbps, *expect_busbw_gbps, why),
                    {},
@@ -203,17 +206,24 @@ void add_runs(ReportModel& m) {
                          "median, slow below {:.2f}",
                          d.measured(), d.flows.size(), d.rounds_done, d.rounds, d.slow_ratio)});
         first = mesh_findings(d);
-        if (d.ring) {
-            const std::vector<std::string> lines = ring_lines(*d.ring);
+        std::vector<ReportFinding> rings;
+        const bool planes = d.rings.size() > 1;
+        for (const MeshRingDoc& r : d.rings) {
+            const std::vector<std::string> lines = ring_lines(r, planes);
             m.checks.push_back(
-                {"mesh", "ring all-reduce",
+                {"mesh",
+                 planes ? fmt::format("ring all-reduce, plane {}", r.plane) : "ring all-reduce",
                  lines.front() +
                      (m.meta.expect_busbw_gbps
                           ? fmt::format(", expected {:.2f} GB/s", *m.meta.expect_busbw_gbps)
                           : std::string(", not judged (no --expect-busbw)"))});
-            std::vector<ReportFinding> f = ring_findings(*d.ring, m.meta.expect_busbw_gbps);
-            first.insert(first.begin(), f.begin(), f.end());
+            std::vector<ReportFinding> f = ring_findings(r, m.meta.expect_busbw_gbps, planes);
+            rings.insert(rings.end(), f.begin(), f.end());
         }
+        first.insert(first.begin(), rings.begin(), rings.end());
+        if (d.ring_planes)
+            m.checks.push_back(
+                {"mesh", "ring all-reduce, the planes together", ring_planes_line(*d.ring_planes)});
         m.interrupted = m.interrupted || d.status == "interrupted" || d.status == "running";
         for (size_t i : mesh_matrix_flows(d, kMeshMatrixHosts)) {
             const MeshFlowDoc& f = d.flows[i];

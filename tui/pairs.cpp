@@ -109,16 +109,18 @@ PairGrid build_mesh_grid(const MeshRunDoc& d) {
             g.best_pair = fmt::format("{} → {}", f.src_host, f.dst_host);
         }
     }
-    if (d.ring) {
-        g.ring = ring_lines(*d.ring);
-        const auto& c = d.ring->slowest;
-        g.ring_costly = c && c->edge.gbps < d.slow_ratio * c->median_gbps;
+    for (const MeshRingDoc& r : d.rings) {
+        const std::vector<std::string> lines = ring_lines(r, d.rings.size() > 1);
+        g.ring.insert(g.ring.end(), lines.begin(), lines.end());
+        const auto& c = r.slowest;
+        g.ring_costly = g.ring_costly || (c && c->edge.gbps < d.slow_ratio * c->median_gbps);
     }
+    if (d.ring_planes) g.ring.push_back(ring_planes_line(*d.ring_planes));
     for (const MeshSuspectDoc& s : d.suspects) g.suspects.push_back(suspect_line(s));
     if (!d.suspects.empty()) g.top_evidence = suspect_counted_phrases(d.suspects.front());
-    g.note =
-        fmt::format("{} {}, {} ranks, {} of {} flows, {} slow", d.ring ? "ring run" : "mesh run",
-                    d.status, d.hosts.size(), d.measured(), d.flows.size(), d.slow());
+    g.note = fmt::format("{} {}, {} ranks, {} of {} flows, {} slow",
+                         !d.rings.empty() ? "ring run" : "mesh run", d.status, d.hosts.size(),
+                         d.measured(), d.flows.size(), d.slow());
     if (g.rows.size() < d.hosts.size())
         g.note += fmt::format("; showing the {} hosts of the slow flows", g.rows.size());
     return g;

@@ -1,6 +1,9 @@
 #include "mesh/results/ring.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cstdint>
 
 namespace fabscope::perf {
 
@@ -51,6 +54,60 @@ const RingSize* ring_verdict_size(const RingResult& r) {
         if (s.measured && (!best || s.bytes > best->bytes)) best = &s;
     }
     return best;
+}
+
+namespace {
+
+template <typename Rings>
+auto* find_ring(Rings& rings, int rank) {
+    auto in = [rank](const RingResult& r) {
+        return std::find(r.order.begin(), r.order.end(), rank) != r.order.end();
+    };
+    auto at = std::find_if(rings.begin(), rings.end(), in);
+    return at == rings.end() ? nullptr : &*at;
+}
+
+}  // namespace
+
+const RingResult* ring_of(const std::vector<RingResult>& rings, int rank) {
+    return find_ring(rings, rank);
+}
+
+RingResult* ring_of(std::vector<RingResult>& rings, int rank) {
+    return find_ring(rings, rank);
+}
+
+std::string ring_name(const std::vector<RingResult>& rings, const RingResult& ring) {
+    return rings.size() > 1 ? fmt::format("plane {}'s ring", ring.plane) : "the ring";
+}
+
+RingPlanesCost ring_planes_cost(const std::vector<RingResult>& rings) {
+    RingPlanesCost c;
+    if (rings.size() < 2) return c;
+    // The largest size every ring measured.
+    uint64_t common = UINT64_MAX;
+    for (const RingResult& r : rings) {
+        const RingSize* at = ring_verdict_size(r);
+        if (!at) return c;
+        common = std::min(common, at->bytes);
+    }
+    auto busbw = [&](const RingResult& r) {
+        for (const RingSize& s : r.sizes)
+            if (s.measured && s.bytes == common) return s.busbw_gbs;
+        return 0.0;
+    };
+    for (size_t i = 0; i < rings.size(); ++i) {
+        if (busbw(rings[i]) <= 0) return c;
+        if (busbw(rings[i]) < busbw(rings[c.slowest])) c.slowest = i;
+        if (busbw(rings[i]) > busbw(rings[c.fastest])) c.fastest = i;
+    }
+    const auto planes = static_cast<double>(rings.size());
+    c.found = true;
+    c.bytes = common;
+    c.busbw_gbs = planes * busbw(rings[c.slowest]);
+    c.busbw_if_fastest_gbs = planes * busbw(rings[c.fastest]);
+    c.share = std::clamp(1 - c.busbw_gbs / c.busbw_if_fastest_gbs, 0.0, 1.0);
+    return c;
 }
 
 }  // namespace fabscope::perf

@@ -54,10 +54,32 @@ struct RingCost {
     double share = 0;  ///< of the bus bandwidth lost to them: 1 - busbw / busbw_if_median
 };
 
+/// One plane's ring (`--devices`: device i of every host is plane i, and
+/// each plane's ranks form their own ring, as a collective library runs one
+/// ring per rail and splits each message over them).
 struct RingResult {
+    int plane = 0;
     std::vector<int> order;  ///< ranks in ring order: order[i] sends to order[i + 1]
     std::vector<RingSize> sizes;
     std::string ordered_by;  ///< "leaf" (from the routes) or "rank"
+    /// Its edges are MeshRunData::flows[first_flow ..] in ring order.
+    size_t first_flow = 0;
+};
+
+/// What the slowest plane's ring costs a job that splits each all-reduce
+/// evenly over its planes' rings (as NCCL spreads its channels over the
+/// NICs): the collective ends with its slowest ring, so the job's bus
+/// bandwidth is the planes times the slowest ring's; were that ring as fast
+/// as the fastest, it would be the planes times the fastest's. Read at the
+/// largest size every ring measured.
+struct RingPlanesCost {
+    bool found = false;  ///< two or more rings measured a common size
+    uint64_t bytes = 0;
+    size_t slowest = 0;  ///< an index into the rings
+    size_t fastest = 0;
+    double busbw_gbs = 0;             ///< the job's: planes x the slowest ring's
+    double busbw_if_fastest_gbs = 0;  ///< planes x the fastest ring's
+    double share = 0;                 ///< 1 - busbw / busbw_if_fastest
 };
 
 /// 2(n-1)/n: busbw over algbw for an all-reduce of n ranks.
@@ -72,5 +94,15 @@ RingCost ring_cost(const RingSize& s, size_t ranks, double slow_ratio);
 /// The size the verdict is read at: the largest measured (where the bus
 /// bandwidth has plateaued), or null.
 const RingSize* ring_verdict_size(const RingResult& r);
+
+/// The ring `rank` is in (null: none, as rank 0 of agents).
+const RingResult* ring_of(const std::vector<RingResult>& rings, int rank);
+RingResult* ring_of(std::vector<RingResult>& rings, int rank);
+
+/// "the ring", or with several planes "plane 1's ring".
+std::string ring_name(const std::vector<RingResult>& rings, const RingResult& ring);
+
+/// The planes' rings judged together (found: false with fewer than two).
+RingPlanesCost ring_planes_cost(const std::vector<RingResult>& rings);
 
 }  // namespace fabscope::perf

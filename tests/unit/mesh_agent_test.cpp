@@ -392,14 +392,15 @@ TEST(MeshAgents, ACoordinatorRunsARingOverAgentsAndIsInNoEdge) {
     EXPECT_EQ(d.status, "complete");
     EXPECT_EQ(d.pattern, "ring");
     EXPECT_TRUE(d.ranks[0].coordinator);
-    EXPECT_EQ(d.ring.order, (std::vector<int>{1, 2, 3}));
-    ASSERT_EQ(d.ring.sizes.size(), 2u);
-    for (const RingSize& s : d.ring.sizes) EXPECT_TRUE(s.measured);
+    ASSERT_EQ(d.rings.size(), 1u);
+    EXPECT_EQ(d.rings.at(0).order, (std::vector<int>{1, 2, 3}));
+    ASSERT_EQ(d.rings.at(0).sizes.size(), 2u);
+    for (const RingSize& s : d.rings.at(0).sizes) EXPECT_TRUE(s.measured);
     ASSERT_EQ(d.flows.size(), 3u);
     for (const MeshFlow& f : d.flows) EXPECT_TRUE(f.measured) << f.error;
     EXPECT_TRUE(d.findings.empty());
     // The fake's steps run at 10 Gb/s: a ring of them has that bus bandwidth and overhead none.
-    EXPECT_NEAR(d.ring.sizes[1].busbw_gbs, 10.0 / 8, 0.01);
+    EXPECT_NEAR(d.rings.at(0).sizes[1].busbw_gbs, 10.0 / 8, 0.01);
 }
 
 TEST(MeshAgents, AnAgentThatRefusesOrCannotBeReachedIsAFindingAndTheRunGoesOn) {

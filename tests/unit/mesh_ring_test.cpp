@@ -12,6 +12,7 @@
 #include "mesh/results/ring.h"
 #include "mesh/ring_run.h"
 #include "mesh_world.h"
+#include "reports/mesh_doc.h"
 #include "schema_check.h"
 
 namespace fabscope::perf {
@@ -135,15 +136,15 @@ TEST(RingRun, EveryRankWritesToTheNextAndTheSlowEdgeIsNamedWithItsCost) {
     for (const MeshFinding& f : d.findings) slow = f.kind == "ring-slow-edge" ? &f : slow;
     ASSERT_NE(slow, nullptr);
     EXPECT_EQ(slow->rank, 3);
-    EXPECT_EQ(d.ring.order, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+    EXPECT_EQ(d.rings.at(0).order, (std::vector<int>{0, 1, 2, 3, 4, 5}));
     ASSERT_EQ(d.flows.size(), 6u);
     for (size_t e = 0; e < 6; ++e) {
         EXPECT_EQ(d.flows[e].src, static_cast<int>(e));
         EXPECT_EQ(d.flows[e].dst, static_cast<int>((e + 1) % 6));
         EXPECT_TRUE(d.flows[e].measured && d.flows[e].ok) << d.flows[e].error;
     }
-    ASSERT_EQ(d.ring.sizes.size(), 2u);
-    const RingSize& big = d.ring.sizes[1];
+    ASSERT_EQ(d.rings.at(0).sizes.size(), 2u);
+    const RingSize& big = d.rings.at(0).sizes[1];
     ASSERT_TRUE(big.measured);
     EXPECT_EQ(big.chunk, (8u << 20) / 6 + 1);
     EXPECT_EQ(big.edges[3].steps, 4u * 10);
@@ -174,7 +175,7 @@ TEST(RingRun, ARankWithoutADeviceIsLeftOutOfTheRing) {
     w.run();
     const MeshRunData& d = w.data();
     EXPECT_EQ(d.status, "complete");
-    EXPECT_EQ(d.ring.order, (std::vector<int>{0, 1, 3, 4}));
+    EXPECT_EQ(d.rings.at(0).order, (std::vector<int>{0, 1, 3, 4}));
     ASSERT_EQ(d.flows.size(), 4u);
     EXPECT_EQ(d.flows[1].dst, 3);
     for (const MeshFlow& f : d.flows) EXPECT_TRUE(f.measured) << f.error;
@@ -191,8 +192,8 @@ TEST(RingRun, ARankThatDiesIsNamedAndTheRunEndsWithWhatWasMeasured) {
     bool gone = false;
     for (const MeshFinding& f : d.findings) gone = gone || (f.kind == "rank-gone" && f.rank == 3);
     EXPECT_TRUE(gone);
-    EXPECT_FALSE(d.ring.sizes[0].measured);
-    EXPECT_FALSE(d.ring.sizes[1].measured);
+    EXPECT_FALSE(d.rings.at(0).sizes[0].measured);
+    EXPECT_FALSE(d.rings.at(0).sizes[1].measured);
     for (const MeshFlow& f : d.flows) {
         EXPECT_FALSE(f.measured);
         EXPECT_FALSE(f.error.empty());
@@ -208,12 +209,101 @@ TEST(RingRun, InterruptKeepsTheSizesMeasured) {
     w.run();
     const MeshRunData& d = w.data();
     EXPECT_EQ(d.status, "interrupted");
-    EXPECT_TRUE(d.ring.sizes[0].measured);
-    EXPECT_TRUE(d.ring.sizes[1].measured);
-    EXPECT_FALSE(d.ring.sizes[2].measured);
-    EXPECT_EQ(d.ring.sizes[2].edges[0].steps, 0u);
+    EXPECT_TRUE(d.rings.at(0).sizes[0].measured);
+    EXPECT_TRUE(d.rings.at(0).sizes[1].measured);
+    EXPECT_FALSE(d.rings.at(0).sizes[2].measured);
+    EXPECT_EQ(d.rings.at(0).sizes[2].edges[0].steps, 0u);
     for (const MeshFlow& f : d.flows) EXPECT_TRUE(f.measured);  // at the largest size measured
     for (int r = 1; r < w.size; ++r) EXPECT_EQ(w.outcomes[r].error, "") << r;  // told to stop
+}
+
+TEST(RingRun, EachPlaneRunsItsOwnRingAndTheSlowestPlaneIsWhatTheJobPays) {
+    World w = ring_world(8);
+    w.per_host = 2;  // four hosts of two HCAs: even ranks are plane 0, odd plane 1
+    w.options.devices = {"mlx5_0", "mlx5_1"};
+    w.rate = [](int src, int dst) { return src == 3 && dst == 5 ? 0.25 : 1.0; };
+    w.run();
+    const MeshRunData& d = w.data();
+    EXPECT_EQ(d.status, "complete");
+    ASSERT_EQ(d.rings.size(), 2u);
+    EXPECT_EQ(d.rings[0].plane, 0);
+    EXPECT_EQ(d.rings[0].order, (std::vector<int>{0, 2, 4, 6}));
+    EXPECT_EQ(d.rings[1].plane, 1);
+    EXPECT_EQ(d.rings[1].order, (std::vector<int>{1, 3, 5, 7}));
+    EXPECT_EQ(d.rings[1].first_flow, 4u);
+    ASSERT_EQ(d.flows.size(), 8u);
+    for (const MeshFlow& f : d.flows) {
+        EXPECT_EQ(f.src % 2, f.dst % 2);  // within its plane
+        EXPECT_TRUE(f.measured && f.ok) << f.error;
+    }
+    for (const RingResult& r : d.rings) {
+        ASSERT_EQ(r.sizes.size(), 2u);
+        EXPECT_TRUE(r.sizes[1].measured);
+        EXPECT_EQ(r.sizes[1].chunk, (8u << 20) / 4);
+        EXPECT_EQ(r.sizes[1].edges[0].steps, 4u * 6);
+    }
+    // Plane 1 runs at its slow edge's pace; plane 0 at the rate.
+    EXPECT_LT(d.rings[1].sizes[1].busbw_gbs, 0.5 * d.rings[0].sizes[1].busbw_gbs);
+    std::vector<std::string> slow;
+    for (const MeshFinding& f : d.findings)
+        if (f.kind == "ring-slow-edge") slow.push_back(f.message);
+    ASSERT_EQ(slow.size(), 1u);
+    EXPECT_NE(slow[0].find("plane 1's ring lost"), std::string::npos) << slow[0];
+    const RingPlanesCost c = ring_planes_cost(d.rings);
+    ASSERT_TRUE(c.found);
+    EXPECT_EQ(c.slowest, 1u);
+    EXPECT_EQ(c.bytes, 8u << 20);
+    EXPECT_NEAR(c.busbw_gbs, 2 * d.rings[1].sizes[1].busbw_gbs, 1e-12);
+    EXPECT_GT(c.share, 0.5);
+
+    const MeshAnalysis a = analyse_mesh(d, 0.6);
+    EXPECT_TRUE(a.slow[5]);  // 3 -> 5, plane 1's second edge
+    const nlohmann::json doc = mesh_run_json(d, a);
+    for (const auto& e : testing::schema_errors(doc, "mesh-run.schema.json")) ADD_FAILURE() << e;
+    EXPECT_EQ(doc["ring"]["plane"], 0);
+    ASSERT_EQ(doc["rings"].size(), 2u);
+    EXPECT_EQ(doc["rings"][1]["slowest_edge"]["src"], 3);
+    EXPECT_EQ(doc["ring_planes"]["slowest_plane"], 1);
+    EXPECT_EQ(doc["ring_planes"]["fastest_plane"], 0);
+    bool edge_told = false;
+    bool planes_told = false;
+    for (const std::string& line : mesh_run_summary(d, a)) {
+        edge_told = edge_told || line.rfind("ring (plane 1): slowest edge", 0) == 0;
+        planes_told =
+            planes_told || line.rfind("rings: plane 1's ring is the slowest of 2", 0) == 0;
+    }
+    EXPECT_TRUE(edge_told);
+    EXPECT_TRUE(planes_told);
+
+    // As `fabscope report` and the TUI read it back.
+    auto back = mesh_run_doc_from_json(doc);
+    ASSERT_TRUE(back) << back.error().message;
+    ASSERT_EQ(back->rings.size(), 2u);
+    EXPECT_EQ(back->rings[1].plane, 1);
+    ASSERT_TRUE(back->rings[1].slowest);
+    EXPECT_EQ(back->rings[1].slowest->edge.src_host, d.ranks[3].host);
+    EXPECT_EQ(ring_lines(back->rings[1], true).front().rfind("plane 1: ring all-reduce of 8M", 0),
+              0u);
+    ASSERT_TRUE(back->ring_planes);
+    EXPECT_EQ(ring_planes_line(*back->ring_planes).rfind("plane 1's ring is the slowest of 2", 0),
+              0u);
+}
+
+TEST(RingRun, APlaneWithOneRankHasNoRingAndTheOthersRun) {
+    World w = ring_world(3);
+    w.per_host = 2;  // ranks 0 and 2 are plane 0, rank 1 alone in plane 1
+    w.options.devices = {"mlx5_0", "mlx5_1"};
+    w.run();
+    const MeshRunData& d = w.data();
+    EXPECT_EQ(d.status, "complete");
+    ASSERT_EQ(d.rings.size(), 1u);
+    EXPECT_EQ(d.rings[0].order, (std::vector<int>{0, 2}));
+    bool alone = false;
+    for (const MeshFinding& f : d.findings)
+        alone = alone || (f.kind == "ring-too-small" && f.rank == 1);
+    EXPECT_TRUE(alone);
+    for (const MeshFlow& f : d.flows) EXPECT_TRUE(f.measured) << f.error;
+    EXPECT_EQ(w.outcomes[1].error, "");  // in no ring, it waits the run out
 }
 
 TEST(RingRun, TooFewRanksAbort) {

@@ -94,8 +94,12 @@ TEST(ReportRing, TheRingsBusBandwidthIsACheckAndBelowTheExpectationAnError) {
     // ring-cable.json: the Soft-RoCE lab's ring of 6 hosts with the cable
     // l1 <-> s1 shaped both ways (tests/lab/ring_vm_test.cpp).
     ReportModel plain = load({"ring-cable.json"});
-    ASSERT_TRUE(plain.mesh && plain.mesh->ring);
-    const MeshRingDoc& r = *plain.mesh->ring;
+    // It is from before planes: one "ring", no "rings".
+    ASSERT_TRUE(plain.mesh);
+    ASSERT_EQ(plain.mesh->rings.size(), 1u);
+    EXPECT_FALSE(plain.mesh->ring_planes);
+    const MeshRingDoc& r = plain.mesh->rings[0];
+    EXPECT_EQ(r.plane, 0);
     EXPECT_EQ(r.ranks, 6u);
     ASSERT_NE(r.verdict(), nullptr);
     EXPECT_EQ(r.verdict()->bytes, 1u << 20);
