@@ -31,6 +31,8 @@
 #include "mesh/plan.h"
 #include "mesh/report.h"
 #include "model/paths.h"
+#include "pairtest/channel.h"
+#include "ranks/rank.h"
 #include "tests/unit/test_fabrics.h"
 
 using namespace fabscope;
@@ -172,6 +174,11 @@ int run(int argc, char** argv) {
         return 1;
     }
     stages.push_back({"plan", seconds_since(t0), peak_rss_mb()});
+    // The plan as rank 0 broadcasts it: through agents one message, which a
+    // channel takes up to its line limit.
+    json plan = {{"ranks", ranks_json(d.ranks)}};
+    add_plan_rounds(d, plan);
+    const size_t plan_bytes = plan.dump().size();
 
     Simulation sim;
     std::vector<Lane> lanes = fabric_lanes(*d.routes);
@@ -223,10 +230,12 @@ int run(int argc, char** argv) {
 
     std::printf(
         "%d hosts (%dx%dx%d), %s: %zu rounds (%zu adaptive), %zu flows, report %.1f MB, "
-        "%zu summary lines; %zu of 2 bad lanes named, %zu lanes named\n",
+        "%zu summary lines; %zu of 2 bad lanes named, %zu lanes named; the plan message %.0f KB "
+        "(a channel's line limit %.0f KB)\n",
         hosts, shape.spines, shape.leaves, shape.hosts_per_leaf, pattern.c_str(), d.rounds.size(),
         adaptive, d.flows.size(), static_cast<double>(bytes.n) / 1e6, summary.size(), found,
-        named.size());
+        named.size(), static_cast<double>(plan_bytes) / 1024,
+        static_cast<double>(kMaxMessage) / 1024);
     double total = 0;
     for (const Stage& s : stages) {
         total += s.seconds;

@@ -45,13 +45,24 @@ std::vector<std::vector<MeshPair>> mesh_rounds(
     return out;
 }
 
-std::vector<std::vector<MeshPair>> plan_all_pairs(const std::vector<MeshRank>& ranks) {
+std::vector<std::vector<int>> all_pairs_members(const std::vector<MeshRank>& ranks) {
     std::map<int, std::vector<int>> by_plane;
     for (const MeshRank& r : ranks) {
         if (r.error.empty() && !r.gone && !r.coordinator) by_plane[r.plane].push_back(r.rank);
     }
+    std::vector<std::vector<int>> out;
+    out.reserve(by_plane.size());
+    for (auto& [plane, members] : by_plane) out.push_back(std::move(members));
+    return out;
+}
+
+std::vector<std::vector<MeshPair>> plan_all_pairs(const std::vector<MeshRank>& ranks) {
+    return all_pairs_rounds(all_pairs_members(ranks));
+}
+
+std::vector<std::vector<MeshPair>> all_pairs_rounds(const std::vector<std::vector<int>>& planes) {
     std::vector<std::vector<MeshPair>> rounds;
-    for (const auto& [plane, members] : by_plane) {
+    for (const std::vector<int>& members : planes) {
         Schedule s = all_pairs(members.size());
         for (size_t i = 0; i < s.rounds.size(); ++i) {
             if (rounds.size() <= i) rounds.resize(i + 1);
@@ -187,9 +198,17 @@ json rounds_json(const std::vector<std::vector<MeshPair>>& rounds) {
     json out = json::array();
     for (const auto& round : rounds) {
         json pairs = json::array();
-        for (const MeshPair& p : round)
-            pairs.push_back(
-                {p.a, p.b, p.both_ways, p.label_ab, p.label_ba, p.path_bits_ab, p.path_bits_ba});
+        for (const MeshPair& p : round) {
+            const bool steered = p.label_ab || p.label_ba || p.path_bits_ab || p.path_bits_ba;
+            if (!steered && p.both_ways) {
+                pairs.push_back({p.a, p.b});
+            } else if (!steered) {
+                pairs.push_back({p.a, p.b, false});
+            } else {
+                pairs.push_back({p.a, p.b, p.both_ways, p.label_ab, p.label_ba, p.path_bits_ab,
+                                 p.path_bits_ba});
+            }
+        }
         out.push_back(pairs);
     }
     return out;
@@ -200,9 +219,44 @@ std::vector<std::vector<MeshPair>> rounds_from_json(const json& j) {
     for (const json& round : j) {
         auto& out = rounds.emplace_back();
         for (const json& p : round) {
-            out.push_back({p.at(0).get<int>(), p.at(1).get<int>(), p.at(2).get<bool>(),
-                           p.at(3).get<uint32_t>(), p.at(4).get<uint32_t>(),
-                           path_bits_from_json(p, 5), path_bits_from_json(p, 6)});
+            if (p.size() != 2 && p.size() != 3 && p.size() != 7)
+                throw std::out_of_range("a pair is 2, 3 or 7 values");
+            MeshPair pair{p.at(0).get<int>(), p.at(1).get<int>(),
+                          p.size() == 2 || p.at(2).get<bool>()};
+            if (p.size() == 7) {
+                pair.label_ab = p.at(3).get<uint32_t>();
+                pair.label_ba = p.at(4).get<uint32_t>();
+                pair.path_bits_ab = path_bits_from_json(p, 5);
+                pair.path_bits_ba = path_bits_from_json(p, 6);
+            }
+            out.push_back(pair);
+        }
+    }
+    return rounds;
+}
+
+void add_plan_rounds(const MeshRunData& d, json& plan) {
+    if (d.pattern == "all-pairs")
+        plan["all_pairs"] = all_pairs_members(d.ranks);
+    else
+        plan["rounds"] = rounds_json(d.rounds);
+}
+
+std::vector<std::vector<MeshPair>> plan_rounds(const json& plan, size_t ranks) {
+    auto rounds = plan.contains("all_pairs")
+                      ? all_pairs_rounds(plan.at("all_pairs").get<std::vector<std::vector<int>>>())
+                      : rounds_from_json(plan.at("rounds"));
+    std::vector<size_t> seen(ranks, SIZE_MAX);
+    for (size_t i = 0; i < rounds.size(); ++i) {
+        for (const MeshPair& p : rounds[i]) {
+            for (int r : {p.a, p.b}) {
+                if (r < 0 || static_cast<size_t>(r) >= ranks)
+                    throw std::out_of_range(
+                        fmt::format("rank {} of {} in round {}", r, ranks, i + 1));
+                if (seen[static_cast<size_t>(r)] == i)
+                    throw std::out_of_range(fmt::format("rank {} twice in round {}", r, i + 1));
+                seen[static_cast<size_t>(r)] = i;
+            }
         }
     }
     return rounds;

@@ -29,6 +29,11 @@ std::vector<std::vector<MeshPair>> mesh_rounds(
 
 /// All-pairs within each plane, planes side by side, over the ranks that can test.
 std::vector<std::vector<MeshPair>> plan_all_pairs(const std::vector<MeshRank>& ranks);
+/// The same in two steps: each plane's ranks that can test, and their
+/// rounds. A plan carries the members, not the rounds: N-1 rounds of N/2
+/// pairs are 48 MB of JSON at 2,048 ranks, the members 10 KB.
+std::vector<std::vector<int>> all_pairs_members(const std::vector<MeshRank>& ranks);
+std::vector<std::vector<MeshPair>> all_pairs_rounds(const std::vector<std::vector<int>>& members);
 
 /// The pattern's paths: the snapshot's routes when the run has them, else
 /// the traces taken before the rounds (over `traced`, which must outlive it).
@@ -80,8 +85,16 @@ std::string plan_run(MeshRunData& d, const PlanRequest& r);
 /// Rounds `first`.. of d.rounds as flows not yet run.
 void add_flows(MeshRunData& d, size_t first);
 
-/// The rounds as the plan carries them, and back (throws on a bad plan).
+/// The rounds as the plan carries them, and back (throws on a bad plan):
+/// a pair is [a, b] both ways with nothing steered, [a, b, false] one way,
+/// else [a, b, both ways, label ab, label ba, path bits ab, path bits ba].
 nlohmann::json rounds_json(const std::vector<std::vector<MeshPair>>& rounds);
 std::vector<std::vector<MeshPair>> rounds_from_json(const nlohmann::json& j);
+
+/// The plan's rounds of `d`: all-pairs as its planes' members, any other
+/// pattern as its rounds; and back, checked against the `ranks` of the run
+/// (every rank in range, none twice in a round; throws on a bad plan).
+void add_plan_rounds(const MeshRunData& d, nlohmann::json& plan);
+std::vector<std::vector<MeshPair>> plan_rounds(const nlohmann::json& plan, size_t ranks);
 
 }  // namespace fabscope::perf

@@ -89,7 +89,8 @@ json plan_on_root(Run& r) {
         plan_run(d, {o.pattern, o.max_cover_rounds, o.cover_passes, o.pairs, o.pairs_from});
     if (o.cannot_start.empty() && !d.rounds.empty())
         read_switch_counters_before(d, o.read_switch_counters);
-    json plan = {{"ranks", ranks_json(d.ranks)}, {"rounds", rounds_json(d.rounds)}};
+    json plan = {{"ranks", ranks_json(d.ranks)}};
+    add_plan_rounds(d, plan);
     if (!o.cannot_start.empty()) {
         plan["abort"] = o.cannot_start;
     } else if (!no_plan.empty()) {
@@ -122,7 +123,7 @@ bool start(Run& r) {
         r.progress();
     }
     if (!plan) return false;
-    auto read = [&](const json& p) { r.rounds = rounds_from_json(p.at("rounds")); };
+    auto read = [&](const json& p) { r.rounds = plan_rounds(p, r.known.size()); };
     if (!r.ranks.take_plan(*plan, read, r.self, r.out)) return false;
     if (r.root()) r.progress();
     return true;

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -22,6 +23,8 @@
 #include "mesh/report.h"
 #include "mesh_world.h"
 #include "model/paths.h"
+#include "pairtest/channel.h"
+#include "ranks/rank.h"
 #include "schema_check.h"
 #include "test_fabrics.h"
 
@@ -352,6 +355,77 @@ TEST(MeshRunIb, ARankTheSnapshotDoesNotKnowIsAFindingAndTheOthersAreCovered) {
                         "switch counters: none (no umad access to mlx5_0 port 1 (run as root))"),
               summary.end())
         << fmt::format("{}", fmt::join(summary, "\n"));
+}
+
+/// Every host of `f` as a rank that tests, as the hellos give them.
+std::vector<MeshRank> ranks_of(const Fabric& f) {
+    std::vector<MeshRank> out;
+    for (const MeshEndpoint& e : endpoints_from_fabric(f)) {
+        MeshRank r{.rank = static_cast<int>(out.size()), .host = e.name, .device = "mlx5_0"};
+        r.port = 1;
+        r.lid = e.lid;
+        r.port_guid = f.port(PortRef{e.node, e.port})->guid;
+        r.address = fmt::format("10.{}.{}.{}", out.size() / 65536, out.size() / 256 % 256,
+                                out.size() % 256);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+/// The plan as rank 0 broadcasts it: through agents one line of a channel.
+size_t plan_bytes(const MeshRunData& d) {
+    nlohmann::json plan = {{"ranks", ranks_json(d.ranks)}};
+    add_plan_rounds(d, plan);
+    const auto back = plan_rounds(plan, d.ranks.size());
+    EXPECT_EQ(back.size(), d.rounds.size());
+    for (size_t i = 0; i < std::min(back.size(), d.rounds.size()); ++i) {
+        EXPECT_EQ(back[i].size(), d.rounds[i].size()) << "round " << i;
+        for (size_t k = 0; k < std::min(back[i].size(), d.rounds[i].size()); ++k) {
+            const MeshPair& x = back[i][k];
+            const MeshPair& y = d.rounds[i][k];
+            if (x.a != y.a || x.b != y.b || x.both_ways != y.both_ways ||
+                x.label_ab != y.label_ab || x.label_ba != y.label_ba ||
+                x.path_bits_ab != y.path_bits_ab || x.path_bits_ba != y.path_bits_ba) {
+                ADD_FAILURE() << "round " << i << " pair " << k << " differs";
+                return 0;
+            }
+        }
+    }
+    return plan.dump().size();
+}
+
+TEST(MeshPlanMessage, AllPairsAndCoverOf2048EndpointsFitOneLineOfAChannel) {
+    // 32 hosts a leaf as the 2,048-host lab; all-pairs' 2,047 rounds of 1,024
+    // pairs would be 48 MB as rounds: it goes as its members.
+    const testing::LeafSpineShape shape{.spines = 32, .leaves = 64, .hosts_per_leaf = 32};
+    MeshRunData all;
+    all.ranks = ranks_of(testing::leaf_spine(shape));
+    ASSERT_EQ(all.ranks.size(), 2048u);
+    all.pattern = "all-pairs";  // as plan_run plans it, without its 4 million flows
+    all.rounds = plan_all_pairs(all.ranks);
+    ASSERT_EQ(all.rounds.size(), 2047u);
+    const size_t all_bytes = plan_bytes(all);
+    MeshRunData cover;
+    cover.routes = std::make_shared<const Fabric>(testing::routed_leaf_spine(shape));
+    cover.ranks = ranks_of(*cover.routes);
+    ASSERT_EQ(plan_run(cover, {"cover", 8, 3, {}, ""}), "");
+    ASSERT_EQ(cover.pattern, "cover");
+    const size_t cover_bytes = plan_bytes(cover);
+    std::printf(
+        "plan messages at 2,048 endpoints: all-pairs %zu KB, cover x3 %zu KB (%zu rounds)\n",
+        all_bytes / 1024, cover_bytes / 1024, cover.rounds.size());
+    EXPECT_LT(all_bytes, kMaxMessage);
+    EXPECT_LT(cover_bytes, kMaxMessage);
+}
+
+TEST(MeshPlanMessage, APlanWhoseRoundsNameARankOutOfRangeOrTwiceIsRefused) {
+    using nlohmann::json;
+    EXPECT_EQ(plan_rounds(json{{"rounds", {{{0, 1}, {2, 3, false}}}}}, 4).size(), 1u);
+    EXPECT_THROW(plan_rounds(json{{"rounds", {{{0, 4}}}}}, 4), std::out_of_range);
+    EXPECT_THROW(plan_rounds(json{{"rounds", {{{0, 1}, {1, 2}}}}}, 4), std::out_of_range);
+    EXPECT_THROW(plan_rounds(json{{"rounds", {{{0, 1, true, 0}}}}}, 4), std::out_of_range);
+    EXPECT_THROW(plan_rounds(json{{"all_pairs", {{0, 1, 7}}}}, 4), std::out_of_range);
+    EXPECT_THROW(plan_rounds(json{{"all_pairs", {{0, 1, 1}}}}, 4), std::out_of_range);
 }
 
 }  // namespace
