@@ -531,7 +531,9 @@ Examples:
 /// The device and connection options: which device and port, GID, traffic
 /// class and MTU.
 void add_device_options(CLI::App* cmd, MeshRunCommand& o) {
-    cmd->add_option("-d,--ib-dev", o.device, "Every rank's RDMA device (default: the first)");
+    cmd->add_option("-d,--ib-dev", o.device,
+                    "Every rank's RDMA device, or on RoCE the network interface it runs over "
+                    "(default: the first)");
     cmd->add_option(
         "--devices", o.devices,
         "Hosts with several HCAs: local rank i takes the i-th of this comma-separated "

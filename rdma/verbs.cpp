@@ -1,9 +1,11 @@
 #include "rdma/verbs.h"
 
 #include <fmt/format.h>
+#include <net/if.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -34,6 +36,28 @@ bool ipv4_mapped(const Gid& g) {
         if (g[static_cast<size_t>(i)] != 0) return false;
     }
     return g[10] == 0xff && g[11] == 0xff;
+}
+
+/// The port of `dev` that runs over the network interface `netdev` (RoCE:
+/// its GIDs name the interface's index), or 0.
+int port_over(ibv_device* dev, const std::string& netdev) {
+    const ContextPtr ctx(ibv_open_device(dev));
+    ibv_device_attr attr{};
+    if (!ctx || ibv_query_device(ctx.get(), &attr) != 0) return 0;
+    for (uint32_t port = 1; port <= attr.phys_port_cnt; ++port) {
+        ibv_port_attr pa{};
+        if (ibv_query_port(ctx.get(), static_cast<uint8_t>(port), &pa) != 0) continue;
+        for (int i = 0; i < pa.gid_tbl_len; ++i) {
+            ibv_gid_entry e{};
+            if (ibv_query_gid_ex(ctx.get(), port, static_cast<uint32_t>(i), &e, 0) != 0 ||
+                e.ndev_ifindex == 0)
+                continue;
+            std::array<char, IF_NAMESIZE> ifname{};
+            if (if_indextoname(e.ndev_ifindex, ifname.data()) && netdev == ifname.data())
+                return static_cast<int>(port);
+        }
+    }
+    return 0;
 }
 
 }  // namespace
@@ -84,10 +108,16 @@ Result<Device> Device::open(const std::string& name, int port) {
         known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
         if (name.empty() ? !dev : name == n) dev = list.list[i];
     }
+    int netdev_port = 0;  // `name` is the network interface a RoCE port runs over
+    for (int i = 0; !dev && !name.empty() && i < list.n; ++i) {
+        netdev_port = port_over(list.list[i], name);
+        if (netdev_port) dev = list.list[i];
+    }
     if (!dev) {
-        return make_error(
-            fmt::format("no RDMA device named {} (found: {}); pick one with -d", name, known),
-            kExitCannotRun);
+        return make_error(fmt::format("no RDMA device named {}, nor one over a network interface "
+                                      "of that name (found: {}); pick one with -d",
+                                      name, known),
+                          kExitCannotRun);
     }
     Device d;
     d.name_ = ibv_get_device_name(dev);
@@ -114,7 +144,7 @@ Result<Device> Device::open(const std::string& name, int port) {
             if (!first_active) first_active = p;
         }
     }
-    d.port_ = port ? port : (first_active ? first_active : 1);
+    d.port_ = port ? port : netdev_port ? netdev_port : (first_active ? first_active : 1);
     if (d.port_ < 1 || d.port_ > d.attr_.phys_port_cnt) {
         return make_error(
             fmt::format("{} has no port {} (it has {})", d.name_, d.port_, d.attr_.phys_port_cnt),

@@ -62,7 +62,10 @@ std::vector<std::string> device_names();
 class Device {
   public:
     /// Opens `name` ("" = the first device) and port `port` (0 = the first
-    /// active one). Errors carry kExitCannotRun and say what to try.
+    /// active one). `name` may also be the network interface a RoCE port
+    /// runs over ("eth2", as `rdma link` shows it): the device whose GIDs
+    /// name it, and that port unless `port` says otherwise. Errors carry
+    /// kExitCannotRun and say what to try.
     static Result<Device> open(const std::string& name, int port);
 
     ibv_context* context() const { return ctx_.get(); }

@@ -31,6 +31,11 @@
 #   guest_path PATH                  a host path as the guest sees it (/tmp -> /run/hosttmp)
 #   mesh_mpirun N CMD...             Open MPI's mpirun from h1, one rank on each of h1..hN (of
 #                                    rxe_bridge), launched through lab/rxe/netns-rsh, TCP over eth0
+#   rxe_planes N [MTU]               hosts q1..qN with an rxe device per plane: eth0 on plane
+#                                    0's switch (namespace pl0, 10.10.0.i), eth1 on plane 1's
+#                                    (pl1, 10.11.0.i); shape plane P's port towards qI with
+#                                    ip netns exec plP tc qdisc replace dev qI root QDISC...
+#   planes_mpirun N CMD...           mpirun from q1, two ranks on each of q1..qN (rxe_planes)
 #   lldp_start DIR NS...             lldpd in each namespace NS, named NS, LLDPDU every second
 #                                    (TTL 3 s), port IDs the interface names; socket DIR/NS.sock,
 #                                    log DIR/NS.log, its PID in DIR/NS.pid
@@ -241,20 +246,64 @@ host_counters() {
     ip netns exec "$1" sh -c 'cd /sys/class/infiniband/*/ports/1/hw_counters && for f in *; do echo "$f=$(cat $f)"; done'
 }
 
-mesh_mpirun() {
-    local n=$1 hosts="" i
-    shift
-    for i in $(seq 1 "$n"); do hosts="$hosts${hosts:+,}10.0.0.$i"; done
+# _mpirun FROM NP HOSTS PER_HOST CMD...: Open MPI's mpirun from host FROM, NP
+# ranks over HOSTS (addresses, comma-separated), PER_HOST on each.
+_mpirun() {
+    local from=$1 np=$2 hosts=$3 per_host=$4
+    shift 4
     # Each host is a namespace: "ssh" into it is netns-rsh. No tree spawn (every
-    # daemon from h1), TCP only (no UCX, no verbs BTL: the RDMA is what we test).
+    # daemon from FROM), TCP only (no UCX, no verbs BTL: the RDMA is what we test).
     # FABSCOPE_MPIRUN_OPTIONS: more mpirun options, split on spaces.
     # shellcheck disable=SC2086
-    in_host h1 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        mpirun -np "$n" --host "$hosts" --map-by ppr:1:node \
+    in_host "$from" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun -np "$np" --host "$hosts" --map-by "ppr:$per_host:node" \
         --mca plm_rsh_agent "$(guest_path "${FABSCOPE_RXE_DIR:?}")/netns-rsh" \
         --mca plm_rsh_no_tree_spawn 1 --mca pml ob1 --mca btl tcp,self \
         --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
         ${FABSCOPE_MPIRUN_OPTIONS:-} "$@"
+}
+
+mesh_mpirun() {
+    local n=$1 hosts="" i
+    shift
+    for i in $(seq 1 "$n"); do hosts="$hosts${hosts:+,}10.0.0.$i"; done
+    _mpirun h1 "$n" "$hosts" 1 "$@"
+}
+
+# rxe_planes N [MTU]: hosts q1..qN with an HCA per plane, as a rail-optimised
+# fabric has them: eth0 on plane 0's switch (namespace pl0, 10.10.0.i), eth1
+# on plane 1's (pl1, 10.11.0.i), an rxe device over each (rxe_qI_0, rxe_qI_1:
+# device names are the kernel's, one per machine, so a run names them by
+# interface, --devices eth0,eth1).
+rxe_planes() {
+    local n=$1 mtu=${2:-1500} i p
+    for p in 0 1; do
+        ip netns add "pl$p"
+        ip -n "pl$p" link add br0 type bridge
+        ip -n "pl$p" link set br0 up
+    done
+    for i in $(seq 1 "$n"); do
+        ip netns add "q$i"
+        ip -n "q$i" link set lo up
+        for p in 0 1; do
+            ip link add "eth$p" netns "q$i" mtu "$mtu" type veth peer name "q$i" netns "pl$p" mtu "$mtu"
+            ip -n "q$i" addr add "10.1$p.0.$i/24" dev "eth$p"
+            ip -n "q$i" link set "eth$p" up
+            ip -n "pl$p" link set "q$i" master br0
+            ip -n "pl$p" link set "q$i" up
+            ip netns exec "q$i" rdma link add "rxe_q${i}_$p" type rxe netdev "eth$p"
+            rdma dev set "rxe_q${i}_$p" netns "q$i"
+        done
+    done
+}
+
+# planes_mpirun N CMD...: mpirun from q1, two ranks on each of q1..qN (of
+# rxe_planes): local rank i takes plane i's device with --devices eth0,eth1.
+planes_mpirun() {
+    local n=$1 hosts="" i
+    shift
+    for i in $(seq 1 "$n"); do hosts="$hosts${hosts:+,}10.10.0.$i:2"; done
+    _mpirun q1 $((2 * n)) "$hosts" 2 "$@"
 }
 
 lldp_start() {
@@ -324,13 +373,7 @@ fabric_mpirun() {
         addr=$(host_addr "$h")
         hosts="$hosts${hosts:+,}$addr"
     done
-    # shellcheck disable=SC2086
-    in_host "${names%%,*}" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        mpirun -np "$(echo "$names" | tr , '\n' | wc -l)" --host "$hosts" --map-by ppr:1:node \
-        --mca plm_rsh_agent "$(guest_path "${FABSCOPE_RXE_DIR:?}")/netns-rsh" \
-        --mca plm_rsh_no_tree_spawn 1 --mca pml ob1 --mca btl tcp,self \
-        --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
-        ${FABSCOPE_MPIRUN_OPTIONS:-} "$@"
+    _mpirun "${names%%,*}" "$(echo "$names" | tr , '\n' | wc -l)" "$hosts" 1 "$@"
 }
 
 ecn_bottleneck() {

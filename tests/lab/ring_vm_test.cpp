@@ -5,13 +5,17 @@
 // spines three times (a2 -> b1, b2 -> c1, c2 -> a1). Every edge is real
 // RoCEv2: WRITEs with immediate between rxe devices, each edge's flow label
 // fixed, so its ECMP path is the same from run to run. One boot:
-//   healthy: the bus bandwidth is the slowest edge's rate, within 15 %
+//   healthy: the bus bandwidth is the slowest edge's rate, within 0.7..1.15
 //            (busbw = algbw x 2(n-1)/n is, by construction, what a ring's
 //            link carries: a ring all-reduce moves 2(n-1)/n of the message
 //            over each edge, one step at a time, at its slowest edge's pace);
 //   shaped:  the leaf-spine cable the healthy run's a2 -> b1 edge crossed,
 //            shaped both ways (tbf 8 Mbit/s): the busbw falls, the slowest
-//            edge crosses that cable and the run says what it costs.
+//            edge crosses that cable and the run says what it costs;
+//   planes:  four hosts with a device per plane (rxe_planes), two ranks on
+//            each (--devices eth0,eth1), plane 1's port towards q3 shaped:
+//            a ring per plane at once, plane 1's slowest edge into q3, and
+//            what plane 1 costs a job splitting its all-reduces over both.
 // The srun launch of the ring is in the MeshVm boot (tests/lab/mesh_vm_test.cpp),
 // which starts Slurm for its own cover run.
 
@@ -57,7 +61,7 @@ double slowest_edge_gbs(const json& doc) {
     return doc["ring"]["slowest_edge"]["gbps"].get<double>() / 8;
 }
 
-TEST(RingVm, BusBandwidthIsTheSlowestEdgesAndAShapedCableIsTheSlowestEdgeWithItsCost) {
+TEST(RingVm, BusBandwidthIsTheSlowestEdgesAShapedCableIsTheSlowestEdgeAndEachPlaneHasItsRing) {
     VmRun g = run_in_vm("ring", R"SH(
 rxe_init
 rxe_fabric 3 2 2
@@ -84,6 +88,14 @@ echo "shaped_rc=$?"
 echo "shaped_s=$(echo "$(date +%s.%N) - $t0" | bc)"
 sed 's/^/shaped: /' shaped.err
 unimpair_link l1 "$spine"
+# Two planes: four hosts with an rxe device over eth0 (plane 0) and one over
+# eth1 (plane 1), two ranks on each; plane 1's switch port towards q3 shaped.
+rxe_planes 4
+ip netns exec pl1 tc qdisc replace dev q3 root tbf rate 8mbit burst 32kbit latency 200ms
+planes_mpirun 4 $F mesh run --pattern ring --devices eth0,eth1 --sizes 512K -n 2 -w 1 \
+    --step-timeout 10s -o planes.json 2> planes.err
+echo "planes_rc=$?"
+sed 's/^/planes: /' planes.err
 )SH",
                         std::chrono::seconds(400));
     ASSERT_EQ(g.exit_code, 0) << g.output;
@@ -143,6 +155,31 @@ unimpair_link l1 "$spine"
     EXPECT_LT(shaped["ring"]["sizes"][0]["busbw_GBps"].get<double>(), busbw / 2);
     EXPECT_NE(g.output.find("shaped: ring: slowest edge"), std::string::npos) << g.output;
     EXPECT_NE(g.output.find("of its bus bandwidth"), std::string::npos);
+
+    // Two planes: a ring each, at once; plane 1's runs at q3's shaped port.
+    json planes = g.file("planes.json", "mesh-run.schema.json");
+    EXPECT_EQ(g.value("planes_rc"), "1") << g.output;  // plane 1's slow edge
+    EXPECT_EQ(planes["status"], "complete");
+    ASSERT_EQ(planes["rings"].size(), 2u) << planes["rings"].dump();
+    EXPECT_EQ(planes["rings"][0]["order"], json::array({0, 2, 4, 6}));
+    EXPECT_EQ(planes["rings"][1]["order"], json::array({1, 3, 5, 7}));
+    // Each rank found its plane's device by the interface it runs over.
+    EXPECT_EQ(planes["ranks"][0]["device"], "rxe_q1_0");
+    EXPECT_EQ(planes["ranks"][1]["device"], "rxe_q1_1");
+    for (const json& f : planes["flows"]) EXPECT_TRUE(f["measured"].get<bool>()) << f.dump();
+    const json& slow_plane = planes["rings"][1]["slowest_edge"];
+    ASSERT_TRUE(slow_plane.is_object());
+    EXPECT_EQ(slow_plane["dst_host"], "q3") << slow_plane.dump();
+    const double busbw0 = planes["rings"][0]["sizes"][0]["busbw_GBps"].get<double>();
+    const double busbw1 = planes["rings"][1]["sizes"][0]["busbw_GBps"].get<double>();
+    EXPECT_GT(busbw0, 2 * busbw1) << g.output;
+    const json& job = planes["ring_planes"];
+    ASSERT_TRUE(job.is_object()) << g.output;
+    EXPECT_EQ(job["slowest_plane"], 1);
+    EXPECT_NEAR(job["busbw_GBps"].get<double>(), 2 * busbw1, 1e-9);
+    EXPECT_GT(job["cost"].get<double>(), 0.5);
+    EXPECT_NE(g.output.find("planes: rings: plane 1's ring is the slowest of 2"), std::string::npos)
+        << g.output;
 }
 
 }  // namespace
