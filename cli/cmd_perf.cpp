@@ -33,8 +33,10 @@ struct DeviceOptions {
 };
 
 void add_device_options(CLI::App* cmd, DeviceOptions& d) {
-    cmd->add_option("-d,--ib-dev", d.device, "RDMA device, or on RoCE the network interface it runs over (default: the first; "
-                    "perftest's -d)");
+    cmd->add_option(
+        "-d,--ib-dev", d.device,
+        "RDMA device, or on RoCE the network interface it runs over (default: the first; "
+        "perftest's -d)");
     cmd->add_option("-i,--ib-port", d.port, "Device port (default: the first active)");
     cmd->add_option("-x,--gid-index", d.gid_index,
                     "GID index (default: a RoCE v2 IPv4 GID on RoCE, 0 on IB)");
