@@ -45,14 +45,20 @@ std::vector<std::vector<MeshPair>> mesh_rounds(
     return out;
 }
 
+std::map<int, std::vector<MeshRank>> ranks_by_plane(const std::vector<MeshRank>& ranks) {
+    std::map<int, std::vector<MeshRank>> by;
+    for (const MeshRank& r : ranks)
+        if (r.error.empty() && !r.gone && !r.coordinator) by[r.plane].push_back(r);
+    return by;
+}
+
 std::vector<std::vector<int>> all_pairs_members(const std::vector<MeshRank>& ranks) {
-    std::map<int, std::vector<int>> by_plane;
-    for (const MeshRank& r : ranks) {
-        if (r.error.empty() && !r.gone && !r.coordinator) by_plane[r.plane].push_back(r.rank);
-    }
     std::vector<std::vector<int>> out;
-    out.reserve(by_plane.size());
-    for (auto& [plane, members] : by_plane) out.push_back(std::move(members));
+    for (const auto& [plane, members] : ranks_by_plane(ranks)) {
+        std::vector<int>& ids = out.emplace_back();
+        ids.reserve(members.size());
+        for (const MeshRank& r : members) ids.push_back(r.rank);
+    }
     return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -29,6 +30,10 @@ std::vector<std::vector<MeshPair>> mesh_rounds(
 
 /// All-pairs within each plane, planes side by side, over the ranks that can test.
 std::vector<std::vector<MeshPair>> plan_all_pairs(const std::vector<MeshRank>& ranks);
+/// The ranks that can test (no error, not gone, not the coordinator), by
+/// plane: all-pairs pairs them within each plane, the ring makes each plane
+/// a ring.
+std::map<int, std::vector<MeshRank>> ranks_by_plane(const std::vector<MeshRank>& ranks);
 /// The same in two steps: each plane's ranks that can test, and their
 /// rounds. A plan carries the members, not the rounds: N-1 rounds of N/2
 /// pairs are 48 MB of JSON at 2,048 ranks, the members 10 KB.

@@ -46,14 +46,6 @@ uint32_t chunk_of(uint64_t bytes, size_t n) {
     return static_cast<uint32_t>(std::max<uint64_t>(1, (bytes + n - 1) / n));
 }
 
-/// The ranks able to take part, by plane: each plane is its own ring.
-std::map<int, std::vector<MeshRank>> ranks_by_plane(const std::vector<MeshRank>& ranks) {
-    std::map<int, std::vector<MeshRank>> by;
-    for (const MeshRank& r : ranks)
-        if (r.error.empty() && !r.gone && !r.coordinator) by[r.plane].push_back(r);
-    return by;
-}
-
 /// One rank's ring through its steps.
 struct Ring {
     Ring(MeshComm& c, const OpenDevice& op, const MeshRunOptions& opts, const StopToken& st)
