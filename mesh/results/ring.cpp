@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace fabscope::perf {
 
@@ -91,21 +92,23 @@ RingPlanesCost ring_planes_cost(const std::vector<RingResult>& rings) {
         if (!at) return c;
         common = std::min(common, at->bytes);
     }
-    auto busbw = [&](const RingResult& r) {
-        for (const RingSize& s : r.sizes)
-            if (s.measured && s.bytes == common) return s.busbw_gbs;
-        return 0.0;
-    };
-    for (size_t i = 0; i < rings.size(); ++i) {
-        if (busbw(rings[i]) <= 0) return c;
-        if (busbw(rings[i]) < busbw(rings[c.slowest])) c.slowest = i;
-        if (busbw(rings[i]) > busbw(rings[c.fastest])) c.fastest = i;
+    std::vector<double> busbw;  // each ring's at that size
+    busbw.reserve(rings.size());
+    for (const RingResult& r : rings) {
+        auto at = std::find_if(r.sizes.begin(), r.sizes.end(),
+                               [&](const RingSize& s) { return s.measured && s.bytes == common; });
+        if (at == r.sizes.end() || at->busbw_gbs <= 0) return c;
+        busbw.push_back(at->busbw_gbs);
     }
+    const auto slowest = std::min_element(busbw.begin(), busbw.end());
+    const auto fastest = std::max_element(busbw.begin(), busbw.end());  // the first of equals
+    c.slowest = static_cast<size_t>(slowest - busbw.begin());
+    c.fastest = static_cast<size_t>(fastest - busbw.begin());
     const auto planes = static_cast<double>(rings.size());
     c.found = true;
     c.bytes = common;
-    c.busbw_gbs = planes * busbw(rings[c.slowest]);
-    c.busbw_if_fastest_gbs = planes * busbw(rings[c.fastest]);
+    c.busbw_gbs = planes * *slowest;
+    c.busbw_if_fastest_gbs = planes * *fastest;
     c.share = std::clamp(1 - c.busbw_gbs / c.busbw_if_fastest_gbs, 0.0, 1.0);
     return c;
 }
