@@ -71,9 +71,29 @@ void expect_shaped_cable(const json& doc, const std::string& top_line) {
     EXPECT_EQ(top_line.rfind(fmt::format("suspect: cable {}", kShaped), 0), 0u) << top_line;
 }
 
-/// Whether a lane's name is the shaped cable l1 <-> s2, either way.
+/// Whether a lane's name is the shaped cable l1 <-> s2, either way. A traced
+/// lane names an end's address only where a trace saw that end answer (a run
+/// that crossed the cable one way only has "s2 -> l1[10.9.12.0]"), so the
+/// lane is matched by its routers: l1 and s2 share one cable in this fabric.
 bool on_shaped_cable(const std::string& lane) {
-    return lane == "l1[10.9.12.0] -> s2[10.9.12.1]" || lane == "s2[10.9.12.1] -> l1[10.9.12.0]";
+    std::string routers;
+    bool in_address = false;
+    for (char c : lane) {
+        if (c == '[') in_address = true;
+        if (!in_address) routers += c;
+        if (c == ']') in_address = false;
+    }
+    return routers == "l1 -> s2" || routers == "s2 -> l1";
+}
+
+/// Whether a flow of a mesh report crosses the shaped cable.
+bool crosses_shaped_cable(const json& doc, const json& flow) {
+    for (const json& l : flow["lanes"]) {
+        for (const json& lane : doc["fabric"]["lanes"]) {
+            if (lane["lane"] == l && on_shaped_cable(lane["name"].get<std::string>())) return true;
+        }
+    }
+    return false;
 }
 
 void expect_agents_ring(const VmRun& g) {
@@ -88,12 +108,7 @@ void expect_agents_ring(const VmRun& g) {
     bool any_crosses = false;
     for (const json& f : ring["flows"]) {
         EXPECT_NE(f["src_host"], "c2");
-        for (const json& l : f["lanes"]) {
-            for (const json& lane : ring["fabric"]["lanes"]) {
-                if (lane["lane"] == l && on_shaped_cable(lane["name"].get<std::string>()))
-                    any_crosses = true;
-            }
-        }
+        any_crosses |= crosses_shaped_cable(ring, f);
     }
     const json& slowest = ring["ring"]["slowest_edge"];
     std::printf("agents ring: %s edge crosses the shaped cable; slowest edge %s\n",
@@ -232,6 +247,7 @@ grep -E '^(mesh run|srun|suspect|cover|paths):' srun.err
     EXPECT_TRUE(named) << all["findings"].dump();
     size_t traced = 0;
     size_t failed = 0;
+    size_t through_shaped = 0;
     size_t slow_with_loss = 0;
     size_t healthy_with_loss = 0;
     for (const json& f : all["flows"]) {
@@ -246,10 +262,14 @@ grep -E '^(mesh run|srun|suspect|cover|paths):' srun.err
         for (const json& c : f["congestion"]) loss = loss || c["kind"] == "loss_on_lossless_class";
         (f["slow"].get<bool>() ? slow_with_loss : healthy_with_loss) += loss;
         // A flow through the shaped cable may time out (RC retries behind
-        // the shaper): it then counts as slow, ratio 0.
+        // the shaper; 12 flows in one CI run): it then counts as slow,
+        // ratio 0. No other flow may fail.
+        const bool shaped = crosses_shaped_cable(all, f);
+        through_shaped += shaped;
         if (!f["ok"].get<bool>()) {
             ++failed;
             EXPECT_TRUE(f["slow"].get<bool>()) << f.dump();
+            EXPECT_TRUE(shaped) << f.dump();
         }
         bool same_leaf = f["src_host"].get<std::string>()[0] == f["dst_host"].get<std::string>()[0];
         if (!same_leaf) {
@@ -258,7 +278,7 @@ grep -E '^(mesh run|srun|suspect|cover|paths):' srun.err
         }
     }
     EXPECT_EQ(traced, 42u);  // 8 ranks, 6 of the 7 others on another leaf, minus c2's
-    EXPECT_LE(failed, 10u);
+    EXPECT_GT(through_shaped, 0u) << failed;
     std::printf("all-pairs: loss found in %zu slow flows and %zu healthy ones\n", slow_with_loss,
                 healthy_with_loss);
     EXPECT_GT(slow_with_loss, 0u);
