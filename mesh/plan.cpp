@@ -268,4 +268,22 @@ std::vector<std::vector<MeshPair>> plan_rounds(const json& plan, size_t ranks) {
     return rounds;
 }
 
+std::vector<std::vector<int>> plan_ring_orders(const json& plan, size_t ranks) {
+    auto orders = plan.at("orders").get<std::vector<std::vector<int>>>();
+    if (orders.empty()) throw std::out_of_range("no ring");
+    std::vector<bool> seen(ranks, false);
+    for (size_t i = 0; i < orders.size(); ++i) {
+        if (orders[i].size() < 2)
+            throw std::out_of_range(fmt::format("ring {} has fewer than two ranks", i + 1));
+        for (int r : orders[i]) {
+            if (r < 0 || static_cast<size_t>(r) >= ranks)
+                throw std::out_of_range(fmt::format("rank {} of {} in ring {}", r, ranks, i + 1));
+            if (seen[static_cast<size_t>(r)])
+                throw std::out_of_range(fmt::format("rank {} twice in the rings", r));
+            seen[static_cast<size_t>(r)] = true;
+        }
+    }
+    return orders;
+}
+
 }  // namespace fabscope::perf

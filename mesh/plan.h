@@ -101,5 +101,9 @@ std::vector<std::vector<MeshPair>> rounds_from_json(const nlohmann::json& j);
 /// (every rank in range, none twice in a round; throws on a bad plan).
 void add_plan_rounds(const MeshRunData& d, nlohmann::json& plan);
 std::vector<std::vector<MeshPair>> plan_rounds(const nlohmann::json& plan, size_t ranks);
+/// A ring plan's rings (its "orders"), checked against the `ranks` of the
+/// run: at least one ring, each of two ranks or more, every rank in range
+/// and in one ring once at most (throws on a bad plan).
+std::vector<std::vector<int>> plan_ring_orders(const nlohmann::json& plan, size_t ranks);
 
 }  // namespace fabscope::perf

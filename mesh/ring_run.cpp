@@ -194,14 +194,13 @@ bool start(Ring& x) {
     }
     if (!plan) return false;
     auto read = [&](const json& p) {
-        const auto orders = p.at("orders").get<std::vector<std::vector<int>>>();
+        const auto orders = plan_ring_orders(p, x.known.size());
         x.sizes = p.at("sizes").get<std::vector<uint64_t>>();
         x.iterations = p.at("iterations").get<uint32_t>();
         x.warmup = p.at("warmup").get<uint32_t>();
         x.timeout = Millis(p.at("timeout_ms").get<int64_t>());
-        if (x.sizes.empty() || orders.empty()) throw std::out_of_range("no ring");
+        if (x.sizes.empty()) throw std::out_of_range("no message size");
         for (const std::vector<int>& order : orders) {
-            if (order.size() < 2) throw std::out_of_range("a ring of fewer than two ranks");
             auto at = std::find(order.begin(), order.end(), x.ranks.me());
             if (at == order.end()) continue;
             x.order = order;

@@ -428,5 +428,17 @@ TEST(MeshPlanMessage, APlanWhoseRoundsNameARankOutOfRangeOrTwiceIsRefused) {
     EXPECT_THROW(plan_rounds(json{{"all_pairs", {{0, 1, 1}}}}, 4), std::out_of_range);
 }
 
+TEST(MeshPlanMessage, ARingPlanWhoseOrdersNameARankOutOfRangeOrTwiceIsRefused) {
+    auto orders = [](const char* text) { return plan_ring_orders(nlohmann::json::parse(text), 5); };
+    // Two planes' rings over ranks 1..4 (rank 0 coordinates through agents).
+    EXPECT_EQ(orders(R"({"orders": [[1, 3], [2, 4]]})").size(), 2u);
+    for (const char* bad : {R"({"orders": []})", R"({"orders": [[1]]})", R"({"orders": [[1, 5]]})",
+                            R"({"orders": [[-1, 2]]})", R"({"orders": [[1, 2, 1]]})",
+                            R"({"orders": [[1, 2], [2, 3]]})"}) {
+        EXPECT_THROW(orders(bad), std::out_of_range) << bad;
+    }
+    EXPECT_THROW(orders(R"({"orders": [[1, "2"]]})"), nlohmann::json::exception);
+}
+
 }  // namespace
 }  // namespace fabscope::perf
