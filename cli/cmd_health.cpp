@@ -33,7 +33,9 @@ void add_health(CLI::App& app, Context& ctx) {
         "error counters (for Slurm's HealthCheckProgram or NHC)");
     cmd->add_option("--sysfs-root", o->sysfs_root,
                     "Read sysfs under DIR instead of / (a fixture tree or a copied host)");
-    cmd->add_option("--plan", o->plan, "Ports must run at the plan's expect: {width, speed}")
+    cmd->add_option("--plan", o->plan,
+                    "Ports must run at the plan's expect: {width, speed} and hold the cable "
+                    "its links give them (cable: {vendor, part_number, length_m})")
         ->check(CLI::ExistingFile);
     cmd->add_option("--expect", o->expect,
                     "What this host should have (YAML): devices, expect: {width, speed}, "
@@ -74,6 +76,8 @@ fabric-wide; well under a second):
   counters    symbol_error, link_error_recovery, link_downed, port_rcv_errors,
               port_rcv_remote_physical_errors, local_link_integrity_errors,
               excessive_buffer_overrun_errors not risen since the last run (--state)
+  module      each RoCE port's module within its own alarm and warning
+              thresholds; with --plan, the cable the plan gives its link
 A file that cannot be read or holds a bad value is a warning naming it.
 
 On failure one line with the reason goes to stderr; with --drain the node is

@@ -189,6 +189,53 @@ std::vector<HealthFinding> check_modules(const HostInventory& inv) {
     return out;
 }
 
+namespace {
+
+/// Whether a plan's node name is device `d` of this host.
+bool names_device(const std::string& node, const HostInventory& inv, const RdmaDevice& d,
+                  const std::string& host) {
+    if (host.empty()) return false;
+    if (node == fmt::format("{} {}", host, d.name)) return true;
+    return inv.devices.size() == 1 && node == host;
+}
+
+}  // namespace
+
+std::vector<HealthFinding> check_planned_cables(const HostInventory& inv, const HealthExpect& e) {
+    std::vector<HealthFinding> out;
+    for (const auto& d : inv.devices) {
+        for (const auto& p : d.ports) {
+            for (const PlannedCable& c : e.cables) {
+                if (c.port != p.port || !names_device(c.node, inv, d, e.host)) continue;
+                const std::string planned = fmt::format("the plan's cable {} ({})",
+                                                        describe_cable(c.cable), e.cable_source);
+                if (!p.module || !p.module->info) {
+                    const std::string why =
+                        !p.module ? (p.roce() ? "its module was not read"
+                                              : "health reads the modules of RoCE ports only")
+                        : p.module->detail.empty()
+                            ? fmt::format("module {}", p.module->status)
+                            : fmt::format("module {}: {}", p.module->status, p.module->detail);
+                    out.push_back({"module", HealthSeverity::Warning, port_name(d, p),
+                                   fmt::format("{} port {}: {} was not checked: {}", d.name, p.port,
+                                               planned, why)});
+                    continue;
+                }
+                const ModuleInfo& m = *p.module->info;
+                CableMismatch x = cable_mismatch(c.cable, m);
+                if (x.differences.empty()) continue;
+                out.push_back(
+                    {"module", x.wrong_part ? HealthSeverity::Error : HealthSeverity::Warning,
+                     port_name(d, p),
+                     fmt::format("{} port {} ({}) module {} {} {}: not {}: {}", d.name, p.port,
+                                 p.netdev ? p.netdev->name : "", m.vendor, m.part_number, m.serial,
+                                 planned, fmt::join(x.differences, "; "))});
+            }
+        }
+    }
+    return out;
+}
+
 std::vector<HealthFinding> check_ib_sm(const HostInventory& inv) {
     std::vector<HealthFinding> out;
     for (const auto& d : inv.devices) {
@@ -277,6 +324,7 @@ HealthResult check_health(const HostInventory& inv, const HealthExpect& e,
     add(check_roce_gid(inv));
     add(check_ib_sm(inv));
     add(check_modules(inv));
+    add(check_planned_cables(inv, e));
     if (before) add(check_counters(inv, *before, e));
     if (!r.expected.width && !r.expected.speed) {
         std::set<std::string> rates;

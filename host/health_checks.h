@@ -49,6 +49,14 @@ std::vector<HealthFinding> check_ib_sm(const HostInventory& inv);
 /// warning threshold or a latched alarm a warning. A port without a module
 /// to read (a veth, Soft-RoCE) is no finding.
 std::vector<HealthFinding> check_modules(const HostInventory& inv);
+/// Each port the plan gives a cable (HealthExpect::cables) against its
+/// module: a plan end names a port of this host as "HOST DEVICE" (as
+/// `plan --from` writes a RoCE snapshot's hosts) or, on a host with one
+/// device, as "HOST". Another vendor or part number is an error (the wrong
+/// cable), another length a warning; a planned port whose module could not
+/// be read (a veth, an InfiniBand port: health reads RoCE ports' modules) a
+/// warning that the cable went unchecked.
+std::vector<HealthFinding> check_planned_cables(const HostInventory& inv, const HealthExpect& e);
 std::vector<HealthFinding> check_counters(const HostInventory& inv, const CounterState& before,
                                           const HealthExpect& e);
 /// Every inventory problem as a warning naming its file.

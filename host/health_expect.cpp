@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "model/plan.h"
 #include "model/yaml_io.h"
 
 namespace fabscope::host {
@@ -78,6 +79,15 @@ Result<HealthExpect> parse_health_expect(const std::string& text, const std::str
     return yaml_io::load_text<HealthExpect>(
         text, origin, "health expectations",
         [&](const YAML::Node& root) { return read_expect(root, origin); });
+}
+
+std::vector<PlannedCable> planned_cables(const Plan& plan) {
+    std::vector<PlannedCable> out;
+    for (const PlanLink& l : plan.links) {
+        if (!l.cable) continue;
+        for (const PlanEnd& end : {l.a, l.b}) out.push_back({end.node, end.port, *l.cable});
+    }
+    return out;
 }
 
 }  // namespace fabscope::host

@@ -14,11 +14,24 @@
 #include <vector>
 
 #include "model/link_rate.h"
+#include "model/plan_cable.h"
 #include "util/result.h"
+
+namespace fabscope {
+struct Plan;
+}
 
 namespace fabscope::host {
 
 inline constexpr int kHealthExpectVersion = 1;
+
+/// A plan link's end with the cable planned on it: `health --plan` checks
+/// the module of the port it names, where that port is this host's.
+struct PlannedCable {
+    std::string node;  ///< as the plan names it: "h1 mlx5_0", or "h1" for a one-device host
+    int port = 0;
+    PlanCable cable;
+};
 
 struct HealthExpect {
     std::vector<std::string> devices;  ///< devices that must be present by name
@@ -27,7 +40,13 @@ struct HealthExpect {
     std::optional<Speed> speed;
     std::string rate_source;  ///< where width/speed came from: "--expect FILE", "--plan FILE"
     std::map<std::string, uint64_t> counter_rise;  ///< allowed rise per counter
+    std::vector<PlannedCable> cables;              ///< from --plan
+    std::string cable_source;                      ///< "--plan FILE"
+    std::string host;  ///< this host as a plan names it (the node name health reports)
 };
+
+/// The ends of the plan's links that carry a cable, for check_planned_cables.
+std::vector<PlannedCable> planned_cables(const Plan& plan);
 
 /// Reads an --expect file; errors are "file:line:col: what", code 2.
 Result<HealthExpect> load_health_expect(const std::string& path);

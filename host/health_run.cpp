@@ -93,14 +93,18 @@ Result<HealthExpect> expectations(const HealthRequest& o) {
     if (!o.plan.empty()) {
         auto plan = load_plan(o.plan);
         if (!plan) return plan.error();
-        if (!plan->width && !plan->speed)
+        e.cables = planned_cables(*plan);
+        if (!plan->width && !plan->speed && e.cables.empty())
             return make_error(
                 fmt::format("{}: the plan gives no link rate (expect: {{width: 4X, "
-                            "speed: HDR}}) for health to check ports against",
+                            "speed: HDR}}) and no cable for health to check ports against",
                             o.plan));
-        e.width = plan->width;
-        e.speed = plan->speed;
-        e.rate_source = "--plan " + o.plan;
+        if (plan->width || plan->speed) {
+            e.width = plan->width;
+            e.speed = plan->speed;
+            e.rate_source = "--plan " + o.plan;
+        }
+        e.cable_source = "--plan " + o.plan;
     }
     return e;
 }
@@ -245,13 +249,14 @@ Result<int> run_health(const HealthRequest& o) {
     if (auto s = check_root(o.sysfs_root); !s) return s.error();
     auto e = expectations(o);
     if (!e) return e.error();
+    HealthMeta meta;
+    meta.node = slurm_node_name(o.node_name, std::getenv("SLURMD_NODENAME"), host_name());
+    e->host = meta.node;
     std::string state_path = state_path_of(o);
     HostInventory inv = read_host(o.sysfs_root);
     auto checked = check_node(o, inv, *e, state_path, started);
     if (!checked) return checked.error();
 
-    HealthMeta meta;
-    meta.node = slurm_node_name(o.node_name, std::getenv("SLURMD_NODENAME"), host_name());
     meta.started = started;
     meta.state_file = state_path;
     int code = tell_verdict(o, inv, checked->result, meta);

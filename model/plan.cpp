@@ -17,23 +17,64 @@ using yaml_io::fail;
 
 const std::set<std::string> kTierNames{"host", "leaf", "spine", "core"};
 
+/// One key of a rate map; false for a key that is not width or speed.
+bool read_rate_key(const std::string& key, const YAML::Node& value, std::optional<Width>& w,
+                   std::optional<Speed>& s) {
+    const std::string v = yaml_io::as_string(value);
+    if (key == "width") {
+        w = parse_width(v);
+        if (!w) fail(value, fmt::format("\"{}\" is not one of 1X, 2X, 4X, 8X, 12X", v));
+    } else if (key == "speed") {
+        s = parse_speed(v);
+        if (!s)
+            fail(value,
+                 fmt::format("\"{}\" is not one of SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR",
+                             v));
+    } else {
+        return false;
+    }
+    return true;
+}
+
 void read_rate(const YAML::Node& n, std::optional<Width>& w, std::optional<Speed>& s) {
     if (!n.IsMap()) fail(n, "expected {width: 4X, speed: HDR}");
     for (const auto& kv : n) {
-        std::string key = yaml_io::as_string(kv.first);
-        std::string v = yaml_io::as_string(kv.second);
-        if (key == "width") {
-            w = parse_width(v);
-            if (!w) fail(kv.second, fmt::format("\"{}\" is not one of 1X, 2X, 4X, 8X, 12X", v));
-        } else if (key == "speed") {
-            s = parse_speed(v);
-            if (!s)
-                fail(kv.second,
-                     fmt::format(
-                         "\"{}\" is not one of SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR", v));
-        } else {
+        const std::string key = yaml_io::as_string(kv.first);
+        if (!read_rate_key(key, kv.second, w, s))
             fail(kv.first, fmt::format("unknown key \"{}\" (width, speed)", key));
+    }
+}
+
+PlanCable read_cable(const YAML::Node& n) {
+    if (!n.IsMap()) fail(n, "cable: expected {vendor: .., part_number: .., length_m: ..}");
+    PlanCable c;
+    for (const auto& kv : n) {
+        const std::string key = yaml_io::as_string(kv.first);
+        if (key == "vendor") {
+            c.vendor = printable(yaml_io::as_string(kv.second));
+        } else if (key == "part_number") {
+            c.part_number = printable(yaml_io::as_string(kv.second));
+        } else if (key == "length_m") {
+            c.length_m = yaml_io::as_double(kv.second, 0.1, 10000);
+        } else {
+            fail(kv.first, fmt::format("unknown key \"{}\" (vendor, part_number, length_m)", key));
         }
+    }
+    if (c.vendor.size() > 64 || c.part_number.size() > 64)
+        fail(n, "cable: vendor and part number are at most 64 characters");
+    if (c.any()) fail(n, "cable: give a vendor, a part number or a length");
+    return c;
+}
+
+/// A link's fifth element: its rate and its cable.
+void read_link_options(const YAML::Node& n, PlanLink& l) {
+    if (!n.IsMap()) fail(n, "expected {width: .., speed: .., cable: {..}}");
+    for (const auto& kv : n) {
+        const std::string key = yaml_io::as_string(kv.first);
+        if (key == "cable")
+            l.cable = read_cable(kv.second);
+        else if (!read_rate_key(key, kv.second, l.width, l.speed))
+            fail(kv.first, fmt::format("unknown key \"{}\" (width, speed, cable)", key));
     }
 }
 
@@ -41,7 +82,7 @@ PlanLink read_link(const YAML::Node& n) {
     if (!n.IsSequence() || (n.size() != 4 && n.size() != 5)) {
         fail(n,
              "a link is [node, port, node, port] or [node, port, node, port, {width: .., speed: "
-             "..}]");
+             ".., cable: {..}}]");
     }
     PlanLink l;
     // Names are printed in findings: cleaned as node descriptions are.
@@ -51,7 +92,7 @@ PlanLink read_link(const YAML::Node& n) {
                   static_cast<uint8_t>(yaml_io::as_int(n[3], 0, 254))};
     if (l.a.node.empty() || l.b.node.empty()) fail(n, "a link needs two node names");
     if (l.a == l.b) fail(n, "a link cannot connect a port to itself");
-    if (n.size() == 5) read_rate(n[4], l.width, l.speed);
+    if (n.size() == 5) read_link_options(n[4], l);
     return l;
 }
 
@@ -285,6 +326,26 @@ Plan plan_from_fabric(const Fabric& f, const Tiers& tiers) {
     return p;
 }
 
+namespace {
+
+nlohmann::json cable_json(const PlanCable& c) {
+    nlohmann::json j = nlohmann::json::object();
+    if (!c.vendor.empty()) j["vendor"] = c.vendor;
+    if (!c.part_number.empty()) j["part_number"] = c.part_number;
+    if (c.length_m) j["length_m"] = *c.length_m;
+    return j;
+}
+
+void emit_cable(YAML::Emitter& out, const PlanCable& c) {
+    out << YAML::Key << "cable" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    if (!c.vendor.empty()) out << YAML::Key << "vendor" << YAML::Value << c.vendor;
+    if (!c.part_number.empty()) out << YAML::Key << "part_number" << YAML::Value << c.part_number;
+    if (c.length_m) out << YAML::Key << "length_m" << YAML::Value << *c.length_m;
+    out << YAML::EndMap;
+}
+
+}  // namespace
+
 nlohmann::json plan_to_json(const Plan& p) {
     nlohmann::json j{{"fabscope_plan", kPlanVersion}};
     if (p.width || p.speed) {
@@ -298,10 +359,11 @@ nlohmann::json plan_to_json(const Plan& p) {
     nlohmann::json links = nlohmann::json::array();
     for (const PlanLink& l : p.links) {
         nlohmann::json one{l.a.node, l.a.port, l.b.node, l.b.port};
-        if (l.width || l.speed) {
+        if (l.width || l.speed || l.cable) {
             nlohmann::json rate = nlohmann::json::object();
             if (l.width) rate["width"] = name(*l.width);
             if (l.speed) rate["speed"] = name(*l.speed);
+            if (l.cable) rate["cable"] = cable_json(*l.cable);
             one.push_back(std::move(rate));
         }
         links.push_back(std::move(one));
@@ -347,10 +409,11 @@ std::string plan_to_yaml(const Plan& p) {
     for (const PlanLink& l : p.links) {
         out << YAML::Flow << YAML::BeginSeq << l.a.node << static_cast<int>(l.a.port) << l.b.node
             << static_cast<int>(l.b.port);
-        if (l.width || l.speed) {
+        if (l.width || l.speed || l.cable) {
             out << YAML::Flow << YAML::BeginMap;
             if (l.width) out << YAML::Key << "width" << YAML::Value << std::string(name(*l.width));
             if (l.speed) out << YAML::Key << "speed" << YAML::Value << std::string(name(*l.speed));
+            if (l.cable) emit_cable(out, *l.cable);
             out << YAML::EndMap;
         }
         out << YAML::EndSeq;

@@ -11,6 +11,7 @@
 //     - [h0001, 1, leaf01, 1]
 //     - [leaf01, 3, spine01, 1]
 //     - [leaf02, 3, spine01, 2, {width: 1X}]  # a link planned below the default
+//     - [h0002, 1, leaf01, 2, {cable: {vendor: NVIDIA, part_number: MCP1650-H002E26, length_m: 2}}]
 //   leaf_spine: {links_per_pair: 1}         # or: just count leaf-spine links
 //   guids: {leaf01: "0x..."}                # optional: who was there (plan --from)
 //   sm: {standby: 1}                        # optional: standby SMs beside the master
@@ -29,6 +30,7 @@
 
 #include "model/fabric.h"
 #include "model/link_rate.h"
+#include "model/plan_cable.h"
 #include "model/tiers.h"
 #include "util/result.h"
 
@@ -48,6 +50,8 @@ struct PlanLink {
     PlanEnd b;
     std::optional<Width> width;  ///< overrides Plan::width for this link
     std::optional<Speed> speed;
+    /// The cable planned on it (health --plan checks a host port's module against it).
+    std::optional<PlanCable> cable;
 };
 
 /// A partition: its key and the hosts in it, by node name ("ALL": every CA).

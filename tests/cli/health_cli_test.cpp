@@ -98,6 +98,30 @@ TEST_F(HealthCli, ExpectationsFromFiles) {
     r = health("healthy", {"--no-state", "--plan", plan});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("expected 4X NDR (--plan " + plan + ")"), std::string::npos) << r.err;
+    // A plan of cables only: this host's planned port is named, and its
+    // cable went unchecked (a fixture tree has no module to read).
+    plan =
+        scratch_.write("cables.yaml",
+                       "fabscope_plan: 1\nlinks:\n"
+                       "  - [n1 mlx5_0, 1, leaf01, 1, {cable: {part_number: MCP1650-H002E26}}]\n"
+                       "  - [n2 mlx5_0, 1, leaf01, 2, {cable: {part_number: MCP1650-H002E26}}]\n");
+    r = health("healthy", {"--no-state", "--plan", plan, "--node-name", "n1", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& e : testing::text_schema_errors(r.out, "health.schema.json"))
+        ADD_FAILURE() << e;
+    size_t unchecked = 0;
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    for (const auto& f : doc["findings"]) {
+        if (f["check"] != "module") continue;
+        ++unchecked;
+        EXPECT_EQ(f["subject"], "mlx5_0/1") << f.dump();
+        EXPECT_EQ(f["severity"], "warning") << f.dump();
+        EXPECT_NE(f["message"].get<std::string>().find("MCP1650-H002E26 (--plan " + plan +
+                                                       ") was not checked"),
+                  std::string::npos)
+            << f.dump();
+    }
+    EXPECT_EQ(unchecked, 1u) << r.out;
 }
 
 TEST_F(HealthCli, BadInputIsExitTwoAndPermissionThree) {
@@ -111,6 +135,12 @@ TEST_F(HealthCli, BadInputIsExitTwoAndPermissionThree) {
     std::string plan = scratch_.write("plan.yaml", "fabscope_plan: 1\n");
     r = health("healthy", {"--plan", plan});
     EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("no link rate"), std::string::npos) << r.err;
+    plan = scratch_.write(
+        "cable.yaml", "fabscope_plan: 1\nlinks:\n  - [n1, 1, leaf01, 1, {cable: {length_m: 0}}]\n");
+    r = health("healthy", {"--plan", plan});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(plan + ":3:"), std::string::npos) << r.err;
     // A state folder that cannot be made (its parent is a file).
     std::string file = scratch_.write("file", "x");
     r = run({fabscope(), "health", "--sysfs-root", labtest::fixture("host/healthy"), "--state",
