@@ -106,6 +106,11 @@ void add_roce_discover_options(CLI::App* cmd, RoceDiscoverOptions& o) {
                     "the more ports; default 8)")
         ->check(CLI::Range(1, 256))
         ->needs(trace);
+    cmd->add_option("--tracers-per-leaf", o.tracers_per_leaf,
+                    "RoCE with --trace: hosts of each leaf that trace, each to one host under "
+                    "every other leaf (0: every host; default 2)")
+        ->check(CLI::Range(0, 1024))
+        ->needs(trace);
     cmd->add_option("--trace-timeout", o.trace_timeout,
                     "RoCE with --trace: each probe waits this long (default 300ms)")
         ->check([](const std::string& v) {
@@ -173,6 +178,7 @@ int run_discover_roce_mpi(const RoceRun& run, const host::RoceHost& mine) {
     request.gather_timeout_s = o.gather_timeout_s;
     request.trace = o.trace;
     request.trace_ports = o.trace_ports;
+    request.tracers_per_leaf = o.tracers_per_leaf;
     request.trace_timeout = *parse_duration(o.trace_timeout);
     request.quiet = run.g.quiet;
     if (o.trace) {

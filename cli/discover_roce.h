@@ -23,6 +23,7 @@ struct RoceDiscoverOptions {
     bool trace = false;                   ///< --trace: spines from traces between the ranks
     std::string names;                    ///< --names FILE: router names for the traces
     int trace_ports = 8;                  ///< --trace-ports: UDP source ports per pair
+    int tracers_per_leaf = 2;             ///< --tracers-per-leaf (0: every host)
     std::string trace_timeout = "300ms";  ///< --trace-timeout: per probe
 };
 

@@ -146,7 +146,7 @@ nlohmann::json trace_spines(perf::MeshComm& comm, const RoceRanksRequest& o, Gat
     perf::TraceOptions t;
     t.timeout = o.trace_timeout;
     auto got = perf::trace_between_ranks(
-        comm, e.addresses, perf::one_host_per_leaf(e.leaf_of_rank),
+        comm, e.addresses, perf::one_host_per_leaf(e.leaf_of_rank, o.tracers_per_leaf),
         perf::spread_udp_sports(std::clamp(o.trace_ports, 1, perf::kMaxTraceFlows)),
         perf::udp_tracer(t, o.names), g.gone, after_seconds(o.gather_timeout_s * 2 + 5),
         after_seconds(o.gather_timeout_s));

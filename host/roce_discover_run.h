@@ -26,6 +26,7 @@ struct RoceRanksRequest {
     bool trace = false;            ///< trace the spines between the ranks
     perf::HostNames names;         ///< the routers' names, by the addresses they answer from
     int trace_ports = 8;           ///< UDP source ports traced per pair
+    int tracers_per_leaf = 2;      ///< hosts of a leaf that trace (0: every host)
     Millis trace_timeout{300};     ///< per probe
     bool quiet = false;            ///< no progress line on stderr at rank 0
 };

@@ -86,7 +86,7 @@ std::optional<RankTraces> trace_between_ranks(
     return out;
 }
 
-TraceTargets one_host_per_leaf(const std::map<int, uint64_t>& leaf_of_rank) {
+TraceTargets one_host_per_leaf(const std::map<int, uint64_t>& leaf_of_rank, int tracers_per_leaf) {
     std::map<uint64_t, std::vector<int>> under;  // leaf -> its ranks, in rank order
     for (const auto& [rank, leaf] : leaf_of_rank)
         if (leaf != 0) under[leaf].push_back(rank);
@@ -94,6 +94,7 @@ TraceTargets one_host_per_leaf(const std::map<int, uint64_t>& leaf_of_rank) {
     for (const auto& [leaf, ranks] : under) {
         for (size_t i = 0; i < ranks.size(); ++i) {
             auto& to = out[ranks[i]];
+            if (tracers_per_leaf > 0 && i >= static_cast<size_t>(tracers_per_leaf)) continue;
             for (const auto& [other, there] : under)
                 if (other != leaf) to.push_back(there[i % there.size()]);
         }

@@ -55,6 +55,11 @@ std::optional<RankTraces> trace_between_ranks(
 /// gets one target per other leaf, rotated by its place under its own leaf
 /// so the hosts of a leaf spread over the other leaf's hosts. `leaf_of_rank`:
 /// rank -> its leaf's GUID (0: not known, then it traces to every rank).
-TraceTargets one_host_per_leaf(const std::map<int, uint64_t>& leaf_of_rank);
+/// With `tracers_per_leaf` above 0 only that many hosts of each leaf trace
+/// (the first in rank order; the others get no target): every host of a
+/// leaf sees the same uplinks, and each trace costs the routers on its way
+/// an ICMP reply each, which switches rate-limit.
+TraceTargets one_host_per_leaf(const std::map<int, uint64_t>& leaf_of_rank,
+                               int tracers_per_leaf = 0);
 
 }  // namespace fabscope::perf

@@ -117,6 +117,18 @@ TEST(RankTraces, OneHostPerOtherLeafRotatedByPlace) {
     EXPECT_EQ(t[4], (std::vector<int>{1, 5}));
     EXPECT_EQ(t[5], (std::vector<int>{0, 3}));
     EXPECT_EQ(t.count(6), 0U);  // no leaf known: it traces to everyone
+
+    // Two tracers a leaf: rank 2, third under leaf 10, traces nothing; the
+    // others as before, and rank 6 still to everyone.
+    TraceTargets two =
+        one_host_per_leaf({{0, 10}, {1, 10}, {2, 10}, {3, 20}, {4, 20}, {5, 30}, {6, 0}}, 2);
+    EXPECT_EQ(two[0], t[0]);
+    EXPECT_EQ(two[1], t[1]);
+    ASSERT_EQ(two.count(2), 1U);
+    EXPECT_TRUE(two[2].empty());
+    EXPECT_EQ(two[3], t[3]);
+    EXPECT_EQ(two[5], t[5]);
+    EXPECT_EQ(two.count(6), 0U);
 }
 
 }  // namespace
