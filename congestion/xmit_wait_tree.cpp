@@ -65,8 +65,11 @@ std::vector<WaitingPort> xmit_wait_shares(const Fabric& f, const CounterReadings
         w.ticks = rise->delta;
         w.cleared = rise->cleared;
         w.interval_s = static_cast<double>(ms) / 1000.0;
-        w.share = static_cast<double>(rise->delta) *
-                  xmit_wait_tick_seconds(*port->speed_active, tick_multiplier) / w.interval_s;
+        w.share =
+            static_cast<double>(rise->delta) *
+            xmit_wait_tick_seconds(*port->speed_active,
+                                   xmit_wait_tick_multiplier(f.node(ref.node), tick_multiplier)) /
+            w.interval_s;
         out.push_back(w);
     }
     std::sort(out.begin(), out.end(), hotter);

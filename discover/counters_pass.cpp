@@ -1,6 +1,11 @@
 #include "discover/counters_pass.h"
 
+#include <map>
+#include <tuple>
+
+#include "discover/pma_decode.h"
 #include "discover/pma_reading.h"
+#include "discover/smp_decode.h"
 
 namespace fabscope {
 namespace {
@@ -16,10 +21,44 @@ void read_port(SweepContext& ctx, std::map<PortRef, PmaReading>& out, Guid guid,
                        {MadEngine::key_of(n.path)});
 }
 
+/// Whether an SM runs on one of the node's ports (PortInfo IsSM; a switch's
+/// on port 0).
+bool runs_sm(const SweptNode& n) {
+    for (const auto& [port, raw] : n.replies.port_info) {
+        if ((decode_port_capability_mask(SmpData(raw)) & kCapIsSM) != 0) return true;
+    }
+    return false;
+}
+
+/// A PMA's model: nodes of one vendor, device and revision run the same
+/// PMA, and so count PortXmitWait in the same ticks.
+using PmaModel = std::tuple<uint32_t, uint16_t, uint32_t>;
+
+PmaModel model_of(const SweptNode& n) {
+    return {n.replies.info.vendor_id, n.replies.info.device_id, n.replies.info.revision};
+}
+
+/// PortSamplesControl of the node's first port read, for its Tick: asked of
+/// one node per PMA model (the others take its answer), optional (a PMA that
+/// refuses it, or returns it unanswered as ibsim does, leaves the default),
+/// and never of a node an SM runs on: an SM attached through ibsim's
+/// umad2sim receives what the simulator does not implement and dies of it,
+/// and nothing in a tick is worth that on the SM's node.
+void read_tick(SweptNode& n, uint8_t port, Lid lid, MadEngine& engine) {
+    const mad::Request req{mad::kClassPerf, mad::kAttrPortSamplesControl, 0, {{}, lid}, port};
+    engine.submit_optional(req,
+                           [&n](const MadResult& r) {
+                               if (r.ok())
+                                   n.pma_tick = samples_control_tick(mad::pma_data(r.reply));
+                           },
+                           {MadEngine::key_of(n.path)});
+}
+
 }  // namespace
 
 void counters_pass(SweepContext& ctx) {
     std::map<PortRef, PmaReading> readings;
+    std::map<PmaModel, Guid> tick_of;  // the node asked for each model's tick
     for (Guid guid : ctx.order) {
         const SweptNode& n = ctx.nodes.at(guid);
         if (n.is_switch() && !n.replies.port_info.count(0)) continue;  // its LID comes with port 0
@@ -28,11 +67,17 @@ void counters_pass(SweepContext& ctx) {
             Lid lid = n.lid(port);
             if (lid == 0) continue;  // PMA Gets are LID-routed; without an SM there is no LID
             read_port(ctx, readings, guid, port, lid);
+            if (!runs_sm(n) && tick_of.emplace(model_of(n), guid).second)
+                read_tick(ctx.nodes.at(guid), port, lid, ctx.engine);
         }
     }
     ctx.engine.run();
     for (const auto& [ref, r] : readings) {
         if (auto pc = r.counters()) ctx.nodes.at(ref.node).counters[ref.port] = *pc;
+    }
+    for (auto& [guid, n] : ctx.nodes) {
+        auto asked = tick_of.find(model_of(n));
+        if (asked != tick_of.end()) n.pma_tick = ctx.nodes.at(asked->second).pma_tick;
     }
 }
 

@@ -165,6 +165,20 @@ void MadEngine::on_receive(const ReceivedMad& r) {
         }
         return;
     }
+    if (h.base_version == 1 && h.method == mad::kMethodGet &&
+        h.mgmt_class == p.request.mgmt_class && h.attr_id == p.request.attr_id &&
+        h.attr_mod == p.request.attr_mod) {
+        // Our own request came back unanswered: the agent does not implement
+        // the attribute and no answer will follow (ibsim returns the Gets of
+        // attributes it lacks so). Refused at once, not after every attempt.
+        ++stats_.garbage;
+        MadResult res;
+        res.outcome = MadResult::Outcome::BadStatus;
+        res.attempts = p.attempts;
+        res.detail = "returned unanswered (attribute not implemented)";
+        complete(id, res);
+        return;
+    }
     if (h.base_version != 1 || h.method != mad::kMethodGetResp ||
         h.mgmt_class != p.request.mgmt_class || h.attr_id != p.request.attr_id ||
         h.attr_mod != p.request.attr_mod) {
@@ -215,7 +229,7 @@ void MadEngine::attempt_failed(uint64_t id, const std::string& why) {
         complete(id, MadResult{MadResult::Outcome::Unreachable, 0, {}, p.attempts, dead_why});
         return;
     }
-    ++stats_.timeouts;
+    ++(p.charged ? stats_.timeouts : stats_.optional_unanswered);
     std::string key = p.keys.front();
     const bool charged = p.charged;
     std::string where = p.request.to.str();

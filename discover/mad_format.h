@@ -37,6 +37,7 @@ inline constexpr uint16_t kAttrPortInfo = 0x0015;
 inline constexpr uint16_t kAttrPKeyTable = 0x0016;
 inline constexpr uint16_t kAttrLinearForwardingTable = 0x0019;
 inline constexpr uint16_t kAttrSMInfo = 0x0020;
+inline constexpr uint16_t kAttrPortSamplesControl = 0x0010;      // PMA (its Tick)
 inline constexpr uint16_t kAttrPortCounters = 0x0012;            // PMA
 inline constexpr uint16_t kAttrPortCountersExtended = 0x001D;    // PMA
 inline constexpr uint16_t kAttrPortVLXmitWaitCounters = 0x001C;  // PMA, optional

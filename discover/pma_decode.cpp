@@ -72,6 +72,10 @@ VlXmitWait decode_vl_xmit_wait(PmaData d) {
     return w;
 }
 
+uint8_t samples_control_tick(PmaData d) {
+    return static_cast<uint8_t>(field(d, IB_PSC_TICK_F));
+}
+
 uint8_t pma_port_select(PmaData d) {
     return d[1];
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Decoders for performance management replies: PortCounters (attribute
 // 0x12), PortCountersExtended (0x1D), PortVLXmitWaitCounters (0x1C),
-// PortRcvErrorDetails (0x15) and PortXmitDiscardDetails (0x16). Pure; field
+// PortRcvErrorDetails (0x15), PortXmitDiscardDetails (0x16) and the Tick of
+// PortSamplesControl (0x10). Pure; field
 // layouts are libibmad's.
 
 #include <cstdint>
@@ -24,6 +25,8 @@ void merge_rcv_error_details(PortCounters& pc, PmaData d);
 void merge_xmit_discard_details(PortCounters& pc, PmaData d);
 /// PortVLXmitWaitCounters (0x1C): PortVLXmitWait of VL0..VL15, 16 bits each.
 VlXmitWait decode_vl_xmit_wait(PmaData d);
+/// PortSamplesControl (0x10): its Tick (byte 2 of the data).
+uint8_t samples_control_tick(PmaData d);
 /// PortSelect echoed in a reply (byte 1 of the data).
 uint8_t pma_port_select(PmaData d);
 

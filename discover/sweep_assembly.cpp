@@ -11,6 +11,7 @@ Result<Fabric> assemble_fabric(SweepContext& ctx) {
         SweptNode& n = ctx.nodes.at(g);
         Node node = assemble_node(n.replies);
         node.lft = std::move(n.lft);
+        node.pma_tick = n.pma_tick;
         for (Port& p : node.ports) {
             if (auto c = n.counters.find(p.num); c != n.counters.end()) p.counters = c->second;
             if (auto s = n.sm.find(p.num); s != n.sm.end()) p.sm = s->second;

@@ -28,6 +28,7 @@ struct SweptNode {
     std::map<uint8_t, PortCounters> counters;        ///< complete readings only
     std::map<uint8_t, SmInfo> sm;                    ///< SMInfo answers, by port
     std::map<uint8_t, std::vector<uint16_t>> pkeys;  ///< P_Keys in use, by port
+    std::optional<uint8_t> pma_tick;                 ///< PortSamplesControl.Tick, if answered
 
     Guid guid() const { return replies.info.node_guid; }
     bool is_switch() const { return replies.info.type == NodeType::Switch; }

@@ -45,6 +45,10 @@ double xmit_wait_tick_seconds(Speed speed, int tick_multiplier) {
     return tick_multiplier * 8.0 / (lane_data_gbps(speed) * 1e9);
 }
 
+int xmit_wait_tick_multiplier(const Node* node, int fallback) {
+    return node && node->pma_tick ? *node->pma_tick + 1 : fallback;
+}
+
 std::vector<Finding> check_saturated(const Fabric& f, const CounterReadings& readings) {
     std::vector<Finding> out;
     for (const auto& [ref, pc] : readings) {
@@ -112,9 +116,10 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
                 continue;
             }
             const uint64_t delta = wait->delta;
-            double fraction =
-                static_cast<double>(delta) *
-                xmit_wait_tick_seconds(*port->speed_active, t.xmit_wait.tick_multiplier) / seconds;
+            const int multiplier =
+                xmit_wait_tick_multiplier(f.node(ref.node), t.xmit_wait.tick_multiplier);
+            double fraction = static_cast<double>(delta) *
+                              xmit_wait_tick_seconds(*port->speed_active, multiplier) / seconds;
             if (fraction < t.xmit_wait.warn) continue;
             Finding x = make_finding(
                 "xmit_wait", fraction >= t.xmit_wait.error ? Severity::Error : Severity::Warning,
@@ -127,7 +132,7 @@ std::vector<Finding> check_counter_rates(const Fabric& f, const CounterReadings&
                 {{"delta_ticks", delta},
                  {"fraction", fraction},
                  {"interval_s", seconds},
-                 {"tick_multiplier", t.xmit_wait.tick_multiplier}});
+                 {"tick_multiplier", multiplier}});
             out.push_back(std::move(x));
         }
     }

@@ -41,5 +41,10 @@ std::vector<Finding> check_unanswered(const Fabric& f, const CounterReadings& be
 
 /// Seconds one PortXmitWait tick lasts on a port running `speed`.
 double xmit_wait_tick_seconds(Speed speed, int tick_multiplier);
+/// The tick multiplier of a node's ports: its PMA's PortSamplesControl.Tick
+/// + 1 where a sweep read it (a tick of 4 ns at SDR, as qib's PMA reports
+/// Tick 0, 1 and 3 at SDR, DDR and QDR), else `fallback` (the thresholds'
+/// xmit_wait.tick_multiplier).
+int xmit_wait_tick_multiplier(const Node* node, int fallback);
 
 }  // namespace fabscope

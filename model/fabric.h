@@ -105,6 +105,10 @@ struct Node {
     /// Switches, from a sweep with routes: the linear forwarding table, the
     /// egress port for each destination LID (index), 255 = no route.
     std::vector<uint8_t> lft;
+    /// PortSamplesControl.Tick from its PMA, where a sweep with counters was
+    /// answered: a PortXmitWait tick is Tick + 1 byte times of a lane
+    /// (model/counter_checks.h xmit_wait_tick_multiplier).
+    std::optional<uint8_t> pma_tick;
 
     const Port* port(uint8_t num) const;
     Port* port(uint8_t num);

@@ -44,7 +44,10 @@ RateMap port_rates(const Fabric& f, const CounterReadings& before, const Counter
         if (auto d = delta(Counter::PortXmitWait); d && port && port->speed_active) {
             r.xmit_wait = std::min(
                 1.0, static_cast<double>(*d) *
-                         xmit_wait_tick_seconds(*port->speed_active, tick_multiplier) / r.seconds);
+                         xmit_wait_tick_seconds(
+                             *port->speed_active,
+                             xmit_wait_tick_multiplier(f.node(ref.node), tick_multiplier)) /
+                         r.seconds);
         }
         out[ref] = r;
     }

@@ -159,6 +159,7 @@ json node_json(const Node& n, int tier) {
            {"tier", tier_name(tier)},
            {"ports", std::move(ports)}};
     if (!n.lft.empty()) j["lft"] = n.lft;
+    if (n.pma_tick) j["pma_tick"] = *n.pma_tick;
     if (n.plane != 0) j["plane"] = n.plane;  // written only on later planes: old readers see one
     return j;
 }
@@ -177,6 +178,8 @@ Node node_from_json(const json& j) {
     n.enhanced_port0 = json_io::get_bool(j, "enhanced_port0", false);
     n.plane = static_cast<uint16_t>(
         j.contains("plane") ? json_io::get_uint_checked(j, "plane", UINT16_MAX) : 0);
+    if (j.contains("pma_tick"))
+        n.pma_tick = static_cast<uint8_t>(json_io::get_uint_checked(j, "pma_tick", UINT8_MAX));
     for (const json& p : json_io::get_array(j, "ports")) {
         n.ports.push_back(port_from_json(p));
         if (n.ports.back().num > n.num_ports)
@@ -225,9 +228,11 @@ json source_json(const SnapshotSource& src) {
            {"mads_sent", src.mads_sent}};
     if (const auto& m = src.mad_stats) {
         j["mad_stats"] = {
-            {"sent", m->sent},         {"answered", m->answered}, {"retries", m->retries},
-            {"timeouts", m->timeouts}, {"dropped", m->dropped},   {"unreachable", m->unreachable},
-            {"garbage", m->garbage},   {"stray", m->stray},       {"max_chain", m->max_chain}};
+            {"sent", m->sent},           {"answered", m->answered},
+            {"retries", m->retries},     {"timeouts", m->timeouts},
+            {"dropped", m->dropped},     {"unreachable", m->unreachable},
+            {"garbage", m->garbage},     {"stray", m->stray},
+            {"max_chain", m->max_chain}, {"optional_unanswered", m->optional_unanswered}};
     }
     if (src.sm_read) j["sm_read"] = true;
     if (src.pkeys_read) j["pkeys_read"] = true;
@@ -372,6 +377,7 @@ Result<Snapshot> snapshot_from_json(const json& j) {
                 st.unreachable = json_io::get_uint<uint64_t>(m, "unreachable", 0);
                 st.garbage = json_io::get_uint<uint64_t>(m, "garbage", 0);
                 st.stray = json_io::get_uint<uint64_t>(m, "stray", 0);
+                st.optional_unanswered = json_io::get_uint<uint64_t>(m, "optional_unanswered", 0);
                 st.max_chain = json_io::get_uint<int>(m, "max_chain", 0);
                 s.source.mad_stats = st;
             }

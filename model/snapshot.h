@@ -22,7 +22,10 @@ struct MadStats {
     uint64_t sent = 0;      ///< attempts put on the wire
     uint64_t answered = 0;  ///< requests completed with a GetResp
     uint64_t retries = 0;
-    uint64_t timeouts = 0;     ///< requests that failed after every attempt
+    uint64_t timeouts = 0;  ///< requests that failed after every attempt
+    /// Optional attributes (a PMA may lack them) unanswered after every
+    /// attempt: not a timeout of the fabric.
+    uint64_t optional_unanswered = 0;
     uint64_t dropped = 0;      ///< attempts the transport reported lost
     uint64_t unreachable = 0;  ///< requests not sent: their path was already dead
     uint64_t garbage = 0;      ///< replies that were no valid answer to their request

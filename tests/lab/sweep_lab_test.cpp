@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "lab_harness.h"
@@ -92,6 +93,21 @@ TEST_F(SweepLab648, TopologyCountersAndRoutesMatchThePeerTools) {
     const json& stats = snap["source"]["mad_stats"];
     EXPECT_EQ(stats["timeouts"], 0);
     EXPECT_GT(stats["max_chain"], 8);
+    // PortSamplesControl: the simulator has none, as perfquery -c finds; the
+    // sweep asked one node per PMA model (2 here), and the SM lives on.
+    std::set<std::pair<std::string, std::string>> models;
+    for (const json& n : snap["nodes"]) {
+        EXPECT_FALSE(n.contains("pma_tick")) << n["description"];
+        models.insert({n["vendor_id"].get<std::string>(), n["device_id"].get<std::string>()});
+    }
+    EXPECT_LE(stats["optional_unanswered"].get<size_t>(), models.size());
+    CmdResult sampctl = lab.exec({"perfquery", "-c", "2", "1"});
+    EXPECT_NE(sampctl.exit_code, 0);
+    EXPECT_NE((sampctl.out + sampctl.err).find("sampctlquery"), std::string::npos)
+        << sampctl.out << sampctl.err;
+    CmdResult sm = lab.exec({"sminfo"});
+    EXPECT_EQ(sm.exit_code, 0) << sm.err;
+    EXPECT_NE(sm.out.find("SMINFO_MASTER"), std::string::npos) << sm.out;
 
     // Counters against perfquery on the same ports.
     struct Probe {

@@ -343,7 +343,7 @@ TEST_F(ValidateLab, BadInputsAreExitTwoAndInterruptKeepsTheReport) {
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.err, "fabscope: " + bad +
                          ":3:5: a link is [node, port, node, port] or [node, port, node, port, "
-                         "{width: .., speed: ..}]\n");
+                         "{width: .., speed: .., cable: {..}}]\n");
     r = lab_->exec({fabscope(), "validate", "--interval", "soon"});
     EXPECT_EQ(r.exit_code, 2);
     std::remove(bad.c_str());

@@ -7,6 +7,8 @@
 
 #include "model/duration.h"
 #include "model/identity_checks.h"
+#include "model/port_rates.h"
+#include "model/snapshot.h"
 #include "model/thresholds.h"
 #include "test_fabrics.h"
 
@@ -106,6 +108,40 @@ TEST(CounterChecks, XmitWaitAsAShareOfTheInterval) {
     EXPECT_EQ(fs[0].severity, Severity::Warning);  // 10%: above 5%, below 20%
     EXPECT_NEAR(fs[0].evidence["fraction"].get<double>(), 0.10, 1e-9);
     EXPECT_DOUBLE_EQ(xmit_wait_tick_seconds(Speed::SDR, 1), 4e-9);  // the IBA's SDR symbol time
+}
+
+TEST(CounterChecks, ANodesOwnTickWinsOverTheThresholdsMultiplier) {
+    // leaf01's PMA said Tick 3: a tick is 4 byte times, so the same count is
+    // 40 % of the second, an error; leaf02 said nothing: the default, 10 %.
+    auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
+    testing::node_named(nodes, "leaf01").pma_tick = 3;
+    const Fabric f = *Fabric::build(nodes);
+    const PortRef told{f.find("leaf01")->guid, 3};
+    const PortRef untold{f.find("leaf02")->guid, 3};
+    EXPECT_EQ(xmit_wait_tick_multiplier(f.node(told.node), 1), 4);
+    EXPECT_EQ(xmit_wait_tick_multiplier(f.node(untold.node), 2), 2);
+    EXPECT_EQ(xmit_wait_tick_multiplier(nullptr, 2), 2);
+    CounterReadings before{{told, reading(0, {{Counter::PortXmitWait, 0}})},
+                           {untold, reading(0, {{Counter::PortXmitWait, 0}})}};
+    CounterReadings after{{told, reading(1000, {{Counter::PortXmitWait, 625000000}})},
+                          {untold, reading(1000, {{Counter::PortXmitWait, 625000000}})}};
+    auto fs = check_counter_rates(f, before, after, default_thresholds());
+    ASSERT_EQ(fs.size(), 2u);
+    for (const Finding& x : fs) {
+        const bool own = x.where.front() == told;
+        EXPECT_NEAR(x.evidence["fraction"].get<double>(), own ? 0.40 : 0.10, 1e-9) << x.summary;
+        EXPECT_EQ(x.evidence["tick_multiplier"], own ? 4 : 1);
+        EXPECT_EQ(x.severity, own ? Severity::Error : Severity::Warning);
+    }
+    // The rates of the TUI and congestion's shares read it the same way.
+    auto rates = port_rates(f, before, after, 1);
+    EXPECT_NEAR(rates.at(told).xmit_wait.value_or(0), 0.40, 1e-9);
+    EXPECT_NEAR(rates.at(untold).xmit_wait.value_or(0), 0.10, 1e-9);
+    // And a snapshot keeps it.
+    auto back = snapshot_from_json(snapshot_to_json(Snapshot{.fabric = f}));
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->fabric.node(told.node)->pma_tick, 3);
+    EXPECT_FALSE(back->fabric.node(untold.node)->pma_tick);
 }
 
 TEST(Thresholds, FileOverridesDefaults) {

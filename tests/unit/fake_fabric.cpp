@@ -263,6 +263,10 @@ std::optional<MadBytes> FakeFabric::answer(const Node& n, uint8_t arrival,
         const bool detail = h.attr_id == mad::kAttrPortRcvErrorDetails ||
                             h.attr_id == mad::kAttrPortXmitDiscardDetails;
         if (detail && details_refused.count(n.guid)) return mad::make_response(req, d, 0x000C);
+        if (h.attr_id == mad::kAttrPortSamplesControl && samples_tick.count(n.guid)) {
+            d[2] = samples_tick.at(n.guid);  // Tick: byte 2 of the data
+            return mad::make_response(req, d, 0);
+        }
         if (h.attr_id == mad::kAttrPortCounters)
             d = counters(*p, false);
         else if (h.attr_id == mad::kAttrPortCountersExtended)
@@ -272,6 +276,8 @@ std::optional<MadBytes> FakeFabric::answer(const Node& n, uint8_t arrival,
         else if (auto vl = vl_xmit_wait.find(PortRef{n.guid, sel});
                  h.attr_id == mad::kAttrPortVLXmitWaitCounters && vl != vl_xmit_wait.end())
             d = vl_counters(sel, vl->second);
+        else if (pma_returned.count(n.guid))
+            return req;
         else
             return mad::make_response(req, d, 0x000C);
         return mad::make_response(req, d, 0);

@@ -49,6 +49,12 @@ class FakeFabric final : public MadTransport {
     /// Nodes whose PMA refuses PortRcvErrorDetails and PortXmitDiscardDetails
     /// (status 0x000C); the others answer them from the ports' counters.
     std::set<Guid> details_refused;
+    /// PortSamplesControl.Tick of the nodes whose PMA answers it; others
+    /// refuse it (status 0x000C), or, in pma_returned, return it.
+    std::map<Guid, uint8_t> samples_tick;
+    /// Nodes whose PMA returns what it does not implement unanswered (the
+    /// request itself comes back, as ibsim does), not refused with a status.
+    std::set<Guid> pma_returned;
     /// Every PMA attribute asked of the fabric, in order (to count MADs by kind).
     mutable std::vector<uint16_t> pma_asked;
     /// Directed routes into a port that is not up: true = answered with 110

@@ -47,6 +47,53 @@ TEST(MadEngine, BadStatusIsNotRetried) {
     EXPECT_EQ(got.detail, "invalid attribute or modifier");
 }
 
+TEST(MadEngine, ARequestReturnedUnansweredIsRefusedAtOnce) {
+    // ibsim returns a PMA Get it does not implement as it came: no answer
+    // will follow, so the request fails now, not after three deadlines.
+    EngineRig rig;
+    const Node* leaf = rig.fabric.find("leaf01");
+    rig.fake.pma_returned.insert(leaf->guid);
+    MadEngine engine(rig.fake, rig.clock,
+                     EngineOptions{.window = 4, .timeout = 100ms, .retries = 2, .backoff = 2.0});
+    MadResult got;
+    engine.submit_optional(
+        mad::Request{mad::kClassPerf, mad::kAttrPortSamplesControl, 0, {{}, leaf->lid()}, 1},
+        [&](const MadResult& r) { got = r; });
+    engine.run();
+    EXPECT_EQ(got.outcome, MadResult::Outcome::BadStatus);
+    EXPECT_EQ(got.attempts, 1);
+    EXPECT_EQ(got.detail, "returned unanswered (attribute not implemented)");
+    EXPECT_LT(rig.clock.now() - Clock::time_point{}, 100ms);
+    // What it does implement it answers as before.
+    engine.submit(mad::Request{mad::kClassPerf, mad::kAttrPortCounters, 0, {{}, leaf->lid()}, 1},
+                  [&](const MadResult& r) { got = r; });
+    engine.run();
+    EXPECT_TRUE(got.ok()) << got.detail;
+}
+
+TEST(MadEngine, AnOptionalAttributeLeftUnansweredIsNoTimeout) {
+    EngineRig rig;
+    for (const Node& n : rig.fabric.nodes()) rig.fake.vl_xmit_wait_ignored.insert(n.guid);
+    MadEngine engine(rig.fake, rig.clock, EngineOptions{.timeout = 50ms});
+    int refused = 0;
+    int asked = 0;
+    for (const Node& n : rig.fabric.nodes()) {
+        if (n.lid() == 0) continue;
+        ++asked;
+        engine.submit_optional(mad::Request{mad::kClassPerf,
+                                            mad::kAttrPortVLXmitWaitCounters,
+                                            0,
+                                            {{}, n.lid()},
+                                            n.ports.back().num},
+                               [&](const MadResult& r) { refused += !r.ok(); });
+    }
+    engine.run();
+    ASSERT_GT(asked, 0);
+    EXPECT_EQ(refused, asked);
+    EXPECT_EQ(engine.stats().timeouts, 0u);
+    EXPECT_EQ(engine.stats().optional_unanswered, static_cast<uint64_t>(asked));
+}
+
 TEST(MadEngine, ADeadPathFailsEverythingBehindItWithoutSending) {
     EngineRig rig;
     rig.fake.behaviour(rig.fabric.find("leaf01")->guid).silent = true;

@@ -91,6 +91,43 @@ TEST(Sweep, ErrorDetailsAreAskedOnlyWhereTheirTotalIsAboveZero) {
     EXPECT_EQ(asked(mad::kAttrPortCounters), asked(mad::kAttrPortCountersExtended));
 }
 
+TEST(Sweep, TheTickIsAskedOncePerPmaModelNeverOfAnSmsNodeAndARefusalCostsNoTime) {
+    // Three PMA models: the hosts, the switches, and spine02 (another revision).
+    auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
+    for (Node& n : nodes) n.device_id = n.type == NodeType::Switch ? 0xD2F0 : 0x101B;
+    testing::node_named(nodes, "spine02").revision = 0xA1;
+    // The SM runs on h0001, the local host and the first node swept: its
+    // model's tick is asked of another host.
+    testing::node_named(nodes, "h0001 HCA-1").ports.front().capability_mask |= kCapIsSM;
+    Rig rig(nodes);
+    for (const Node& n : nodes) {
+        if (n.type == NodeType::Switch) rig.fake->samples_tick[n.guid] = 3;
+        if (n.type == NodeType::CA)
+            rig.fake->samples_tick[n.guid] = n.description[4] == '1' ? 7 : 0;
+    }
+    rig.fake->samples_tick.erase(rig.guid("spine02"));
+    rig.fake->pma_returned.insert(rig.guid("spine02"));  // as ibsim: the Get comes back
+    auto out = rig.sweep();
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_TRUE(out->problems.empty()) << out->problems.front().summary;
+    const Fabric& got = out->snapshot.fabric;
+    for (const char* sw : {"leaf01", "leaf02", "spine01"})
+        EXPECT_EQ(got.find(sw)->pma_tick, 3) << sw;
+    EXPECT_FALSE(got.find("spine02")->pma_tick);
+    for (const char* h : {"h0001 HCA-1", "h0002 HCA-1", "h0003 HCA-1", "h0004 HCA-1"})
+        EXPECT_EQ(got.find(h)->pma_tick, 0) << h;  // h0001's own 7 was never asked
+    const auto asked = std::count(rig.fake->pma_asked.begin(), rig.fake->pma_asked.end(),
+                                  mad::kAttrPortSamplesControl);
+    EXPECT_EQ(asked, 3);
+    ASSERT_TRUE(out->snapshot.source.mad_stats);
+    EXPECT_EQ(out->snapshot.source.mad_stats->timeouts, 0u);
+    EXPECT_EQ(out->snapshot.source.mad_stats->optional_unanswered, 0u);
+    // Nothing waited for a deadline: as long as a sweep whose PMAs refuse it.
+    Rig plain(nodes);
+    ASSERT_TRUE(plain.sweep());
+    EXPECT_LE(rig.clock.now(), plain.clock.now() + std::chrono::milliseconds(5));
+}
+
 TEST(Sweep, LeafSpineEqualsTheFabric) {
     auto nodes = testing::leaf_spine_nodes(
         {.spines = 3, .leaves = 4, .hosts_per_leaf = 3, .links_per_pair = 2});
