@@ -165,20 +165,6 @@ void MadEngine::on_receive(const ReceivedMad& r) {
         }
         return;
     }
-    if (h.base_version == 1 && h.method == mad::kMethodGet &&
-        h.mgmt_class == p.request.mgmt_class && h.attr_id == p.request.attr_id &&
-        h.attr_mod == p.request.attr_mod) {
-        // Our own request came back unanswered: the agent does not implement
-        // the attribute and no answer will follow (ibsim returns the Gets of
-        // attributes it lacks so). Refused at once, not after every attempt.
-        ++stats_.garbage;
-        MadResult res;
-        res.outcome = MadResult::Outcome::BadStatus;
-        res.attempts = p.attempts;
-        res.detail = "returned unanswered (attribute not implemented)";
-        complete(id, res);
-        return;
-    }
     if (h.base_version != 1 || h.method != mad::kMethodGetResp ||
         h.mgmt_class != p.request.mgmt_class || h.attr_id != p.request.attr_id ||
         h.attr_mod != p.request.attr_mod) {

@@ -376,6 +376,10 @@ Status FakeFabric::send(const mad::Address& to, const MadBytes& req, std::chrono
     }
     auto reply = answer(*n, arrival, req);
     if (!reply) return Ok{};
+    if (*reply == req) {  // not implemented: back at once with status 110, as ibsim does
+        deliver(std::chrono::milliseconds(0), ReceivedMad{req, 110});
+        return Ok{};
+    }
     if (b.status) {
         uint16_t st = b.status | (req[1] == mad::kClassSmpDirected ? 0x8000 : 0);
         (*reply)[4] = static_cast<uint8_t>(st >> 8);

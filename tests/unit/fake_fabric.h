@@ -52,8 +52,9 @@ class FakeFabric final : public MadTransport {
     /// PortSamplesControl.Tick of the nodes whose PMA answers it; others
     /// refuse it (status 0x000C), or, in pma_returned, return it.
     std::map<Guid, uint8_t> samples_tick;
-    /// Nodes whose PMA returns what it does not implement unanswered (the
-    /// request itself comes back, as ibsim does), not refused with a status.
+    /// Nodes whose PMA does not answer what it does not implement: the request
+    /// comes back at once with transport status 110 (as ibsim's do), not
+    /// refused with a MAD status.
     std::set<Guid> pma_returned;
     /// Every PMA attribute asked of the fabric, in order (to count MADs by kind).
     mutable std::vector<uint16_t> pma_asked;

@@ -47,9 +47,10 @@ TEST(MadEngine, BadStatusIsNotRetried) {
     EXPECT_EQ(got.detail, "invalid attribute or modifier");
 }
 
-TEST(MadEngine, ARequestReturnedUnansweredIsRefusedAtOnce) {
-    // ibsim returns a PMA Get it does not implement as it came: no answer
-    // will follow, so the request fails now, not after three deadlines.
+TEST(MadEngine, AnOptionalGetTheSimulatorReturnsCostsNoDeadline) {
+    // ibsim returns a PMA Get it does not implement at once, with transport
+    // status 110: tried again and given up on without waiting for a deadline,
+    // and no timeout of the fabric.
     EngineRig rig;
     const Node* leaf = rig.fabric.find("leaf01");
     rig.fake.pma_returned.insert(leaf->guid);
@@ -60,10 +61,12 @@ TEST(MadEngine, ARequestReturnedUnansweredIsRefusedAtOnce) {
         mad::Request{mad::kClassPerf, mad::kAttrPortSamplesControl, 0, {{}, leaf->lid()}, 1},
         [&](const MadResult& r) { got = r; });
     engine.run();
-    EXPECT_EQ(got.outcome, MadResult::Outcome::BadStatus);
-    EXPECT_EQ(got.attempts, 1);
-    EXPECT_EQ(got.detail, "returned unanswered (attribute not implemented)");
+    EXPECT_EQ(got.outcome, MadResult::Outcome::Timeout);
+    EXPECT_TRUE(got.lost);
+    EXPECT_EQ(got.attempts, 3);
     EXPECT_LT(rig.clock.now() - Clock::time_point{}, 100ms);
+    EXPECT_EQ(engine.stats().timeouts, 0u);
+    EXPECT_EQ(engine.stats().optional_unanswered, 1u);
     // What it does implement it answers as before.
     engine.submit(mad::Request{mad::kClassPerf, mad::kAttrPortCounters, 0, {{}, leaf->lid()}, 1},
                   [&](const MadResult& r) { got = r; });
