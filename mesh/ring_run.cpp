@@ -79,6 +79,10 @@ struct Ring {
     std::unique_ptr<TestEndpoint> from_prev;
     EndpointInfo next_info;
     std::map<int, json> paths;  ///< rank 0: each sender's traced edge
+    /// Rank 0: each rank's ring (an index of d.rings) and the edge it sends
+    /// on; -1 for a rank in none. Reports find their place at once: at 4,096
+    /// ranks a search per report would be 16 million comparisons a size.
+    std::vector<std::pair<int, int>> place;
     /// Rank 0: each end's counters over the ring go to its two edges' flows.
     StepCollector collect;
     CounterMap counted_before;  ///< this rank's device, before the first size
@@ -150,6 +154,12 @@ json plan_on_root(Ring& x) {
         d.spec.size = std::max(d.spec.size, chunk_of(largest, n));
         orders.push_back(ring.order);
         d.rings.push_back(std::move(ring));
+    }
+    x.place.assign(d.ranks.size(), {-1, -1});
+    for (size_t ri = 0; ri < d.rings.size(); ++ri) {
+        const std::vector<int>& order = d.rings[ri].order;
+        for (size_t e = 0; e < order.size(); ++e)
+            x.place.at(static_cast<size_t>(order[e])) = {static_cast<int>(ri), static_cast<int>(e)};
     }
     if (!edges.empty()) d.rounds = {edges};
     d.planned_rounds = d.rounds.size();
@@ -329,17 +339,28 @@ json my_size(Ring& x, size_t k) {
     return j;
 }
 
+/// Rank 0: the ring rank `r` is in and the edge it sends on; nullptr for a
+/// rank in none (rank 0 of agents).
+RingResult* ring_at(Ring& x, int r, size_t* edge) {
+    if (r < 0 || static_cast<size_t>(r) >= x.place.size() ||
+        x.place[static_cast<size_t>(r)].first < 0)
+        return nullptr;
+    const auto [ring, e] = x.place[static_cast<size_t>(r)];
+    *edge = static_cast<size_t>(e);
+    return &x.d.rings[static_cast<size_t>(ring)];
+}
+
 /// Rank 0: one rank's report of size k.
 void absorb_size(Ring& x, size_t k, int r, const json& j) {
-    RingResult* ring = ring_of(x.d.rings, r);
-    if (!ring) return;  // in no ring (rank 0 of agents)
+    size_t at = 0;
+    RingResult* ring = ring_at(x, r, &at);
+    if (!ring) return;
     RingSize& s = ring->sizes[k];
     const std::string error = j.value("error", "");
     if (j.contains("path")) x.paths[r] = j["path"];
-    for (RingEdge& e : s.edges) {
-        if (e.src != r) continue;
-        e.error = error;
-        if (!error.empty() || !j.contains("edge")) continue;
+    RingEdge& e = s.edges.at(at);
+    e.error = error;
+    if (error.empty() && j.contains("edge")) {
         const json& edge = j["edge"];
         e.steps = edge.value("steps", uint64_t{0});
         e.mean_us = edge.value("mean_us", 0.0);
@@ -445,9 +466,9 @@ void finish(Ring& x) {
     for (size_t i = 0; i < d.flows.size(); ++i) {
         MeshFlow& f = d.flows[i];
         if (auto p = x.paths.find(f.src); p != x.paths.end()) f.path = p->second;
-        const RingResult* ring = ring_of(d.rings, f.src);
+        size_t e = 0;
+        const RingResult* ring = ring_at(x, f.src, &e);
         const RingSize* at = ring ? ring_verdict_size(*ring) : nullptr;
-        const size_t e = ring ? i - ring->first_flow : 0;
         if (!at || e >= at->edges.size()) {
             f.error =
                 d.ranks[static_cast<size_t>(f.src)].gone || d.ranks[static_cast<size_t>(f.dst)].gone

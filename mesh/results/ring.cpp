@@ -57,27 +57,6 @@ const RingSize* ring_verdict_size(const RingResult& r) {
     return best;
 }
 
-namespace {
-
-template <typename Rings>
-auto* find_ring(Rings& rings, int rank) {
-    auto in = [rank](const RingResult& r) {
-        return std::find(r.order.begin(), r.order.end(), rank) != r.order.end();
-    };
-    auto at = std::find_if(rings.begin(), rings.end(), in);
-    return at == rings.end() ? nullptr : &*at;
-}
-
-}  // namespace
-
-const RingResult* ring_of(const std::vector<RingResult>& rings, int rank) {
-    return find_ring(rings, rank);
-}
-
-RingResult* ring_of(std::vector<RingResult>& rings, int rank) {
-    return find_ring(rings, rank);
-}
-
 std::string ring_name(const std::vector<RingResult>& rings, const RingResult& ring) {
     return rings.size() > 1 ? fmt::format("plane {}'s ring", ring.plane) : "the ring";
 }

@@ -95,10 +95,6 @@ RingCost ring_cost(const RingSize& s, size_t ranks, double slow_ratio);
 /// bandwidth has plateaued), or null.
 const RingSize* ring_verdict_size(const RingResult& r);
 
-/// The ring `rank` is in (null: none, as rank 0 of agents).
-const RingResult* ring_of(const std::vector<RingResult>& rings, int rank);
-RingResult* ring_of(std::vector<RingResult>& rings, int rank);
-
 /// "the ring", or with several planes "plane 1's ring".
 std::string ring_name(const std::vector<RingResult>& rings, const RingResult& ring);
 
