@@ -18,6 +18,7 @@
 #include "reports/junit_report.h"
 #include "reports/markdown_report.h"
 #include "reports/report_model.h"
+#include "roce_host_fixture.h"
 #include "schema_check.h"
 
 namespace fabscope {
@@ -121,22 +122,7 @@ ModulePages qsfp_dd() {
 /// A host of two ports: mlx5_0 port 1 (eth2) holding qsfp28(), rxe0 port 1
 /// without a module (a veth).
 host::HostInventory two_ports() {
-    host::HostInventory inv;
-    host::RdmaDevice d;
-    d.name = "mlx5_0";
-    host::HostPort port;
-    port.link_layer = "Ethernet";
-    port.netdev = host::NetDev{"eth2", 9000, "up"};
-    port.module = host::PortModule{"present", "", *decode_module(qsfp28())};
-    d.ports.push_back(port);
-    host::RdmaDevice veth;
-    veth.name = "rxe0";
-    host::HostPort vp;
-    vp.link_layer = "Ethernet";
-    vp.module = host::PortModule{"none", "Operation not supported", std::nullopt};
-    veth.ports.push_back(vp);
-    inv.devices = {d, veth};
-    return inv;
+    return testing::roce_host(*decode_module(qsfp28()));
 }
 
 TEST(ModuleEeprom, Sff8636IdentityMonitorsAndItsOwnLimits) {

@@ -12,6 +12,7 @@
 #include "host/inventory.h"
 #include "model/module_eeprom.h"
 #include "model/plan.h"
+#include "roce_host_fixture.h"
 #include "schema_check.h"
 
 namespace fabscope {
@@ -36,22 +37,7 @@ ModuleInfo sr4(const std::string& part, double length) {
 
 /// node01: mlx5_0 port 1 (eth2) holding `module`, rxe0 port 1 a veth.
 host::HostInventory node01(const ModuleInfo& module) {
-    host::HostInventory inv;
-    host::RdmaDevice d;
-    d.name = "mlx5_0";
-    host::HostPort port;
-    port.link_layer = "Ethernet";
-    port.netdev = host::NetDev{"eth2", 9000, "up"};
-    port.module = host::PortModule{"present", "", module};
-    d.ports.push_back(port);
-    host::RdmaDevice veth;
-    veth.name = "rxe0";
-    host::HostPort vp;
-    vp.link_layer = "Ethernet";
-    vp.module = host::PortModule{"none", "Operation not supported", std::nullopt};
-    veth.ports.push_back(vp);
-    inv.devices = {d, veth};
-    return inv;
+    return testing::roce_host(module);
 }
 
 host::HealthExpect expect_of(const Plan& plan, const std::string& host) {
@@ -60,6 +46,14 @@ host::HealthExpect expect_of(const Plan& plan, const std::string& host) {
     e.cable_source = "--plan plan.yaml";
     e.host = host;
     return e;
+}
+
+void expect_finding(const host::HealthFinding& f, const std::string& subject,
+                    host::HealthSeverity severity, const std::string& message) {
+    EXPECT_EQ(f.check, "module");
+    EXPECT_EQ(f.subject, subject);
+    EXPECT_EQ(f.severity, severity);
+    EXPECT_EQ(f.message, message);
 }
 
 TEST(PlanCable, APlanCarriesACablePerLinkAndWritesItBack) {
@@ -128,22 +122,18 @@ TEST(PlanCable, HealthNamesTheWrongCableAndSaysWhichPlannedPortsWentUnchecked) {
     auto found =
         host::check_planned_cables(node01(sr4("MMA1B00-C100D", 70)), expect_of(*plan, "node01"));
     ASSERT_EQ(found.size(), 1u);
-    EXPECT_EQ(found[0].subject, "rxe0/1");
-    EXPECT_EQ(found[0].severity, host::HealthSeverity::Warning);
-    EXPECT_EQ(found[0].message,
-              "rxe0 port 1: the plan's cable MCP1600-E003 (--plan plan.yaml) was not checked: "
-              "module none: Operation not supported");
+    expect_finding(found[0], "rxe0/1", host::HealthSeverity::Warning,
+                   "rxe0 port 1: the plan's cable MCP1600-E003 (--plan plan.yaml) was not checked: "
+                   "module none: Operation not supported");
 
     // Another part in mlx5_0's cage: the wrong cable, an error naming both.
     found = host::check_planned_cables(node01(sr4("MCP1600-E003", 3)), expect_of(*plan, "node01"));
     ASSERT_EQ(found.size(), 2u);
-    EXPECT_EQ(found[0].check, "module");
-    EXPECT_EQ(found[0].subject, "mlx5_0/1");
-    EXPECT_EQ(found[0].severity, host::HealthSeverity::Error);
-    EXPECT_EQ(found[0].message,
-              "mlx5_0 port 1 (eth2) module MELLANOX         MCP1600-E003 MT2104FT01234: not the "
-              "plan's cable MMA1B00-C100D (mellanox, 70 m) (--plan plan.yaml): part number "
-              "MCP1600-E003 where the plan has MMA1B00-C100D; length 3 m where the plan has 70 m");
+    expect_finding(
+        found[0], "mlx5_0/1", host::HealthSeverity::Error,
+        "mlx5_0 port 1 (eth2) module MELLANOX         MCP1600-E003 MT2104FT01234: not the "
+        "plan's cable MMA1B00-C100D (mellanox, 70 m) (--plan plan.yaml): part number "
+        "MCP1600-E003 where the plan has MMA1B00-C100D; length 3 m where the plan has 70 m");
     // And it fails the host, as a module alarm does.
     host::HostInventory inv = node01(sr4("MCP1600-E003", 3));
     EXPECT_FALSE(host::check_health(inv, expect_of(*plan, "node01"), std::nullopt).healthy());
