@@ -40,7 +40,8 @@ PmaModel model_of(const SweptNode& n) {
 
 /// PortSamplesControl of the node's first port read, for its Tick: asked of
 /// one node per PMA model (the others take its answer), optional (a PMA that
-/// refuses it, or returns it unanswered as ibsim does, leaves the default),
+/// refuses it or does not answer leaves the default; ibsim, which lacks it,
+/// sends the Get back at once with status 110, so no deadline is waited),
 /// and never of a node an SM runs on: an SM attached through ibsim's
 /// umad2sim receives what the simulator does not implement and dies of it,
 /// and nothing in a tick is worth that on the SM's node.
