@@ -156,14 +156,20 @@ for h in $(echo $H | tr , ' '); do sed "s/^/$h: /" probes/$h.log; done
     std::printf("b1 named itself %.1f s (%.1f intervals) after the onset: %s\n", first->at - onset,
                 (first->at - onset) / interval_s, first->text.c_str());
     EXPECT_LE(first->at - onset, 3 * interval_s + 0.5) << first->text;
-    // Nobody else is called lossy: a finding names b1 or nothing.
+    // Nobody else is called lossy: every other agent's finding names b1. At
+    // b1 itself, before it names its own link, the first probes its link
+    // drops may all be to one peer, which b1 cannot yet tell from that
+    // peer's link (seen in CI: "probe-peer-loss: a1" at b1's interval 6, its
+    // own verdict at interval 7); once it has named itself, no peer.
     for (const auto& [h, list] : said) {
         for (const Said& s : list) {
             if (s.kind == "probe-host-loss") {
                 EXPECT_EQ(h, "b1") << s.text;
             }
-            if (s.kind == "probe-peer-loss") {
-                EXPECT_NE(s.text.find("probe-peer-loss: b1: "), std::string::npos) << s.text;
+            if (s.kind == "probe-peer-loss" &&
+                s.text.find("probe-peer-loss: b1: ") == std::string::npos) {
+                EXPECT_EQ(h, "b1") << s.text;
+                EXPECT_LT(s.at, first->at) << s.text;
             }
         }
     }
