@@ -60,7 +60,8 @@ t0=$(date +%s.%N)
 wait $client; echo "killed_rc=$?"
 echo "killed_after=$(echo "$(date +%s.%N) - $t0" | bc)"
 in_host h1 $F perf run 10.0.0.99 -D 1s 2> unreachable.err; echo "unreachable_rc=$?"
-echo "unreachable_err=$(cat unreachable.err)"
+# On one line, all of it: a failure shows everything the client said.
+echo "unreachable_err=$(tr '\n' '|' < unreachable.err | sed 's/|$//')"
 in_host h1 $F perf run 10.0.0.2 --size 0 2>/dev/null; echo "badsize_rc=$?"
 in_host h1 $F perf run 10.0.0.2 --test atomic 2>/dev/null; echo "badtest_rc=$?"
 # Across the routed leaf-spine fabric, through a spine (ECMP).
