@@ -63,13 +63,17 @@ void counters_pass(SweepContext& ctx) {
     for (Guid guid : ctx.order) {
         const SweptNode& n = ctx.nodes.at(guid);
         if (n.is_switch() && !n.replies.port_info.count(0)) continue;  // its LID comes with port 0
+        bool ask_tick = !tick_of.count(model_of(n)) && !runs_sm(n);
         for (const auto& [port, raw] : n.replies.port_info) {
             if (port == 0 || !n.port_up(port)) continue;
             Lid lid = n.lid(port);
             if (lid == 0) continue;  // PMA Gets are LID-routed; without an SM there is no LID
             read_port(ctx, readings, guid, port, lid);
-            if (!runs_sm(n) && tick_of.emplace(model_of(n), guid).second)
+            if (ask_tick) {
+                tick_of.emplace(model_of(n), guid);
                 read_tick(ctx.nodes.at(guid), port, lid, ctx.engine);
+                ask_tick = false;
+            }
         }
     }
     ctx.engine.run();
