@@ -22,6 +22,7 @@ PmaRead PmaCounterSource::read_ports() {
             if (target == 0) continue;  // PMA Gets are LID-routed
             PmaReadPlan plan;
             plan.extended = p.counters && p.counters->extended;
+            plan.fec = p.counters ? p.counters->fec : FecLayout::None;  // as the sweep found it
             plan.per_vl = options_.per_vl;
             submit_pma_reading(engine, target, p.num, plan, readings[ref],
                                [&out, ref](const MadResult&) { out.failed.push_back(ref); });

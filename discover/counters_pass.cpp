@@ -3,6 +3,7 @@
 #include <map>
 #include <tuple>
 
+#include "discover/fec_probe.h"
 #include "discover/pma_decode.h"
 #include "discover/pma_reading.h"
 #include "discover/smp_decode.h"
@@ -19,23 +20,6 @@ void read_port(SweepContext& ctx, std::map<PortRef, PmaReading>& out, Guid guid,
                            ctx.failed(ctx.nodes.at(ref.node), ref.port, "PortCounters", res);
                        },
                        {MadEngine::key_of(n.path)});
-}
-
-/// Whether an SM runs on one of the node's ports (PortInfo IsSM; a switch's
-/// on port 0).
-bool runs_sm(const SweptNode& n) {
-    for (const auto& [port, raw] : n.replies.port_info) {
-        if ((decode_port_capability_mask(SmpData(raw)) & kCapIsSM) != 0) return true;
-    }
-    return false;
-}
-
-/// A PMA's model: nodes of one vendor, device and revision run the same
-/// PMA, and so count PortXmitWait in the same ticks.
-using PmaModel = std::tuple<uint32_t, uint16_t, uint32_t>;
-
-PmaModel model_of(const SweptNode& n) {
-    return {n.replies.info.vendor_id, n.replies.info.device_id, n.replies.info.revision};
 }
 
 /// PortSamplesControl of the node's first port read, for its Tick: asked of
@@ -59,29 +43,34 @@ void read_tick(SweptNode& n, uint8_t port, Lid lid, MadEngine& engine) {
 
 void counters_pass(SweepContext& ctx) {
     std::map<PortRef, PmaReading> readings;
-    std::map<PmaModel, Guid> tick_of;  // the node asked for each model's tick
+    // The node asked for each PMA model's tick: one PMA counts in one tick.
+    std::map<std::tuple<uint32_t, uint16_t, uint32_t>, Guid> tick_of;
+    FecProbe fec(ctx);
     for (Guid guid : ctx.order) {
         const SweptNode& n = ctx.nodes.at(guid);
         if (n.is_switch() && !n.replies.port_info.count(0)) continue;  // its LID comes with port 0
-        bool ask_tick = !tick_of.count(model_of(n)) && !runs_sm(n);
+        bool ask_tick = !tick_of.count(n.pma_model()) && !n.runs_sm();
         for (const auto& [port, raw] : n.replies.port_info) {
             if (port == 0 || !n.port_up(port)) continue;
             Lid lid = n.lid(port);
             if (lid == 0) continue;  // PMA Gets are LID-routed; without an SM there is no LID
             read_port(ctx, readings, guid, port, lid);
+            fec.offer(n, port, lid, readings[PortRef{guid, port}]);
             if (ask_tick) {
-                tick_of.emplace(model_of(n), guid);
+                tick_of.emplace(n.pma_model(), guid);
                 read_tick(ctx.nodes.at(guid), port, lid, ctx.engine);
                 ask_tick = false;
             }
         }
     }
     ctx.engine.run();
+    if (!ctx.stopped() && fec.submit_rest(readings)) ctx.engine.run();
+    fec.decide_layouts(readings);
     for (const auto& [ref, r] : readings) {
         if (auto pc = r.counters()) ctx.nodes.at(ref.node).counters[ref.port] = *pc;
     }
     for (auto& [guid, n] : ctx.nodes) {
-        auto asked = tick_of.find(model_of(n));
+        auto asked = tick_of.find(n.pma_model());
         if (asked != tick_of.end()) n.pma_tick = ctx.nodes.at(asked->second).pma_tick;
     }
 }

@@ -2,6 +2,8 @@
 
 #include <infiniband/mad.h>
 
+#include <algorithm>
+
 namespace fabscope {
 namespace {
 
@@ -62,6 +64,35 @@ void merge_xmit_discard_details(PortCounters& pc, PmaData d) {
     pc.set(Counter::PortNeighborMTUDiscards, field(d, IB_PC_XMT_NEIGH_MTU_DISC_F));
     pc.set(Counter::PortSwLifetimeLimitDiscards, field(d, IB_PC_XMT_SW_LIFE_DISC_F));
     pc.set(Counter::PortSwHOQLifetimeLimitDiscards, field(d, IB_PC_XMT_SW_HOL_DISC_F));
+}
+
+void merge_ext_speeds_counters(PortCounters& pc, PmaData d, FecLayout layout) {
+    if (layout == FecLayout::None) return;
+    pc.fec = layout;
+    pc.set(Counter::SyncHeaderErrorCounter, field(d, IB_PESC_SYNC_HDR_ERR_CTR_F));
+    pc.set(Counter::UnknownBlockCounter, field(d, IB_PESC_UNK_BLOCK_CTR_F));
+    if (layout == FecLayout::RsFec) {
+        pc.set(Counter::PortFECCorrectableBlockCtr, field(d, IB_PESC_PORT_FEC_CORR_BLOCK_CTR_F));
+        pc.set(Counter::PortFECUncorrectableBlockCtr,
+               field(d, IB_PESC_PORT_FEC_UNCORR_BLOCK_CTR_F));
+        pc.set(Counter::PortFECCorrectedSymbolCtr, field(d, IB_PESC_PORT_FEC_CORR_SYMBOL_CTR_F));
+        return;
+    }
+    constexpr int kLanes = 12;
+    uint64_t corrected = 0;
+    uint64_t uncorrected = 0;
+    for (int lane = 0; lane < kLanes; ++lane) {
+        corrected += field(d, static_cast<MAD_FIELDS>(IB_PESC_FEC_CORR_BLOCK_CTR_LANE0_F + lane));
+        uncorrected +=
+            field(d, static_cast<MAD_FIELDS>(IB_PESC_FEC_UNCORR_BLOCK_CTR_LANE0_F + lane));
+    }
+    const uint64_t max = counter_max(Counter::PortFECCorrectableBlockCtr, false);
+    pc.set(Counter::PortFECCorrectableBlockCtr, std::min(corrected, max));
+    pc.set(Counter::PortFECUncorrectableBlockCtr, std::min(uncorrected, max));
+}
+
+uint16_t pma_class_capability_mask(PmaData d) {
+    return static_cast<uint16_t>(field(d, IB_CPI_CAPMASK_F));
 }
 
 VlXmitWait decode_vl_xmit_wait(PmaData d) {

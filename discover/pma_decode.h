@@ -1,9 +1,10 @@
 #pragma once
 // Decoders for performance management replies: PortCounters (attribute
 // 0x12), PortCountersExtended (0x1D), PortVLXmitWaitCounters (0x1C),
-// PortRcvErrorDetails (0x15), PortXmitDiscardDetails (0x16) and the Tick of
-// PortSamplesControl (0x10). Pure; field
-// layouts are libibmad's.
+// PortRcvErrorDetails (0x15), PortXmitDiscardDetails (0x16),
+// PortExtendedSpeedsCounters (0x1F, both layouts), the Tick of
+// PortSamplesControl (0x10) and the PMA's ClassPortInfo CapabilityMask.
+// Pure; field layouts are libibmad's.
 
 #include <cstdint>
 #include <span>
@@ -23,6 +24,16 @@ void merge_port_counters_extended(PortCounters& pc, PmaData d);
 void merge_rcv_error_details(PortCounters& pc, PmaData d);
 /// Overlays a PortXmitDiscardDetails reply: the four causes of PortXmitDiscards.
 void merge_xmit_discard_details(PortCounters& pc, PmaData d);
+/// Overlays a PortExtendedSpeedsCounters reply read in `layout` (not None):
+/// SyncHeaderErrorCounter and UnknownBlockCounter; with RS-FEC the port's
+/// FEC block and corrected-symbol counters; in the original layout the FEC
+/// block counters summed over the lanes (saturating at 32 bits, as each lane
+/// does). Sets pc.fec.
+void merge_ext_speeds_counters(PortCounters& pc, PmaData d, FecLayout layout);
+/// PMA ClassPortInfo CapabilityMask bits we look at.
+inline constexpr uint16_t kPmaCapRsFecCounters = 1U << 14;  ///< IsPMRSFECCountersSupported
+/// The CapabilityMask of a PMA's ClassPortInfo reply (bytes 2-3).
+uint16_t pma_class_capability_mask(PmaData d);
 /// PortVLXmitWaitCounters (0x1C): PortVLXmitWait of VL0..VL15, 16 bits each.
 VlXmitWait decode_vl_xmit_wait(PmaData d);
 /// PortSamplesControl (0x10): its Tick (byte 2 of the data).

@@ -10,6 +10,7 @@ std::optional<PortCounters> PmaReading::counters() const {
     if (extended) merge_port_counters_extended(pc, mad::pma_data(*extended));
     if (rcv_details) merge_rcv_error_details(pc, mad::pma_data(*rcv_details));
     if (xmit_details) merge_xmit_discard_details(pc, mad::pma_data(*xmit_details));
+    if (ext_speeds) merge_ext_speeds_counters(pc, mad::pma_data(*ext_speeds), fec);
     pc.read_at_ms = read_at_ms;
     return pc;
 }
@@ -74,6 +75,17 @@ void submit_pma_reading(MadEngine& engine, Lid lid, uint8_t port, const PmaReadP
             ext,
             [&into](const MadResult& r) {
                 if (r.ok()) into.extended = r.reply;  // else the 32-bit counters stand
+            },
+            also_depends_on);
+    }
+    if (plan.fec != FecLayout::None) {
+        mad::Request fec = base;
+        fec.attr_id = mad::kAttrPortExtendedSpeedsCounters;
+        into.fec = plan.fec;
+        engine.submit_optional(
+            fec,
+            [&into](const MadResult& r) {
+                if (r.ok()) into.ext_speeds = r.reply;
             },
             also_depends_on);
     }

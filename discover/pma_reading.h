@@ -7,7 +7,8 @@
 // is no reading. PortRcvErrorDetails and PortXmitDiscardDetails break
 // PortRcvErrors and PortXmitDiscards down by cause; they are asked for only
 // when PortCounters shows the total above zero (a healthy port costs no MAD
-// more), as a follow-up of the PortCounters answer. The sweep's counters pass and the PMA counter
+// more), as a follow-up of the PortCounters answer. PortExtendedSpeedsCounters
+// is asked where the plan names its layout. The sweep's counters pass and the PMA counter
 // source (congestion/pma_counter_source) both read through it.
 
 #include <functional>
@@ -28,6 +29,10 @@ struct PmaReadPlan {
     /// PortRcvErrorDetails / PortXmitDiscardDetails where their total is above zero
     /// (optional in the IBA: a refusal leaves them out).
     bool details = true;
+    /// PortExtendedSpeedsCounters in this layout (None: not asked). A port
+    /// answers it in one layout; a sweep learns which (discover/fec_probe.h)
+    /// and later readings ask in the layout the sweep found.
+    FecLayout fec = FecLayout::None;
 };
 
 struct PmaReading {
@@ -36,6 +41,8 @@ struct PmaReading {
     std::optional<MadBytes> vl_xmit_wait;  ///< the PortVLXmitWaitCounters reply
     std::optional<MadBytes> rcv_details;   ///< the PortRcvErrorDetails reply
     std::optional<MadBytes> xmit_details;  ///< the PortXmitDiscardDetails reply
+    std::optional<MadBytes> ext_speeds;    ///< the PortExtendedSpeedsCounters reply
+    FecLayout fec = FecLayout::None;       ///< the layout ext_speeds is in
     /// Per-VL counters were asked for and the port did not give them (an
     /// error status or no answer): "per-VL not supported", not an error.
     bool per_vl_unsupported = false;

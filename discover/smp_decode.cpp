@@ -59,6 +59,15 @@ SwitchInfo decode_switch_info(SmpData d) {
     return s;
 }
 
+bool port_info_ext_rs_fec_active(SmpData d) {
+    constexpr uint32_t kIsFecModeSupported = 1;
+    constexpr uint32_t kRsFec = 2;
+    constexpr uint32_t kRsFec2 = 4;
+    if ((field(d, IB_PORT_EXT_CAPMASK_F) & kIsFecModeSupported) == 0) return false;
+    const uint32_t active = field(d, IB_PORT_EXT_FEC_MODE_ACTIVE_F) & 0xFFFFU;
+    return active == kRsFec || active == kRsFec2;
+}
+
 std::optional<SmInfo> decode_sm_info(SmpData d) {
     const uint32_t state = field(d, IB_SMINFO_STATE_F);
     if (state > static_cast<uint32_t>(SmState::Master)) return std::nullopt;

@@ -18,6 +18,8 @@ using SmpData = std::span<const uint8_t, kSmpDataSize>;
 /// PortInfo CapabilityMask bits we look at.
 inline constexpr uint32_t kCapIsExtendedSpeedsSupported = 1U << 14;
 inline constexpr uint32_t kCapIsCapabilityMask2Supported = 1U << 15;
+/// PortInfo CapabilityMask2: the port answers PortInfoExtended (0x33).
+inline constexpr uint32_t kCap2IsPortInfoExtendedSupported = 1U << 1;
 
 struct NodeInfo {
     uint8_t base_version = 0;
@@ -64,6 +66,10 @@ SwitchInfo decode_switch_info(SmpData d);
 Port decode_port_info(SmpData d, uint8_t num, uint32_t ext_cap_mask);
 PortInfoExtra decode_port_info_extra(SmpData d);
 uint32_t decode_port_capability_mask(SmpData d);
+/// PortInfoExtended (0x33): the port supports FEC modes (CapMask bit 0) and
+/// runs an RS-FEC one (FECModeActive 2, RS-FEC, or 4, RS-FEC2), as perfquery
+/// decides which PortExtendedSpeedsCounters layout a port answers in.
+bool port_info_ext_rs_fec_active(SmpData d);
 /// SMInfo; a state beyond Master (4..15, reserved) yields nullopt.
 std::optional<SmInfo> decode_sm_info(SmpData d);
 

@@ -18,6 +18,30 @@ bool SweptNode::port_up(uint8_t port) const {
            decode_port_info(SmpData(it->second), port, 0).link_up();
 }
 
+bool SweptNode::runs_sm() const {
+    for (const auto& [port, raw] : replies.port_info) {
+        if ((decode_port_capability_mask(SmpData(raw)) & kCapIsSM) != 0) return true;
+    }
+    return false;
+}
+
+std::tuple<uint32_t, uint16_t, uint32_t> SweptNode::pma_model() const {
+    return {replies.info.vendor_id, replies.info.device_id, replies.info.revision};
+}
+
+uint32_t SweptNode::capability_mask(uint8_t port) const {
+    auto it = replies.port_info.find(is_switch() ? 0 : port);
+    return it == replies.port_info.end() ? 0 : decode_port_capability_mask(SmpData(it->second));
+}
+
+uint32_t SweptNode::capability_mask2(uint8_t port) const {
+    auto it = replies.port_info.find(is_switch() ? 0 : port);
+    if (it == replies.port_info.end()) return 0;
+    if ((decode_port_capability_mask(SmpData(it->second)) & kCapIsCapabilityMask2Supported) == 0)
+        return 0;
+    return decode_port_info_extra(SmpData(it->second)).capability_mask2;
+}
+
 std::string SweepContext::where(const SweptNode& n) const {
     return n.replies.description.empty() ? format_guid(n.guid()) : n.replies.description;
 }

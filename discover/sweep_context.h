@@ -35,6 +35,15 @@ struct SweptNode {
     /// Port `port`'s LID (a switch's is port 0's), 0 if unknown.
     Lid lid(uint8_t port) const;
     bool port_up(uint8_t port) const;
+    /// Whether an SM runs on one of its ports (PortInfo IsSM; a switch's on port 0).
+    bool runs_sm() const;
+    /// Its PMA's model: nodes of one vendor, device and revision run the
+    /// same PMA (one tick, one set of optional attributes).
+    std::tuple<uint32_t, uint16_t, uint32_t> pma_model() const;
+    /// The CapabilityMask (and CapabilityMask2) that speaks for port `port`:
+    /// its own, or port 0's for a switch's external port. 0 if unread.
+    uint32_t capability_mask(uint8_t port) const;
+    uint32_t capability_mask2(uint8_t port) const;
 };
 
 class SweepContext {

@@ -50,41 +50,76 @@ double seconds_to_vouch(Width width, Speed speed, double threshold) {
     return poisson_upper(0) / (threshold * link_signal_gbps(width, speed) * 1e9);
 }
 
-std::vector<Finding> check_ber(const Fabric& f, const CounterReadings& before,
-                               const CounterReadings& after, const BerLimit& limit) {
-    std::vector<Finding> out;
+namespace {
+
+/// What one BER check counts and says: the effective one (SymbolErrorCounter,
+/// what got through any FEC) or the raw one (PortFECCorrectedSymbolCtr, what
+/// RS-FEC repaired; each corrected symbol had at least one bit wrong, so the
+/// rate is a lower bound of the raw BER).
+struct BerKind {
+    Counter counter;
+    const char* finding;
+    const char* what;    // "bit error rate" / "raw (pre-FEC) bit error rate"
+    const char* errors;  // "symbol errors" / "corrected symbols"
+    const char* cause;
+    const char* evidence_key;
+    double warn;
+    double error;
+};
+
+void ber_findings(const Fabric& f, const CounterReadings& before, const CounterReadings& after,
+                  const BerKind& k, std::vector<Finding>& out) {
     for (const auto& [ref, a] : after) {
         auto b = before.find(ref);
         const Port* port = f.port(ref);
         if (b == before.end() || !port || !port->width_active || !port->speed_active) continue;
-        const auto rise = counter_rise(b->second, a, Counter::SymbolErrorCounter);
+        const auto rise = counter_rise(b->second, a, k.counter);
         if (!rise || rise->delta == 0) continue;
         const double seconds = static_cast<double>(a.read_at_ms - b->second.read_at_ms) / 1000.0;
-        const auto e = estimate_ber(rise->delta, seconds, *port->width_active, *port->speed_active,
-                                    limit.warn);
-        if (!e || e->lower <= limit.warn) continue;
-        const bool saturated = rise->after == counter_max(Counter::SymbolErrorCounter, false);
+        const auto e =
+            estimate_ber(rise->delta, seconds, *port->width_active, *port->speed_active, k.warn);
+        if (!e || e->lower <= k.warn) continue;
+        const bool saturated = rise->after == counter_max(k.counter, false);
         const bool at_least = rise->cleared || saturated;
         out.push_back(make_finding(
-            "bit_error_rate", e->lower > limit.error ? Severity::Error : Severity::Warning,
-            fmt::format("{}: bit error rate {}{:.1e} received, above {:.0e} ({}{} symbol errors "
-                        "in {:.1f} s at {} {}; at least {:.1e} with 95 % confidence): the cable, "
-                        "its module or a port at either end",
-                        describe_with_link(f, ref), at_least ? "at least " : "", e->ber, limit.warn,
-                        at_least ? "at least " : "", e->errors, seconds, name(*port->width_active),
-                        name(*port->speed_active), e->lower),
+            k.finding, e->lower > k.error ? Severity::Error : Severity::Warning,
+            fmt::format("{}: {} {}{:.1e} received, above {:.0e} ({}{} {} in {:.1f} s at {} {}; at "
+                        "least {:.1e} with 95 % confidence): {}",
+                        describe_with_link(f, ref), k.what, at_least ? "at least " : "", e->ber,
+                        k.warn, at_least ? "at least " : "", e->errors, k.errors, seconds,
+                        name(*port->width_active), name(*port->speed_active), e->lower, k.cause),
             port_and_peer(f, ref),
-            {{"symbol_errors", e->errors},
+            {{k.evidence_key, e->errors},
              {"interval_s", seconds},
              {"line_gbps", e->line_gbps},
              {"bits", e->bits},
              {"ber", e->ber},
              {"ber_lower_95", e->lower},
              {"ber_upper_95", e->upper},
-             {"limit", limit.warn},
+             {"limit", k.warn},
              {"vouch_interval_s", e->vouch_seconds},
              {"at_least", at_least}}));
     }
+}
+
+}  // namespace
+
+std::vector<Finding> check_ber(const Fabric& f, const CounterReadings& before,
+                               const CounterReadings& after, const BerLimit& limit) {
+    std::vector<Finding> out;
+    ber_findings(f, before, after,
+                 BerKind{Counter::SymbolErrorCounter, "bit_error_rate", "bit error rate",
+                         "symbol errors", "the cable, its module or a port at either end",
+                         "symbol_errors", limit.warn, limit.error},
+                 out);
+    ber_findings(f, before, after,
+                 BerKind{Counter::PortFECCorrectedSymbolCtr, "raw_bit_error_rate",
+                         "raw (pre-FEC) bit error rate", "corrected symbols",
+                         "the RS-FEC still repairs it, but the link has lost its margin (the "
+                         "cable, its module or a port at either end; uncorrectable blocks and "
+                         "symbol errors follow)",
+                         "corrected_symbols", limit.raw_warn, limit.raw_error},
+                 out);
     return out;
 }
 
@@ -104,6 +139,13 @@ std::string ber_check_detail(const Fabric& f, const CounterReadings& before,
         if (!slowest || s > slowest->first) slowest = {s, rate};
     }
     if (!ports) return "no port read twice";
+    size_t rs_fec = 0;
+    for (const auto& [ref, a] : after) {
+        auto b = before.find(ref);
+        rs_fec +=
+            b != before.end() && counter_rise(b->second, a, Counter::PortFECCorrectedSymbolCtr) ? 1
+                                                                                                : 0;
+    }
     const double interval = mean_interval_s(before, after);
     std::string need = fmt::format("{:.0f} s at {}", fastest->first, fastest->second);
     if (slowest->second != fastest->second)
@@ -112,8 +154,10 @@ std::string ber_check_detail(const Fabric& f, const CounterReadings& before,
                           : interval >= fastest->first
                               ? "long enough on the fastest links to vouch for"
                               : "too short to vouch for";
-    return fmt::format("{} ports over {:.0f} s: {} {:.0e} without errors (needs {})", ports,
-                       interval, verdict, limit.warn, need);
+    return fmt::format(
+        "{} ports over {:.0f} s: {} {:.0e} without errors (needs {}); raw "
+        "(pre-FEC) BER against {:.0e} on {} port{} with RS-FEC counters",
+        ports, interval, verdict, limit.warn, need, limit.raw_warn, rs_fec, rs_fec == 1 ? "" : "s");
 }
 
 }  // namespace fabscope

@@ -6,7 +6,11 @@
 // rate: one error in a second is no proof of a bad link, so a finding needs
 // the lower end of the count's 95 % confidence interval (Poisson) above the
 // threshold. The interval needed to vouch for the threshold is the time the
-// link must run without an error for the upper end to fall below it.
+// link must run without an error for the upper end to fall below it. On
+// FDR and later, SymbolErrorCounter counts what the FEC could not repair
+// (ibdiagnet's "effective" BER); where a port has RS-FEC counters
+// (PortExtendedSpeedsCounters), the symbols RS-FEC repaired give the raw
+// BER, the margin left before errors get through.
 
 #include <optional>
 #include <string>
@@ -41,8 +45,12 @@ std::optional<BerEstimate> estimate_ber(uint64_t errors, double seconds, Width w
 /// show, at 95 % confidence, that its BER is below `threshold`.
 double seconds_to_vouch(Width width, Speed speed, double threshold);
 
-/// One "bit_error_rate" finding per port whose received BER is above the
-/// limit with confidence, from two readings an interval apart.
+/// One "bit_error_rate" finding per port whose received (effective: after
+/// any FEC) BER is above the limit with confidence, from two readings an
+/// interval apart; and one "raw_bit_error_rate" finding per port with RS-FEC
+/// counters whose corrected symbols over the bits make a raw (pre-FEC) BER
+/// above BerLimit::raw_warn (a lower bound: a corrected symbol had at least
+/// one bit wrong).
 std::vector<Finding> check_ber(const Fabric& f, const CounterReadings& before,
                                const CounterReadings& after, const BerLimit& limit);
 

@@ -57,6 +57,17 @@ constexpr std::array<CounterInfo, kCounterCount> kInfo{{
     {"PortSwHOQLifetimeLimitDiscards", 16, true,
      "packets dropped at the head of the queue after waiting for credits: a stalled receiver "
      "downstream (or a credit loop deadlock being broken)"},
+    {"SyncHeaderErrorCounter", 16, true,
+     "blocks received with an invalid sync header: the lanes lost block lock (the cable, its "
+     "module or a port at either end)"},
+    {"UnknownBlockCounter", 16, true,
+     "blocks received with an unknown block type: corruption the coding layer caught (the cable, "
+     "its module or a port at either end)"},
+    {"PortFECCorrectableBlockCtr", 32, false},
+    {"PortFECUncorrectableBlockCtr", 32, true,
+     "blocks the forward error correction could not repair: data lost on the cable (its module "
+     "or a port at either end), packets dropped as PortRcvErrors"},
+    {"PortFECCorrectedSymbolCtr", 32, false},
 }};
 
 }  // namespace
@@ -80,6 +91,19 @@ int counter_bits(Counter c, bool extended) {
 uint64_t counter_max(Counter c, bool extended) {
     const int bits = counter_bits(c, extended);
     return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+}
+
+bool is_fec_counter(Counter c) {
+    return c >= Counter::SyncHeaderErrorCounter && c <= Counter::PortFECCorrectedSymbolCtr;
+}
+
+std::string_view name(FecLayout l) {
+    switch (l) {
+        case FecLayout::None: return "none";
+        case FecLayout::Original: return "original";
+        case FecLayout::RsFec: return "rs-fec";
+    }
+    return "none";
 }
 
 bool is_error_counter(Counter c) {

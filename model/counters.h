@@ -45,8 +45,16 @@ enum class Counter : uint8_t {
     PortNeighborMTUDiscards,
     PortSwLifetimeLimitDiscards,
     PortSwHOQLifetimeLimitDiscards,
+    // PortExtendedSpeedsCounters (0x1F), of ports running an extended speed
+    // (FDR and later) whose PMA answers it: the physical coding layer and
+    // the forward error correction under SymbolErrorCounter.
+    SyncHeaderErrorCounter,
+    UnknownBlockCounter,
+    PortFECCorrectableBlockCtr,    ///< blocks FEC repaired (the RS-FEC layout's, or every lane's)
+    PortFECUncorrectableBlockCtr,  ///< blocks FEC could not repair: data lost
+    PortFECCorrectedSymbolCtr,     ///< symbols RS-FEC repaired (RS-FEC layout only): raw BER
 };
-inline constexpr int kCounterCount = 31;
+inline constexpr int kCounterCount = 36;
 
 std::string_view name(Counter c);
 std::optional<Counter> parse_counter(std::string_view s);
@@ -55,6 +63,8 @@ std::optional<Counter> parse_counter(std::string_view s);
 int counter_bits(Counter c, bool extended);
 /// The largest value the counter holds at that width (where a PortCounters counter stops).
 uint64_t counter_max(Counter c, bool extended);
+/// Counters of PortExtendedSpeedsCounters (attribute 0x1F).
+bool is_fec_counter(Counter c);
 /// Error counters (as opposed to data and packet counters).
 bool is_error_counter(Counter c);
 /// The PortCounters total a detail counter is part of (PortRcvErrors for
@@ -65,9 +75,21 @@ std::optional<Counter> detail_of(Counter c);
 /// where it came from: a routing loop"); empty where the name says it all.
 std::string_view counter_meaning(Counter c);
 
+/// Which layout a port's PortExtendedSpeedsCounters reply has: the
+/// original one (per-lane error detection and FEC block counters, FDR and
+/// EDR's Fire-code FEC) or the RS-FEC one (per-lane corrected symbols and
+/// port totals), chosen as perfquery chooses it: the PMA's ClassPortInfo
+/// says IsPMRSFECCountersSupported and PortInfoExtended's FECModeActive is
+/// RS-FEC.
+enum class FecLayout : uint8_t { None, Original, RsFec };
+std::string_view name(FecLayout l);
+
 struct PortCounters {
     std::array<std::optional<uint64_t>, kCounterCount> values{};
-    bool extended = false;   ///< data counters are the 64-bit extended ones
+    bool extended = false;  ///< data counters are the 64-bit extended ones
+    /// The port answered PortExtendedSpeedsCounters in this layout (None:
+    /// not asked, or not answered: "not supported", never a finding).
+    FecLayout fec = FecLayout::None;
     int64_t read_at_ms = 0;  ///< Unix time of the read, milliseconds
 
     std::optional<uint64_t> get(Counter c) const { return values[static_cast<size_t>(c)]; }

@@ -44,6 +44,11 @@ Thresholds default_thresholds() {
     set(Counter::PortNeighborMTUDiscards, 0, Severity::Error);
     set(Counter::PortSwLifetimeLimitDiscards, 100, Severity::Warning);
     set(Counter::PortSwHOQLifetimeLimitDiscards, 100, Severity::Warning);
+    // PortExtendedSpeedsCounters: block lock lost, blocks the coding layer
+    // rejected, and blocks the FEC could not repair (data lost).
+    set(Counter::SyncHeaderErrorCounter, 10, Severity::Warning);
+    set(Counter::UnknownBlockCounter, 10, Severity::Warning);
+    set(Counter::PortFECUncorrectableBlockCtr, 1, Severity::Warning);
     return t;
 }
 
@@ -116,17 +121,25 @@ void read_collective(const YAML::Node& n, CollectiveLimits& c) {
 }
 
 void read_ber(const YAML::Node& n, BerLimit& b) {
-    if (!n.IsMap()) yaml_io::fail(n, "ber: expected {warn: F, error: F} (e.g. 1e-12)");
+    if (!n.IsMap())
+        yaml_io::fail(n,
+                      "ber: expected {warn: F, error: F, raw_warn: F, raw_error: F} (e.g. 1e-12)");
     for (const auto& field : n) {
         std::string f = yaml_io::as_string(field.first);
         if (f == "warn")
             b.warn = yaml_io::as_double(field.second, 1e-30, 1);
         else if (f == "error")
             b.error = yaml_io::as_double(field.second, 1e-30, 1);
+        else if (f == "raw_warn")
+            b.raw_warn = yaml_io::as_double(field.second, 1e-30, 1);
+        else if (f == "raw_error")
+            b.raw_error = yaml_io::as_double(field.second, 1e-30, 1);
         else
-            yaml_io::fail(field.first, fmt::format("unknown key \"{}\" (warn, error)", f));
+            yaml_io::fail(field.first,
+                          fmt::format("unknown key \"{}\" (warn, error, raw_warn, raw_error)", f));
     }
     if (b.warn > b.error) yaml_io::fail(n, "ber: warn must not exceed error");
+    if (b.raw_warn > b.raw_error) yaml_io::fail(n, "ber: raw_warn must not exceed raw_error");
 }
 
 void read_routing(const YAML::Node& n, RoutingLimits& r) {

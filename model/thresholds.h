@@ -9,7 +9,7 @@
 //     SymbolErrorCounter: {limit: 10, per: 1h}
 //     LinkDownedCounter: {limit: 0, per: 1h, severity: error}
 //   xmit_wait: {warn: 0.05, error: 0.20, tick_multiplier: 1}
-//   ber: {warn: 1e-12, error: 1e-10}
+//   ber: {warn: 1e-12, error: 1e-10, raw_warn: 1e-5, raw_error: 1e-4}
 //   routing: {imbalance: 1.5}
 //   roce: {priority: 3, pause_share_warn: 0.05, pause_share_error: 0.25,
 //          pause_frames_per_s: 10, ecn_marked_min: 100, collapse_ratio: 0.5,
@@ -46,9 +46,14 @@ struct XmitWaitLimit {
 
 /// Bit error rate (model/ber.h): a port's received BER whose 95 % lower
 /// confidence bound is above `warn` is a warning, above `error` an error.
+/// The raw (pre-FEC) BER of RS-FEC ports has its own: RS(544,514), HDR's and
+/// NDR's FEC, delivers 1e-12 up to a raw BER near 2.4e-4 (IEEE 802.3's limit
+/// for PAM4 lanes); 1e-5 leaves a twentieth of that margin, 1e-4 almost none.
 struct BerLimit {
     double warn = 1e-12;
     double error = 1e-10;
+    double raw_warn = 1e-5;
+    double raw_error = 1e-4;
 };
 
 /// The forwarding tables (model/routing_checks.h): a leaf whose busiest

@@ -56,7 +56,7 @@ std::string check_of(std::string_view kind, const std::vector<CheckMade>& made) 
         {{"counter_rates", "counter_saturation"},
          {"counter_rising", "counter_saturated", "counters_unanswered", "xmit_wait",
           "congestion_root", "congestion_victim"}},
-        {{"bit_error_rate"}, {"bit_error_rate"}},
+        {{"bit_error_rate"}, {"bit_error_rate", "raw_bit_error_rate"}},
         {{"routing"}, {"credit_loop", "route_hole", "route_imbalance"}},
         {{"subnet_manager"},
          {"sm_not_answering", "sm_no_master", "sm_masters", "sm_standby_missing", "sm_inactive"}},
@@ -196,7 +196,8 @@ Validation validate(const ValidationInput& in) {
                                         in.after->size())});
         auto ber = check_ber(f, *in.before, *in.after, in.thresholds.ber);
         v.findings.insert(v.findings.end(), ber.begin(), ber.end());
-        v.checks.push_back({"bit_error_rate", "bit error rate from symbol errors",
+        v.checks.push_back({"bit_error_rate",
+                            "bit error rate from symbol errors, raw BER from RS-FEC",
                             ber_check_detail(f, *in.before, *in.after, in.thresholds.ber)});
         if (in.after_complete) {
             auto silent = check_unanswered(f, *in.before, *in.after);
@@ -236,7 +237,8 @@ Validation diff_snapshots(const Fabric& before, const Fabric& after, const Thres
             {"counter_rates", "error counters as rates", fmt::format("{} ports", ra.size())});
         auto ber = check_ber(after, rb, ra, t.ber);
         v.findings.insert(v.findings.end(), ber.begin(), ber.end());
-        v.checks.push_back({"bit_error_rate", "bit error rate from symbol errors",
+        v.checks.push_back({"bit_error_rate",
+                            "bit error rate from symbol errors, raw BER from RS-FEC",
                             ber_check_detail(after, rb, ra, t.ber)});
     }
     sort_by_severity(v.findings);

@@ -99,6 +99,27 @@ constexpr std::array<CounterMetric, kCounterCount> kCounterMetrics{{
      "PortSwHOQLifetimeLimitDiscards (PortXmitDiscardDetails): dropped at the head of the queue "
      "(16-bit).",
      1},
+    {"fabscope_port_sync_header_errors_total",
+     "SyncHeaderErrorCounter (PortExtendedSpeedsCounters): blocks received with an invalid sync "
+     "header (16-bit).",
+     1},
+    {"fabscope_port_unknown_block_errors_total",
+     "UnknownBlockCounter (PortExtendedSpeedsCounters): blocks received with an unknown block "
+     "type (16-bit).",
+     1},
+    {"fabscope_port_fec_corrected_blocks_total",
+     "PortFECCorrectableBlockCtr (PortExtendedSpeedsCounters): blocks the FEC repaired (32-bit; "
+     "in the original layout the sum of the lanes').",
+     1},
+    {"fabscope_port_fec_uncorrectable_blocks_total",
+     "PortFECUncorrectableBlockCtr (PortExtendedSpeedsCounters): blocks the FEC could not "
+     "repair, data lost (32-bit; in the original layout the sum of the lanes').",
+     1},
+    {"fabscope_port_fec_corrected_symbols_total",
+     "PortFECCorrectedSymbolCtr (PortExtendedSpeedsCounters, RS-FEC): symbols the RS-FEC "
+     "repaired (32-bit); rate(this[1h]) / (8 * fabscope_port_link_signal_bytes_per_second) is "
+     "the raw (pre-FEC) bit error rate, at least.",
+     1},
 }};
 
 using Labels = std::vector<std::pair<std::string_view, std::string>>;

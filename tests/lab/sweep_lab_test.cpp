@@ -93,18 +93,28 @@ TEST_F(SweepLab648, TopologyCountersAndRoutesMatchThePeerTools) {
     const json& stats = snap["source"]["mad_stats"];
     EXPECT_EQ(stats["timeouts"], 0);
     EXPECT_GT(stats["max_chain"], 8);
-    // PortSamplesControl: the simulator has none, as perfquery -c finds; the
-    // sweep asked one node per PMA model (2 here), and the SM lives on.
+    // PortSamplesControl and PortExtendedSpeedsCounters: the simulator has
+    // neither, as perfquery -c and -T find; the sweep asked each of one node
+    // per PMA model (2 here), no port has FEC counters, and the SM lives on.
     std::set<std::pair<std::string, std::string>> models;
     for (const json& n : snap["nodes"]) {
         EXPECT_FALSE(n.contains("pma_tick")) << n["description"];
         models.insert({n["vendor_id"].get<std::string>(), n["device_id"].get<std::string>()});
+        for (const json& p : n["ports"]) {
+            EXPECT_FALSE(p.contains("counters") && p["counters"].contains("fec"))
+                << n["description"];
+        }
     }
-    EXPECT_LE(stats["optional_unanswered"].get<size_t>(), models.size());
+    EXPECT_LE(stats["optional_unanswered"].get<size_t>(), 2 * models.size());
     CmdResult sampctl = lab.exec({"perfquery", "-c", "2", "1"});
     EXPECT_NE(sampctl.exit_code, 0);
     EXPECT_NE((sampctl.out + sampctl.err).find("sampctlquery"), std::string::npos)
         << sampctl.out << sampctl.err;
+    CmdResult ext_speeds = lab.exec({"perfquery", "-T", "2", "1"});
+    EXPECT_NE(ext_speeds.exit_code, 0);
+    EXPECT_NE((ext_speeds.out + ext_speeds.err).find("PortExtendedSpeedsCounters"),
+              std::string::npos)
+        << ext_speeds.out << ext_speeds.err;
     CmdResult sm = lab.exec({"sminfo"});
     EXPECT_EQ(sm.exit_code, 0) << sm.err;
     EXPECT_NE(sm.out.find("SMINFO_MASTER"), std::string::npos) << sm.out;

@@ -52,8 +52,8 @@ const std::vector<std::string> kValidateKinds = {
     // check_of(): identities
     "duplicate_guid", "duplicate_lid",
     // check_of(): counters
-    "counter_rising", "counter_saturated", "counters_unanswered", "bit_error_rate", "xmit_wait",
-    "congestion_root", "congestion_victim",
+    "counter_rising", "counter_saturated", "counters_unanswered", "bit_error_rate",
+    "raw_bit_error_rate", "xmit_wait", "congestion_root", "congestion_victim",
     // check_of(): subnet managers, partitions
     "sm_not_answering", "sm_no_master", "sm_masters", "sm_standby_missing", "sm_inactive",
     "partition_missing", "partition_unexpected", "partition_membership", "partition_filtered",
@@ -179,12 +179,15 @@ std::vector<json> counter_scenario() {
     CounterReadings before{{at("leaf02", 5), reading(0, {{Counter::SymbolErrorCounter, 100}})},
                            {at("leaf03", 5), reading(0, {{Counter::SymbolErrorCounter, 65000}})},
                            {at("leaf04", 2), reading(0, {{Counter::SymbolErrorCounter, 0}})},
+                           // RS-FEC correcting at a raw BER of about 5e-5.
+                           {at("leaf04", 3), reading(0, {{Counter::PortFECCorrectedSymbolCtr, 0}})},
                            // A host waits toward leaf02, and leaf02 waits toward spine01: a tree.
                            {at("h0004 HCA-1", 1), reading(0, {{Counter::PortXmitWait, 1000}})},
                            {at("leaf02", 4), reading(0, {{Counter::PortXmitWait, 1000}})}};
     CounterReadings after{
         {at("leaf02", 5), reading(10000, {{Counter::SymbolErrorCounter, 500}})},
         {at("leaf03", 5), reading(10000, {{Counter::SymbolErrorCounter, 65535}})},
+        {at("leaf04", 3), reading(10000, {{Counter::PortFECCorrectedSymbolCtr, 100000000}})},
         {at("h0004 HCA-1", 1), reading(1000, {{Counter::PortXmitWait, 1000 + 625000000}})},
         {at("leaf02", 4), reading(1000, {{Counter::PortXmitWait, 1000 + 1250000000}})}};
     // As diff and the TUI: xmit_wait per port.

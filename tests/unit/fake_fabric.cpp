@@ -16,6 +16,9 @@ using Data = std::array<uint8_t, 192>;
 void set(Data& d, enum MAD_FIELDS f, uint32_t v) {
     mad_set_field(d.data(), 0, f, v);
 }
+uint32_t get(Data& d, enum MAD_FIELDS f) {
+    return mad_get_field(d.data(), 0, f);
+}
 void set64(Data& d, enum MAD_FIELDS f, uint64_t v) {
     mad_set_field64(d.data(), 0, f, v);
 }
@@ -253,6 +256,13 @@ std::optional<MadBytes> FakeFabric::answer(const Node& n, uint8_t arrival,
                                            const MadBytes& req) const {
     mad::Header h = mad::decode_header(req);
     Data d{};
+    if (h.mgmt_class == mad::kClassPerf && h.attr_id == mad::kAttrClassPortInfo) {
+        pma_asked.push_back(h.attr_id);
+        auto cap = pma_class_cap.find(n.guid);
+        if (cap == pma_class_cap.end()) return mad::make_response(req, d, 0x000C);
+        set(d, IB_CPI_CAPMASK_F, cap->second);
+        return mad::make_response(req, d, 0);
+    }
     if (h.mgmt_class == mad::kClassPerf) {
         uint8_t sel = req[mad::kPmaDataOffset + 1];
         const Port* p = n.port(sel);
@@ -265,6 +275,12 @@ std::optional<MadBytes> FakeFabric::answer(const Node& n, uint8_t arrival,
         if (detail && details_refused.count(n.guid)) return mad::make_response(req, d, 0x000C);
         if (h.attr_id == mad::kAttrPortSamplesControl && samples_tick.count(n.guid)) {
             d[2] = samples_tick.at(n.guid);  // Tick: byte 2 of the data
+            return mad::make_response(req, d, 0);
+        }
+        if (auto e = ext_speeds.find(PortRef{n.guid, sel});
+            h.attr_id == mad::kAttrPortExtendedSpeedsCounters && e != ext_speeds.end()) {
+            d = e->second;
+            d[1] = sel;
             return mad::make_response(req, d, 0);
         }
         if (h.attr_id == mad::kAttrPortCounters)
@@ -282,6 +298,7 @@ std::optional<MadBytes> FakeFabric::answer(const Node& n, uint8_t arrival,
             return mad::make_response(req, d, 0x000C);
         return mad::make_response(req, d, 0);
     }
+    smp_asked.push_back(h.attr_id);
     switch (h.attr_id) {
         case mad::kAttrNodeInfo: d = node_info(n, arrival); break;
         case mad::kAttrNodeDescription:
@@ -299,6 +316,19 @@ std::optional<MadBytes> FakeFabric::answer(const Node& n, uint8_t arrival,
             const Port* p = n.port(static_cast<uint8_t>(h.attr_mod));
             if (!p) return mad::make_response(req, d, 0x001C);
             d = port_info(n, *p, arrival);
+            if (fec_mode_active.count(n.guid) && get(d, IB_PORT_CAPMASK_F) != 0) {
+                set(d, IB_PORT_CAPMASK_F,
+                    get(d, IB_PORT_CAPMASK_F) | kCapIsCapabilityMask2Supported);
+                set(d, IB_PORT_CAPMASK2_F, kCap2IsPortInfoExtendedSupported);
+            }
+            break;
+        }
+        case mad::kAttrPortInfoExtended: {
+            auto mode = fec_mode_active.find(n.guid);
+            if (mode == fec_mode_active.end() || !n.port(static_cast<uint8_t>(h.attr_mod)))
+                return mad::make_response(req, d, 0x000C);
+            set(d, IB_PORT_EXT_CAPMASK_F, 1U);  // IsFECModeSupported
+            set(d, IB_PORT_EXT_FEC_MODE_ACTIVE_F, mode->second);
             break;
         }
         case mad::kAttrSMInfo: {

@@ -56,6 +56,14 @@ class FakeFabric final : public MadTransport {
     /// comes back at once with transport status 110 (as ibsim's do), not
     /// refused with a MAD status.
     std::set<Guid> pma_returned;
+    /// PortExtendedSpeedsCounters (0x1F) data of the ports that answer it
+    /// (PortSelect is filled in); others refuse it or, in pma_returned, return it.
+    std::map<PortRef, std::array<uint8_t, 192>> ext_speeds;
+    /// The PMA ClassPortInfo CapabilityMask of nodes that answer it (others refuse it).
+    std::map<Guid, uint16_t> pma_class_cap;
+    /// Nodes whose ports answer PortInfoExtended (PortInfo says so through
+    /// CapabilityMask2), with FEC modes supported and this FECModeActive.
+    std::map<Guid, uint16_t> fec_mode_active;
     /// Every PMA attribute asked of the fabric, in order (to count MADs by kind).
     mutable std::vector<uint16_t> pma_asked;
     /// Directed routes into a port that is not up: true = answered with 110
@@ -68,6 +76,8 @@ class FakeFabric final : public MadTransport {
 
     /// Answers not yet received (still "on the wire").
     size_t undelivered() const { return queue_.size(); }
+    /// SMP attributes asked, in order.
+    mutable std::vector<uint16_t> smp_asked;
     /// Requests that reached each node (for "a dead node costs one timeout").
     std::map<Guid, int> requests_to;
     size_t max_outstanding = 0;

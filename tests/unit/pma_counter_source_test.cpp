@@ -86,6 +86,32 @@ TEST(PmaCounterSource, EveryPortTheSweepReadAgainStampedByTheClock) {
     EXPECT_EQ(rig.fake_after->non_get_methods, 0);  // read-only
 }
 
+TEST(PmaCounterSource, ExtendedSpeedsCountersAreReadAgainInTheLayoutTheSweepFound) {
+    Rig rig;
+    // The sweep found h0002 answering PortExtendedSpeedsCounters with RS-FEC
+    // (as a sweep's FecProbe would have); nobody else.
+    const PortRef host = rig.ref("h0002 HCA-1", 1);
+    std::vector<Node> nodes = rig.swept.nodes();
+    testing::node_named(nodes, "h0002 HCA-1").port(1)->counters->fec = FecLayout::RsFec;
+    rig.swept = *Fabric::build(std::move(nodes));
+    std::array<uint8_t, 192> d{};
+    d[151] = 42;  // PortFECCorrectedSymbolCtr (byte 148, 32-bit): 42
+    rig.fake_after->ext_speeds[host] = d;
+    PmaRead r = rig.second();
+    EXPECT_EQ(r.readings.at(host).fec, FecLayout::RsFec);
+    EXPECT_EQ(r.readings.at(host).get(Counter::PortFECCorrectedSymbolCtr), 42u);
+    EXPECT_EQ(r.readings.at(rig.ref("leaf02", 1)).fec, FecLayout::None);
+    EXPECT_EQ(std::count(rig.fake_after->pma_asked.begin(), rig.fake_after->pma_asked.end(),
+                         mad::kAttrPortExtendedSpeedsCounters),
+              1);  // the one port, no probing
+    const auto samples = pma_samples(r);
+    const auto s = std::find_if(samples.begin(), samples.end(), [&](const CounterSample& c) {
+        return c.device == format_guid(host.node);
+    });
+    ASSERT_NE(s, samples.end());
+    EXPECT_EQ(s->values.at("PortFECCorrectedSymbolCtr"), 42u);
+}
+
 TEST(PmaCounterSource, SamplesCarryTheIbaNamesAndChangeByTheOneRule) {
     Rig rig;
     PmaSourceOptions o;

@@ -121,8 +121,96 @@ TEST(Sweep, TheTickIsAskedOncePerPmaModelNeverOfAnSmsNodeAndARefusalCostsNoTime)
     EXPECT_EQ(asked, 5);  // one a model; spine02 returned all three attempts
     ASSERT_TRUE(out->snapshot.source.mad_stats);
     EXPECT_EQ(out->snapshot.source.mad_stats->timeouts, 0u);
-    EXPECT_EQ(out->snapshot.source.mad_stats->optional_unanswered, 1u);  // spine02's
+    // spine02's: its tick and its model's PortExtendedSpeedsCounters probe.
+    EXPECT_EQ(out->snapshot.source.mad_stats->optional_unanswered, 2u);
     // Nothing waited for a deadline: as long as a sweep whose PMAs refuse it.
+    Rig plain(nodes);
+    ASSERT_TRUE(plain.sweep());
+    EXPECT_LE(rig.clock.now(), plain.clock.now() + std::chrono::milliseconds(5));
+}
+
+/// A PortExtendedSpeedsCounters data block: SyncHeaderErrorCounter `sync`,
+/// and 32-bit values at bytes 44 (lane 0's corrected blocks, or symbols) and
+/// 148 (RS-FEC: the port's corrected symbols). Synthetic, after the IBA's layout.
+std::array<uint8_t, 192> ext_speeds_block(uint16_t sync, uint32_t lane0, uint32_t symbols) {
+    std::array<uint8_t, 192> d{};
+    d[16] = static_cast<uint8_t>(sync >> 8U);
+    d[17] = static_cast<uint8_t>(sync & 0xFFU);
+    for (size_t i = 0; i < 4; ++i) {
+        d[44 + i] = static_cast<uint8_t>(lane0 >> (24U - (8U * i)));
+        d[148 + i] = static_cast<uint8_t>(symbols >> (24U - (8U * i)));
+    }
+    return d;
+}
+
+TEST(Sweep, ExtendedSpeedsCountersAreProbedOnceAModelAndReadInTheLayoutPerfqueryPicks) {
+    // Two PMA models: the switches (which refuse 0x1F) and the hosts (which
+    // answer it). The SM runs on h0001, so the hosts' probe goes to h0002;
+    // once it answers, h0001 is read too.
+    auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
+    for (Node& n : nodes) n.device_id = n.type == NodeType::Switch ? 0xD2F0 : 0x101B;
+    testing::node_named(nodes, "h0001 HCA-1").ports.front().capability_mask |= kCapIsSM;
+    Rig rig(nodes);
+    for (const Node& n : nodes) {
+        if (n.type != NodeType::CA) continue;
+        rig.fake->ext_speeds[PortRef{n.guid, 1}] = ext_speeds_block(n.guid & 0xFFU, 500, 70000);
+        rig.fake->pma_class_cap[n.guid] = 0x5300;  // IsPMRSFECCountersSupported
+    }
+    // FECModeActive: RS-FEC2, RS-FEC, Fire-code; h0004 has no PortInfoExtended.
+    rig.fake->fec_mode_active[rig.guid("h0001 HCA-1")] = 4;
+    rig.fake->fec_mode_active[rig.guid("h0002 HCA-1")] = 2;
+    rig.fake->fec_mode_active[rig.guid("h0003 HCA-1")] = 1;
+    auto out = rig.sweep();
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_TRUE(out->problems.empty()) << out->problems.front().summary;
+    const Fabric& got = out->snapshot.fabric;
+    const auto counters = [&](const char* node) { return *got.find(node)->port(1)->counters; };
+    for (const char* h : {"h0001 HCA-1", "h0002 HCA-1"}) {
+        EXPECT_EQ(counters(h).fec, FecLayout::RsFec) << h;
+        EXPECT_EQ(counters(h).get(Counter::PortFECCorrectedSymbolCtr), 70000u) << h;
+    }
+    for (const char* h : {"h0003 HCA-1", "h0004 HCA-1"}) {
+        EXPECT_EQ(counters(h).fec, FecLayout::Original) << h;
+        EXPECT_EQ(counters(h).get(Counter::PortFECCorrectableBlockCtr), 500u) << h;
+        EXPECT_FALSE(counters(h).get(Counter::PortFECCorrectedSymbolCtr)) << h;
+    }
+    EXPECT_EQ(counters("h0003 HCA-1").get(Counter::SyncHeaderErrorCounter),
+              rig.guid("h0003 HCA-1") & 0xFFU);
+    EXPECT_EQ(counters("leaf01").fec, FecLayout::None);
+    EXPECT_FALSE(counters("leaf01").get(Counter::SyncHeaderErrorCounter));
+    const auto asked = [](const std::vector<uint16_t>& v, uint16_t attr) {
+        return std::count(v.begin(), v.end(), attr);
+    };
+    // One probe for the switches' model (refused), every host port once.
+    EXPECT_EQ(asked(rig.fake->pma_asked, mad::kAttrPortExtendedSpeedsCounters), 1 + 4);
+    EXPECT_EQ(asked(rig.fake->pma_asked, mad::kAttrClassPortInfo), 1);
+    EXPECT_EQ(asked(rig.fake->smp_asked, mad::kAttrPortInfoExtended), 3);
+    // A later reading asks in the layout the sweep found (the PMA counter source).
+    EXPECT_EQ(out->snapshot.source.mad_stats->timeouts, 0u);
+}
+
+TEST(Sweep, AFabricWithoutExtendedSpeedsCountersCostsOneReturnedGetAModel) {
+    // As in ibsim: every PMA returns what it lacks at once (status 110).
+    auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 2, .hosts_per_leaf = 2});
+    for (Node& n : nodes) n.device_id = n.type == NodeType::Switch ? 0xD2F0 : 0x101B;
+    Rig rig(nodes);
+    for (const Node& n : nodes) rig.fake->pma_returned.insert(n.guid);
+    auto out = rig.sweep();
+    ASSERT_TRUE(out) << out.error().message;
+    for (const Node& n : out->snapshot.fabric.nodes()) {
+        for (const Port& p : n.ports) {
+            if (p.counters) {
+                EXPECT_EQ(p.counters->fec, FecLayout::None) << n.description;
+            }
+        }
+    }
+    const auto fec_asked = std::count(rig.fake->pma_asked.begin(), rig.fake->pma_asked.end(),
+                                      mad::kAttrPortExtendedSpeedsCounters);
+    EXPECT_EQ(fec_asked, 2 * 3);  // two models, three attempts each
+    EXPECT_EQ(
+        std::count(rig.fake->pma_asked.begin(), rig.fake->pma_asked.end(), mad::kAttrClassPortInfo),
+        0);
+    EXPECT_EQ(out->snapshot.source.mad_stats->timeouts, 0u);
     Rig plain(nodes);
     ASSERT_TRUE(plain.sweep());
     EXPECT_LE(rig.clock.now(), plain.clock.now() + std::chrono::milliseconds(5));
