@@ -264,6 +264,20 @@ TEST_F(Cli, UsageErrorsAreOneLine) {
 namespace fabscope {
 namespace {
 
+TEST(DiscoverRoceCli, TracersPerLeafOutsideItsRangeOrWithoutTraceIsExit2) {
+    for (const char* bad : {"-1", "1025", "two", "1.5"}) {
+        auto r =
+            run({fabscope(), "discover", "--roce", "--mpi", "--trace", "--tracers-per-leaf", bad});
+        EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+        EXPECT_NE(r.err.find("--tracers-per-leaf"), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+    // Without --trace it would mean nothing: refused, naming what it needs.
+    auto alone = run({fabscope(), "discover", "--roce", "--mpi", "--tracers-per-leaf", "4"});
+    EXPECT_EQ(alone.exit_code, 2) << alone.err;
+    EXPECT_NE(alone.err.find("--trace"), std::string::npos) << alone.err;
+}
+
 TEST(MeshRunCli, BadFlagsAreExit2AndASingleRankSaysHowToLaunch) {
     auto pattern = run({fabscope(), "mesh", "run", "--pattern", "tree"});
     EXPECT_EQ(pattern.exit_code, 2) << pattern.err;
