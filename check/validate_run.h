@@ -42,6 +42,8 @@ struct ValidateOutcome {
     /// SMInfo read again with the counters (none with one reading).
     std::optional<SmReadings> sm_after;
     double sm_interval_s = 0;  ///< from the sweep's end to that reading
+    /// The forwarding tables' analysis, its loops checked per VL (live only).
+    std::optional<RoutingAnalysis> routing;
 };
 
 /// The live fabric through `session`; `progress` shows the wait. An error

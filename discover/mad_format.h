@@ -35,6 +35,7 @@ inline constexpr uint16_t kAttrNodeInfo = 0x0011;
 inline constexpr uint16_t kAttrSwitchInfo = 0x0012;
 inline constexpr uint16_t kAttrPortInfo = 0x0015;
 inline constexpr uint16_t kAttrPKeyTable = 0x0016;
+inline constexpr uint16_t kAttrSLtoVLMappingTable = 0x0017;
 inline constexpr uint16_t kAttrLinearForwardingTable = 0x0019;
 inline constexpr uint16_t kAttrSMInfo = 0x0020;
 inline constexpr uint16_t kAttrPortInfoExtended = 0x0033;            // SMP, optional (FEC mode)

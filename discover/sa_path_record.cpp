@@ -67,6 +67,21 @@ mad::Request path_request(uint16_t sm_lid, const Gid& sgid, const Gid& dgid) {
     return r;
 }
 
+mad::Request path_request_by_lids(uint16_t sm_lid, uint16_t slid, uint16_t dlid) {
+    mad::Request r;
+    r.mgmt_class = mad::kClassSubnAdm;
+    r.attr_id = mad::kAttrPathRecord;
+    r.to.lid = sm_lid;
+    r.sa_template.assign(kPathRecordSize, 0);
+    r.sa_template[40] = static_cast<uint8_t>(dlid >> 8U);  // DLID, bytes 40-41
+    r.sa_template[41] = static_cast<uint8_t>(dlid & 0xFFU);
+    r.sa_template[42] = static_cast<uint8_t>(slid >> 8U);  // SLID, bytes 42-43
+    r.sa_template[43] = static_cast<uint8_t>(slid & 0xFFU);
+    r.sa_template[49] = 1;  // NumbPath: one
+    r.component_mask = kPrDlid | kPrSlid | kPrNumbPath;
+    return r;
+}
+
 PathRecord decode_path_record(std::span<const uint8_t, kPathRecordSize> b) {
     PathRecord p;
     std::copy_n(b.begin() + 8, 16, p.dgid.begin());

@@ -26,6 +26,8 @@ std::string gid_text(const Gid& g);
 // PathRecord ComponentMask bits (IBA vol 1, table 209).
 inline constexpr uint64_t kPrDgid = 1ULL << 2;
 inline constexpr uint64_t kPrSgid = 1ULL << 3;
+inline constexpr uint64_t kPrDlid = 1ULL << 4;
+inline constexpr uint64_t kPrSlid = 1ULL << 5;
 inline constexpr uint64_t kPrNumbPath = 1ULL << 12;
 
 inline constexpr size_t kPathRecordSize = 64;
@@ -49,6 +51,10 @@ struct PathRecord {
 
 /// A SubnAdmGet(PathRecord) from `sgid` to `dgid`, to the SA at `sm_lid`.
 mad::Request path_request(uint16_t sm_lid, const Gid& sgid, const Gid& dgid);
+
+/// A SubnAdmGet(PathRecord) from the port at `slid` to `dlid` (one path:
+/// the one the SM gives that pair, with its SL), to the SA at `sm_lid`.
+mad::Request path_request_by_lids(uint16_t sm_lid, uint16_t slid, uint16_t dlid);
 
 /// The 64 bytes of a PathRecord, decoded.
 PathRecord decode_path_record(std::span<const uint8_t, kPathRecordSize> bytes);

@@ -59,6 +59,13 @@ SwitchInfo decode_switch_info(SmpData d) {
     return s;
 }
 
+std::array<uint8_t, 16> decode_sl2vl(SmpData d) {
+    std::array<uint8_t, 16> vl{};
+    for (size_t sl = 0; sl < vl.size(); ++sl)
+        vl[sl] = static_cast<uint8_t>((sl % 2 == 0 ? d[sl / 2] >> 4U : d[sl / 2]) & 0xFU);
+    return vl;
+}
+
 bool port_info_ext_rs_fec_active(SmpData d) {
     constexpr uint32_t kIsFecModeSupported = 1;
     constexpr uint32_t kRsFec = 2;

@@ -78,6 +78,10 @@ inline constexpr unsigned kPkeysPerBlock = 32;
 /// The block's 32 entries in table order, 0 (unused) included.
 std::array<uint16_t, kPkeysPerBlock> decode_pkey_block(SmpData d);
 
+/// SLtoVLMappingTable (0x17): the VL of SL 0..15, four bits each, SL 0 in
+/// the high nibble of the first byte.
+std::array<uint8_t, 16> decode_sl2vl(SmpData d);
+
 /// MTU code (1..5) to bytes (256..4096); 0 for anything else.
 uint16_t mtu_bytes(unsigned code);
 

@@ -3,31 +3,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/strong_components.hpp>
-#include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 #include <unordered_map>
 
+#include "model/dependency_cycles.h"
 #include "model/port_label.h"
 
 namespace fabscope {
 namespace {
 
 constexpr Lane kNoLane = ~Lane{0};
-
-/// The first source and destination LID whose route made a dependency.
-struct Example {
-    Guid source = 0;
-    Lid dlid = 0;
-};
-
-uint64_t edge_key(Lane from, Lane to) {
-    return (static_cast<uint64_t>(from) << 32) | to;
-}
 
 /// A hole, grouped by where it is and what it is, with the LIDs it hits.
 struct HoleKey {
@@ -127,7 +115,7 @@ class Walker {
         for (size_t i : walked) open_[i] = 0;
     }
 
-    std::unordered_map<uint64_t, Example> edges;
+    Dependencies edges;
     std::map<HoleKey, std::set<Lid>> holes;
 
   private:
@@ -136,7 +124,7 @@ class Walker {
     /// neither is ever on a loop (and they would be most of the edges).
     void depend(Lane from, Lane to, Guid source, Lid dlid) {
         if (between_switches_[from] && between_switches_[to])
-            edges.try_emplace(edge_key(from, to), Example{source, dlid});
+            edges.try_emplace(dependency_key(from, to), DependencyExample{source, dlid});
     }
     void hole(PortRef at, const std::string& kind, Lid dlid) { holes[{at, kind}].insert(dlid); }
 
@@ -206,60 +194,14 @@ Finding hole_finding(const Fabric& f, PortRef at, const std::string& kind,
                         {{"hole", kind}, {"lids", l}});
 }
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
-
-/// One cycle per strongly connected component of the dependency graph.
-std::vector<CreditLoop> find_loops(const std::unordered_map<uint64_t, Example>& edges) {
-    std::unordered_map<Lane, size_t> index;
-    std::vector<Lane> lane_at;
-    auto vertex = [&](Lane l) {
-        auto [it, added] = index.try_emplace(l, lane_at.size());
-        if (added) lane_at.push_back(l);
-        return it->second;
-    };
-    std::vector<std::pair<size_t, size_t>> pairs;
-    pairs.reserve(edges.size());
-    for (const auto& [key, ex] : edges)
-        pairs.emplace_back(vertex(static_cast<Lane>(key >> 32)), vertex(static_cast<Lane>(key)));
-    std::sort(pairs.begin(), pairs.end());  // the same loop, whatever the hash order
-    Graph g(pairs.begin(), pairs.end(), lane_at.size());
-    std::vector<size_t> component(lane_at.size());
-    const size_t count = boost::strong_components(g, component.data());
-    std::vector<size_t> members(count, 0);
-    for (size_t c : component) ++members[c];
+/// One loop per strongly connected component of the dependency graph.
+std::vector<CreditLoop> find_loops(const Dependencies& edges) {
     std::vector<CreditLoop> out;
-    std::set<size_t> done;
-    for (size_t start = 0; start < lane_at.size(); ++start) {
-        const size_t c = component[start];
-        bool self = edges.count(edge_key(lane_at[start], lane_at[start])) != 0;
-        if ((members[c] < 2 && !self) || !done.insert(c).second) continue;
-        // Breadth first inside the component, back to `start`.
-        std::vector<size_t> parent(lane_at.size(), SIZE_MAX);
-        std::deque<size_t> queue{start};
-        size_t last = SIZE_MAX;
-        while (!queue.empty() && last == SIZE_MAX) {
-            const size_t v = queue.front();
-            queue.pop_front();
-            for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
-                const size_t w = boost::target(*e, g);
-                if (component[w] != c) continue;
-                if (w == start) {
-                    last = v;
-                    break;
-                }
-                if (parent[w] == SIZE_MAX) {
-                    parent[w] = v;
-                    queue.push_back(w);
-                }
-            }
-        }
+    for (DependencyCycle& c : find_dependency_cycles(edges)) {
         CreditLoop loop;
-        for (size_t v = last; v != start; v = parent[v]) loop.lanes.push_back(lane_at[v]);
-        loop.lanes.push_back(lane_at[start]);
-        std::reverse(loop.lanes.begin(), loop.lanes.end());
-        const Example& ex = edges.at(edge_key(loop.lanes.back(), loop.lanes.front()));
-        loop.example_source = ex.source;
-        loop.example_dlid = ex.dlid;
+        loop.lanes = std::move(c.vertices);
+        loop.example_source = c.example.source;
+        loop.example_dlid = c.example.dlid;
         out.push_back(std::move(loop));
     }
     return out;
@@ -339,6 +281,12 @@ RoutingAnalysis analyse_routing(const Fabric& f) {
     }
     a.dependencies = w.edges.size();
     a.loops = find_loops(w.edges);
+    if (!a.loops.empty()) {
+        const std::set<uint32_t> cyclic = cyclic_vertices(w.edges);
+        a.cyclic_lanes.assign(cyclic.begin(), cyclic.end());
+        // Until a live validate checks them per VL (model/vl_credit_loops.h).
+        a.vl_basis = "one VL assumed: no SL read";
+    }
     for (const auto& [key, lids] : w.holes)
         a.holes.push_back(hole_finding(f, key.at, key.kind, lids));
     a.balance = balance_of(f, ends);
@@ -372,11 +320,14 @@ Finding loop_finding(const Fabric& f, const CreditLoop& loop) {
         "credit_loop", Severity::Error,
         fmt::format("credit loop on VL {} over {} cables: {}, and back to the first: these routes "
                     "can deadlock a busy fabric with no error counter moving (e.g. {} to {}, LID "
-                    "{}, holds the last and waits for the first)",
+                    "{}, holds the last and waits for the first; {})",
                     loop.vl, loop.lanes.size(), path, first_word(src), first_word(dst),
-                    loop.example_dlid),
+                    loop.example_dlid,
+                    loop.per_vl ? "VLs from each flow's SL through the switches' SL-to-VL tables"
+                                : "all traffic taken to be on one VL"),
         std::move(where),
         {{"vl", loop.vl},
+         {"vl_from", loop.per_vl ? "sl_to_vl" : "one_vl"},
          {"lanes", lanes},
          {"example", {{"source", first_word(src)}, {"dlid", loop.example_dlid}}}});
 }
@@ -427,15 +378,14 @@ std::vector<Finding> routing_findings(const Fabric& f, const RoutingAnalysis& a,
 std::string routing_check_detail(const RoutingAnalysis& a) {
     double spread = 0;
     for (const SwitchBalance& b : a.balance) spread = std::max(spread, b.uplink_spread);
+    std::string loops = a.loops.empty() ? std::string("no credit loop")
+                                        : fmt::format("{} credit loop{}", a.loops.size(),
+                                                      a.loops.size() == 1 ? "" : "s");
+    if (!a.vl_basis.empty()) loops += fmt::format(" ({})", a.vl_basis);
     return fmt::format(
         "{} host LIDs from {} ports, {} dependencies between switch cables: {}; uplink spread at "
-        "most "
-        "{:.1f}x",
-        a.destinations, a.sources, a.dependencies,
-        a.loops.empty()
-            ? std::string("no credit loop")
-            : fmt::format("{} credit loop{}", a.loops.size(), a.loops.size() == 1 ? "" : "s"),
-        spread);
+        "most {:.1f}x",
+        a.destinations, a.sources, a.dependencies, loops, spread);
 }
 
 }  // namespace fabscope

@@ -5,7 +5,9 @@
 //    one cable while it waits for the next) has a cycle, so a full fabric can
 //    deadlock with no error counter moving. All traffic is taken to be on one
 //    VL (SL 0; no SL-to-VL table is read), which is also what ibdmchk assumes
-//    when it checks OpenSM's dump files;
+//    when it checks OpenSM's dump files; where that finds a loop, a live
+//    validate checks it again per VL (model/vl_credit_loops.h), with each
+//    flow's SL from the SA and the switches' SL-to-VL tables;
 //  - holes: a LID in use that a switch on the way has no route for, routes a
 //    packet back out of the port it came in by, or sends out of a port whose
 //    link is down;
@@ -46,6 +48,9 @@ struct SwitchBalance {
 struct CreditLoop {
     std::vector<Lane> lanes;  ///< the cables in dependency order; the last depends on the first
     int vl = 0;
+    /// The VL is each flow's SL through the switches' SL-to-VL tables, not
+    /// the one VL assumed for all traffic.
+    bool per_vl = false;
     /// A flow whose route holds the loop's last lane and waits for its first.
     Guid example_source = 0;
     Lid example_dlid = 0;
@@ -56,6 +61,12 @@ struct RoutingAnalysis {
     size_t sources = 0;       ///< host ports routed from
     size_t dependencies = 0;  ///< edges of the channel dependency graph between switch cables
     std::vector<CreditLoop> loops;
+    /// The lanes of every cyclic component of the one-VL graph (empty
+    /// without a loop): what a check per VL must look at again.
+    std::vector<Lane> cyclic_lanes;
+    /// How the loops' VLs were found: "" (one VL assumed), or what the check
+    /// per VL read ("per VL: the SLs of 20 flows from the SA, 12 SL-to-VL tables").
+    std::string vl_basis;
     std::vector<Finding> holes;  ///< "route_hole" findings
     std::vector<SwitchBalance> balance;
 };

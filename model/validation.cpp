@@ -181,7 +181,7 @@ Validation validate(const ValidationInput& in) {
     check_subnet(v, in);
 
     if (has_routes(f)) {
-        const RoutingAnalysis routing = analyse_routing(f);
+        const RoutingAnalysis routing = in.routing ? *in.routing : analyse_routing(f);
         auto found = routing_findings(f, routing, in.thresholds.routing.imbalance);
         v.findings.insert(v.findings.end(), found.begin(), found.end());
         v.checks.push_back({"routing", "credit loops, holes and balance of the forwarding tables",

@@ -15,6 +15,7 @@
 #include "model/finding.h"
 #include "model/plan.h"
 #include "model/port_label.h"
+#include "model/routing_checks.h"
 #include "model/sm_checks.h"
 #include "model/thresholds.h"
 #include "model/tiers.h"
@@ -43,6 +44,10 @@ struct ValidationInput {
     bool sm_read = false;
     const SmReadings* sm_after = nullptr;
     double sm_interval_s = 0;
+    /// The forwarding tables' analysis made beforehand (a live validate
+    /// checks its loops again per VL: model/vl_credit_loops.h); nullptr:
+    /// validate makes it, on one VL.
+    const RoutingAnalysis* routing = nullptr;
 };
 
 /// A check made. Its id and name stay the same from run to run of the same

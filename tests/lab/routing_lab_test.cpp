@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -97,6 +99,15 @@ TEST(RoutingLab, MinHopOnARingHasCreditLoopsAsIbdmchkSays) {
         EXPECT_EQ(f["evidence"]["lanes"].size(), 5u) << f.dump(1);
     }
     EXPECT_EQ(v.report["result"], "fail");
+    // Checked again per VL: every flow on SL 0, OpenSM's tables map it to VL 0.
+    EXPECT_NE(
+        routing_check(v.report).find("2 credit loops (per VL: the SLs of 20 flows from the SA"),
+        std::string::npos)
+        << routing_check(v.report);
+    for (const json& f : loops) {
+        EXPECT_EQ(f["evidence"]["vl_from"], "sl_to_vl");
+        EXPECT_EQ(f["evidence"]["vl"], 0);
+    }
 
     // The report of the snapshot validate read: both loops listed, each
     // drawn as five numbered arrows on the ring.
@@ -117,6 +128,94 @@ TEST(RoutingLab, MinHopOnARingHasCreditLoopsAsIbdmchkSays) {
         EXPECT_NE(page.find(fmt::format("credit loop {} on VL 0, 5 cables: ring", loop)),
                   std::string::npos);
     }
+}
+
+/// ibdmchk's inputs for a check per VL, gathered with the peer tools from
+/// the live fabric: each host's path SL to every host LID (saquery -p: "guid
+/// dlid sl" a line) and every switch's SL-to-VL tables (smpquery sl2vl:
+/// "guid in out 0x(sl0)(sl1) ..." a line).
+struct PeerVlFiles {
+    std::string path_sl;
+    std::string sl2vl;
+};
+
+PeerVlFiles peer_vl_files(const Lab& lab, const json& snapshot, const ScratchDir& scratch) {
+    std::string psl;
+    std::string slvl;
+    for (const json& src : snapshot["nodes"]) {
+        if (src["type"] == "Switch") {
+            const std::string lid = std::to_string(src["lid"].get<int>());
+            for (int out = 1; out <= src["num_ports"].get<int>(); ++out) {
+                CmdResult q = lab.exec({"smpquery", "sl2vl", lid, std::to_string(out)});
+                EXPECT_EQ(q.exit_code, 0) << q.err;
+                std::istringstream lines(q.out);
+                for (std::string line; std::getline(lines, line);) {
+                    int in = 0;
+                    int o = 0;
+                    std::array<int, 16> vl{};
+                    if (std::sscanf(line.c_str(),  // NOLINT: parsing smpquery's fixed format
+                                    "ports: in %d, out %d: |%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|"
+                                    "%d|%d|%d|",
+                                    &in, &o, &vl[0], &vl[1], &vl[2], &vl[3], &vl[4], &vl[5], &vl[6],
+                                    &vl[7], &vl[8], &vl[9], &vl[10], &vl[11], &vl[12], &vl[13],
+                                    &vl[14], &vl[15]) != 18)
+                        continue;
+                    slvl += fmt::format("{} {} {}", src["guid"].get<std::string>(), in, o);
+                    for (size_t sl = 0; sl < 16; sl += 2)
+                        slvl += fmt::format(" 0x{:x}{:x}", vl[sl], vl[sl + 1]);
+                    slvl += "\n";
+                }
+            }
+            continue;
+        }
+        for (const json& dst : snapshot["nodes"]) {
+            if (dst["type"] == "Switch" || dst["guid"] == src["guid"]) continue;
+            const std::string dlid = std::to_string(dst["lid"].get<int>());
+            CmdResult pr = lab.exec(
+                {"saquery", "-p", "--slid", std::to_string(src["lid"].get<int>()), "--dlid", dlid});
+            EXPECT_EQ(pr.exit_code, 0) << pr.err;
+            const size_t at = pr.out.find("sl......................0x");
+            EXPECT_NE(at, std::string::npos) << pr.out;
+            if (at == std::string::npos) continue;
+            const int sl = std::stoi(pr.out.substr(at + 26), nullptr, 16);
+            psl += fmt::format("{} {} {}\n", src["guid"].get<std::string>(), dlid, sl);
+        }
+    }
+    return {scratch.write("path-sl.txt", psl), scratch.write("sl2vl.txt", slvl)};
+}
+
+TEST(RoutingLab, LashOnTheSameRingHasNoCreditLoopPerVlAsIbdmchkFindsWithTheSls) {
+    // LASH breaks the ring's loops with layers: each path's SL (from the SA)
+    // puts it on a VL whose routes cannot close a cycle. Taken on one VL, as
+    // ibdmchk takes OpenSM's dumps by default, the same tables have loops;
+    // given the paths' SLs (saquery) and the switches' SL-to-VL tables
+    // (smpquery), ibdmchk finds none either.
+    ScratchDir scratch("routing");
+    Lab lab(
+        {"--net", scratch.write("ring.net", ring_net(5)), "--sm-dump", "--routing-engine", "lash"});
+    ASSERT_TRUE(lab.up());
+    const std::string snap = scratch.path("lash-snapshot.json");
+    Verdicts v = both_verdicts(lab, {"--snapshot", snap});
+    std::printf("ibdmchk, one VL:\n%s\n", v.ibdmchk.c_str());
+    std::printf("routing check: %s\n", routing_check(v.report).c_str());
+    EXPECT_TRUE(of_kind(v.report, "credit_loop").empty()) << v.report["findings"].dump(1);
+    EXPECT_NE(
+        routing_check(v.report).find("no credit loop (per VL: the SLs of 20 flows from the SA"),
+        std::string::npos)
+        << routing_check(v.report);
+    EXPECT_NE(v.ibdmchk.find("credit loops in routing"), std::string::npos) << v.ibdmchk;
+
+    const PeerVlFiles files = peer_vl_files(lab, json::parse(slurp(snap)), scratch);
+    EXPECT_NE(slurp(files.path_sl).find(" 1\n"), std::string::npos)  // LASH's second layer
+        << slurp(files.path_sl);
+    const std::string osm = lab.dir() + "/osm/";
+    CmdResult per_vl = run({"ibdmchk", "-s", osm + "opensm-subnet.lst", "-f", osm + "opensm.fdbs",
+                            "-m", osm + "opensm.mcfdbs", "-c", files.path_sl, "-d", files.sl2vl},
+                           std::chrono::seconds(120));
+    std::printf("ibdmchk, per VL:\n%s\n", (per_vl.out + per_vl.err).c_str());
+    EXPECT_NE((per_vl.out + per_vl.err).find("Defined 2 SLs in use"), std::string::npos);
+    EXPECT_NE((per_vl.out + per_vl.err).find("no credit loops found"), std::string::npos)
+        << per_vl.out << per_vl.err;
 }
 
 TEST(RoutingLab, UpDownOnTheSameRingHasNoCreditLoopByBothTools) {

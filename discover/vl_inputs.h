@@ -1,0 +1,28 @@
+#pragma once
+// What a check of credit loops per VL (model/vl_credit_loops.h) reads from a
+// live fabric, only where the one-VL check found a loop: the SL of each flow
+// that crosses a cyclic component, from the SA (a SubnAdmGet PathRecord by
+// SLID and DLID: the SL the SM gives that path, as LASH, DFSSSP and
+// torus-2QoS choose it), and the SLtoVLMappingTable (SMP 0x17, modifier
+// in << 8 | out) of each switch where such a flow leaves on a cyclic lane.
+// Unanswered queries are left out: the check then keeps the one-VL loops.
+
+#include "discover/mad_engine.h"
+#include "model/vl_credit_loops.h"
+
+namespace fabscope {
+
+/// At most this many flows' SLs are asked of the SA in one validate (one
+/// SubnAdmGet each); past it the loops stay one-VL and the check says why.
+inline constexpr size_t kMaxVlFlows = 65536;
+
+struct VlReadings {
+    FlowSls sls;
+    Sl2VlTables tables;
+    bool interrupted = false;
+};
+
+VlReadings read_vl_inputs(MadTransport& transport, const Clock& clock, const EngineOptions& options,
+                          const Fabric& f, const VlNeeds& needs, Lid sm_lid);
+
+}  // namespace fabscope
