@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "check/routing_live.h"
 #include "congestion/live_reading.h"
 #include "congestion/xmit_wait_tree.h"
 #include "discover/sm_pass.h"
-#include "discover/vl_inputs.h"
 #include "model/paths.h"
 #include "model/tiers.h"
 #include "util/time_util.h"
@@ -47,31 +47,6 @@ void judge(ValidateOutcome& out, const std::vector<Finding>& problems, bool afte
     sort_by_severity(findings);
 }
 
-/// The forwarding tables' analysis; where it finds a credit loop on one
-/// VL, checked again per VL with what the loops' flows' SLs and the
-/// switches' SL-to-VL tables say (read now, as few as the loops need).
-RoutingAnalysis routing_per_vl(LiveSession& session, const Fabric& fabric, const StopToken& stop) {
-    RoutingAnalysis a = analyse_routing(fabric);
-    if (a.loops.empty()) return a;
-    const VlNeeds needs = vl_needs(fabric, a);
-    if (needs.flows.size() > kMaxVlFlows) {
-        a.vl_basis = fmt::format(
-            "one VL assumed: {} flows cross the loops, more than the {} whose SL validate asks "
-            "the SA for",
-            needs.flows.size(), kMaxVlFlows);
-        return a;
-    }
-    if (session.local().sm_lid == 0) {
-        a.vl_basis = "one VL assumed: no SM LID on the local port to ask the SA for the SLs";
-        return a;
-    }
-    const VlReadings r =
-        read_vl_inputs(session.transport(), session.clock(), session.engine_options(&stop), fabric,
-                       needs, session.local().sm_lid);
-    check_loops_per_vl(fabric, a, needs, r.sls, r.tables);
-    return a;
-}
-
 }  // namespace
 
 Result<ValidateOutcome> validate_live(LiveSession& session, const ValidateInputs& in,
@@ -84,7 +59,7 @@ Result<ValidateOutcome> validate_live(LiveSession& session, const ValidateInputs
     out.fabric_from =
         fmt::format("{} port {}", out.snapshot.source.ca, out.snapshot.source.ca_port);
     if (!out.interrupted && has_routes(out.snapshot.fabric))
-        out.routing = routing_per_vl(session, out.snapshot.fabric, stop);
+        out.routing = analyse_routing_live(session, out.snapshot.fabric, &stop);
     bool after_complete = false;
     const Stopwatch since_sweep;
     if (in.interval.count() > 0 && !out.interrupted) {

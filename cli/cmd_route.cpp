@@ -6,7 +6,9 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
+#include "check/routing_live.h"
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
 #include "model/paths.h"
@@ -92,13 +94,13 @@ nlohmann::json balance_json(const Fabric& f, const RoutingAnalysis& a) {
     nlohmann::json findings = nlohmann::json::array();
     for (const Finding& x : routing_findings(f, a, default_thresholds().routing.imbalance))
         findings.push_back(finding_to_json(f, x));
-    return {{"destinations", a.destinations},  {"sources", a.sources},
-            {"dependencies", a.dependencies},  {"credit_loops", a.loops.size()},
-            {"switches", std::move(switches)}, {"findings", std::move(findings)}};
+    return {{"destinations", a.destinations}, {"sources", a.sources},
+            {"dependencies", a.dependencies}, {"credit_loops", a.loops.size()},
+            {"vl_basis", a.vl_basis},         {"switches", std::move(switches)},
+            {"findings", std::move(findings)}};
 }
 
-int run_balance(const Fabric& f, const Globals& g) {
-    const RoutingAnalysis a = analyse_routing(f);
+int run_balance(const Fabric& f, const RoutingAnalysis& a, const Globals& g) {
     if (!g.quiet) std::fputs(render_balance(f, a).c_str(), stderr);
     if (g.json) std::printf("%s\n", balance_json(f, a).dump(1).c_str());
     const bool clean = routing_findings(f, a, default_thresholds().routing.imbalance).empty();
@@ -112,13 +114,15 @@ int run_route(const RouteCommand& o, const Globals& g) {
                                  kExitUsage),
                       g);
     Result<Snapshot> snap = make_error("");
+    std::optional<LiveSession> session;  // live: kept for the loops' check per VL
     if (!o.load.empty()) {
         snap = load_named_snapshot(o.load, g);
     } else {
         LiveSweepOptions live = o.live;
         live.no_counters = true;
-        auto session = open_live_session(live, g);
-        if (!session) return report(session.error(), g);
+        auto opened = open_live_session(live, g);
+        if (!opened) return report(opened.error(), g);
+        session = std::move(*opened);
         auto swept = session->sweep();
         if (!swept) return report(swept.error(), g);
         snap = std::move(swept->snapshot);
@@ -141,7 +145,8 @@ int run_route(const RouteCommand& o, const Globals& g) {
                                  kExitCannotRun),
                       g);
     }
-    if (o.balance) return run_balance(f, g);
+    if (o.balance)
+        return run_balance(f, session ? analyse_routing_live(*session, f) : analyse_routing(f), g);
     auto src = resolve_node(f, o.src);
     if (!src) return report(make_error("route: source: " + src.error().message, kExitUsage), g);
     auto dst = resolve_node(f, o.dst);

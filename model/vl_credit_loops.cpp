@@ -26,9 +26,10 @@ PortRef lane_to(const Fabric& f, Lane l) {
 
 /// Calls `hop(flow, lane, table)` for every hop of every routed flow where
 /// the route leaves a switch on a cyclic lane: the lane and the table that
-/// gives its VL (the switch, the port the flow came in by, the port it leaves by).
+/// gives its VL (the switch, the port the flow came in by, the port it
+/// leaves by). Stops when `hop` returns false.
 void for_each_cyclic_hop(const Fabric& f, const std::set<Lane>& cyclic,
-                         const std::function<void(LidPair, Guid, Lane, const Sl2VlKey&)>& hop) {
+                         const std::function<bool(LidPair, Guid, Lane, const Sl2VlKey&)>& hop) {
     const std::vector<MeshEndpoint> ends = endpoints_from_fabric(f);
     const IbPathOracle oracle(f);
     for (const MeshEndpoint& d : ends) {
@@ -41,8 +42,9 @@ void for_each_cyclic_hop(const Fabric& f, const std::set<Lane>& cyclic,
                     const Lane l = path.lanes[i];
                     if (!cyclic.count(l)) continue;
                     const PortRef from = lane_from(f, l);
-                    hop(flow, s.node, l,
-                        Sl2VlKey{from.node, lane_to(f, path.lanes[i - 1]).port, from.port});
+                    if (!hop(flow, s.node, l,
+                             Sl2VlKey{from.node, lane_to(f, path.lanes[i - 1]).port, from.port}))
+                        return;
                 }
             }
         }
@@ -51,7 +53,7 @@ void for_each_cyclic_hop(const Fabric& f, const std::set<Lane>& cyclic,
 
 }  // namespace
 
-VlNeeds vl_needs(const Fabric& f, const RoutingAnalysis& a) {
+VlNeeds vl_needs(const Fabric& f, const RoutingAnalysis& a, size_t max_flows) {
     VlNeeds out;
     if (a.loops.empty()) return out;
     const std::set<Lane> cyclic(a.cyclic_lanes.begin(), a.cyclic_lanes.end());
@@ -60,6 +62,8 @@ VlNeeds vl_needs(const Fabric& f, const RoutingAnalysis& a) {
     for_each_cyclic_hop(f, cyclic, [&](LidPair flow, Guid, Lane, const Sl2VlKey& key) {
         flows.insert(flow);
         tables.insert(key);
+        out.too_many = flows.size() > max_flows;
+        return !out.too_many;
     });
     out.flows.assign(flows.begin(), flows.end());
     out.tables.assign(tables.begin(), tables.end());
@@ -68,7 +72,7 @@ VlNeeds vl_needs(const Fabric& f, const RoutingAnalysis& a) {
 
 void check_loops_per_vl(const Fabric& f, RoutingAnalysis& a, const VlNeeds& needs,
                         const FlowSls& sls, const Sl2VlTables& tables) {
-    if (a.loops.empty()) return;
+    if (a.loops.empty() || needs.too_many) return;
     size_t no_sl = 0;
     for (const LidPair& flow : needs.flows) no_sl += sls.count(flow) ? 0 : 1;
     size_t no_table = 0;
@@ -95,6 +99,7 @@ void check_loops_per_vl(const Fabric& f, RoutingAnalysis& a, const VlNeeds& need
             edges.try_emplace(dependency_key(prev->second.second, channel),
                               DependencyExample{source, flow.second});
         last[flow] = {lane, channel};
+        return true;
     });
     std::vector<CreditLoop> loops;
     for (DependencyCycle& c : find_dependency_cycles(edges)) {

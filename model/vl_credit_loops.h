@@ -10,6 +10,7 @@
 // PathRecords) and the tables are read by discover/vl_inputs.h.
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -40,10 +41,12 @@ using FlowSls = std::map<LidPair, uint8_t>;
 struct VlNeeds {
     std::vector<LidPair> flows;    ///< whose routes cross a cyclic lane
     std::vector<Sl2VlKey> tables;  ///< where those routes leave a switch on one
+    bool too_many = false;         ///< more than `max_flows`: the lists stop there
 };
 
-/// What checking `a`'s loops per VL needs (nothing when it has no loop).
-VlNeeds vl_needs(const Fabric& f, const RoutingAnalysis& a);
+/// What checking `a`'s loops per VL needs (nothing when it has no loop);
+/// the walk stops once more than `max_flows` flows cross the loops.
+VlNeeds vl_needs(const Fabric& f, const RoutingAnalysis& a, size_t max_flows = SIZE_MAX);
 
 /// Replaces a.loops with the loops per VL and says so in a.vl_basis; when a
 /// flow's SL or a table is missing, leaves the loops and says what was

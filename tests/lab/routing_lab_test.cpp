@@ -205,6 +205,13 @@ TEST(RoutingLab, LashOnTheSameRingHasNoCreditLoopPerVlAsIbdmchkFindsWithTheSls) 
         << routing_check(v.report);
     EXPECT_NE(v.ibdmchk.find("credit loops in routing"), std::string::npos) << v.ibdmchk;
 
+    // route --balance live: the same check, per VL.
+    CmdResult balance = lab.exec({fabscope(), "route", "--balance", "--json", "-q"});
+    EXPECT_EQ(balance.exit_code, 0) << balance.err;
+    const json b = json::parse(balance.out.empty() ? "{}" : balance.out);
+    EXPECT_EQ(b.value("credit_loops", 99), 0) << balance.out;
+    EXPECT_EQ(b.value("vl_basis", "").rfind("per VL: the SLs of 20 flows", 0), 0u) << balance.out;
+
     const PeerVlFiles files = peer_vl_files(lab, json::parse(slurp(snap)), scratch);
     EXPECT_NE(slurp(files.path_sl).find(" 1\n"), std::string::npos)  // LASH's second layer
         << slurp(files.path_sl);

@@ -137,6 +137,18 @@ TEST(VlCreditLoops, AMissingSlOrTableLeavesTheOneVlLoopsAndSaysWhy) {
     EXPECT_NE(b.vl_basis.find("1 of"), std::string::npos) << b.vl_basis;
 }
 
+TEST(VlCreditLoops, PastItsFlowLimitTheWalkStopsAndTheOneVlLoopsStand) {
+    const Fabric f = ring5();
+    RoutingAnalysis a = analyse_routing(f);
+    const VlNeeds needs = vl_needs(f, a, 5);
+    EXPECT_TRUE(needs.too_many);
+    EXPECT_EQ(needs.flows.size(), 6u);  // stopped at the first past the limit
+    check_loops_per_vl(f, a, needs, {}, {});
+    EXPECT_EQ(a.loops.size(), 2u);
+    EXPECT_FALSE(a.loops[0].per_vl);
+    EXPECT_FALSE(vl_needs(f, a, 20).too_many);
+}
+
 TEST(VlCreditLoops, ALoopFreeFabricNeedsNothing) {
     auto nodes = testing::leaf_spine_nodes({.spines = 2, .leaves = 3, .hosts_per_leaf = 2});
     testing::add_dmodk_routes(nodes);
