@@ -11,10 +11,15 @@ FABSCOPE=${FABSCOPE:-build/cli/fabscope}
 RUNS=${RUNS:-5}
 SIZES=("${@:-648 2048}")
 [ -x "$FABSCOPE" ] || { echo "build first (scripts/build)" >&2; exit 3; }
+FABSCOPE=$(readlink -f "$FABSCOPE")
 work=$(mktemp -d /tmp/fabscope-bench.XXXXXX)
 lab="$work/lab"
 cleanup() { "$FABSCOPE" lab down --dir "$lab" -q 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT INT TERM
+# The simulator's client library writes ./sys-PID for every tool it runs:
+# here, not in the checkout (lab exec removes its own child's; a tool under
+# /usr/bin/time is a grandchild, whose tree the work directory's removal takes).
+cd "$work"
 
 # measure LABEL CMD...: runs CMD RUNS times inside the lab, prints median s and max RSS MB
 measure() {
