@@ -25,6 +25,12 @@ RoutingAnalysis analyse_routing_live(LiveSession& session, const Fabric& fabric,
     const VlReadings r =
         read_vl_inputs(session.transport(), session.clock(), session.engine_options(stop), fabric,
                        needs, session.local().sm_lid);
+    if (r.sa_silent) {
+        a.vl_basis = fmt::format(
+            "one VL assumed: the SA at LID {} gave no PathRecord for the first flow asked",
+            session.local().sm_lid);
+        return a;
+    }
     check_loops_per_vl(fabric, a, needs, r.sls, r.tables);
     return a;
 }

@@ -58,10 +58,10 @@ Result<ValidateOutcome> validate_live(LiveSession& session, const ValidateInputs
     out.interrupted = swept->interrupted;
     out.fabric_from =
         fmt::format("{} port {}", out.snapshot.source.ca, out.snapshot.source.ca_port);
+    bool after_complete = false;
+    const Stopwatch since_sweep;  // SMInfo's interval: from the sweep's end
     if (!out.interrupted && has_routes(out.snapshot.fabric))
         out.routing = analyse_routing_live(session, out.snapshot.fabric, &stop);
-    bool after_complete = false;
-    const Stopwatch since_sweep;
     if (in.interval.count() > 0 && !out.interrupted) {
         if (wait_with_countdown(in.interval, stop, progress, "Reading the counters again")) {
             PmaRead second = read_again(session, out.snapshot.fabric, false, stop);

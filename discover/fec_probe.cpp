@@ -41,46 +41,67 @@ bool FecProbe::submit_rest(std::map<PortRef, PmaReading>& readings) {
         const Model model = entry.first;  // captured below (a structured binding cannot be)
         const PortRef probe = entry.second;
         if (!readings[probe].ext_speeds) continue;  // not supported by this model
+        std::vector<Candidate>& ports = rest_[model];
         const SweptNode& first = ctx_.nodes.at(probe.node);
+        ports.push_back(Candidate{probe, first.lid(probe.port)});
+        for (const Candidate& c : ports) {
+            if (c.ref != probe)
+                submit_ext_speeds(ctx_.engine, ctx_.nodes.at(c.ref.node), c.ref.port, c.lid,
+                                  readings[c.ref]);
+        }
+        // PortInfoExtended only where the PMA has RS-FEC counters, as perfquery asks.
         const mad::Request cpi{
             mad::kClassPerf, mad::kAttrClassPortInfo, 0, {{}, first.lid(probe.port)}, 0};
         ctx_.engine.submit_optional(cpi,
                                     [this, model](const MadResult& r) {
-                                        if (r.ok())
-                                            class_cap_[model] =
-                                                pma_class_capability_mask(mad::pma_data(r.reply));
+                                        if (!r.ok()) return;
+                                        class_cap_[model] =
+                                            pma_class_capability_mask(mad::pma_data(r.reply));
+                                        if (class_cap_[model] & kPmaCapRsFecCounters)
+                                            ask_fec_modes(model);
                                     },
                                     {MadEngine::key_of(first.path)});
-        std::vector<Candidate> ports = rest_[model];
-        ports.push_back(Candidate{probe, first.lid(probe.port)});
-        for (const Candidate& c : ports) {
-            const SweptNode& n = ctx_.nodes.at(c.ref.node);
-            if (c.ref != probe)
-                submit_ext_speeds(ctx_.engine, n, c.ref.port, c.lid, readings[c.ref]);
-            if ((n.capability_mask2(c.ref.port) & kCap2IsPortInfoExtendedSupported) == 0) continue;
-            const mad::Request pie{n.path.directed() ? mad::kClassSmpDirected : mad::kClassSmpLid,
-                                   mad::kAttrPortInfoExtended, c.ref.port, n.path, 0};
-            ctx_.engine.submit_optional(
-                pie,
-                [this, ref = c.ref](const MadResult& r) {
-                    if (r.ok() && port_info_ext_rs_fec_active(mad::smp_data(r.reply)))
-                        rs_fec_active_.insert(ref);
-                },
-                {MadEngine::key_of(n.path)});
-        }
         queued = true;
     }
     return queued;
 }
 
+void FecProbe::ask_fec_modes(const Model& model) {
+    for (const Candidate& c : rest_[model]) {
+        const SweptNode& n = ctx_.nodes.at(c.ref.node);
+        if ((n.capability_mask2(c.ref.port) & kCap2IsPortInfoExtendedSupported) == 0) continue;
+        const mad::Request pie{n.path.directed() ? mad::kClassSmpDirected : mad::kClassSmpLid,
+                               mad::kAttrPortInfoExtended, c.ref.port, n.path, 0};
+        ctx_.engine.submit_optional(pie,
+                                    [this, ref = c.ref](const MadResult& r) {
+                                        if (!r.ok()) return;
+                                        fec_mode_read_.insert(ref);
+                                        if (port_info_ext_rs_fec_active(mad::smp_data(r.reply)))
+                                            rs_fec_active_.insert(ref);
+                                    },
+                                    {MadEngine::key_of(n.path)});
+    }
+}
+
+FecLayout FecProbe::layout_of(PortRef ref) const {
+    const SweptNode& n = ctx_.nodes.at(ref.node);
+    auto cap = class_cap_.find(n.pma_model());
+    if (cap == class_cap_.end()) return FecLayout::None;  // unknown: not guessed
+    if ((cap->second & kPmaCapRsFecCounters) == 0) return FecLayout::Original;
+    // As perfquery: without PortInfoExtended the port is read in the original layout.
+    if ((n.capability_mask2(ref.port) & kCap2IsPortInfoExtendedSupported) == 0)
+        return FecLayout::Original;
+    if (!fec_mode_read_.count(ref)) return FecLayout::None;  // its FEC mode went unread
+    return rs_fec_active_.count(ref) ? FecLayout::RsFec : FecLayout::Original;
+}
+
 void FecProbe::decide_layouts(std::map<PortRef, PmaReading>& readings) const {
     for (auto& [ref, r] : readings) {
         if (!r.ext_speeds) continue;
-        auto cap = class_cap_.find(ctx_.nodes.at(ref.node).pma_model());
-        const bool rs_fec_counters =
-            cap != class_cap_.end() && (cap->second & kPmaCapRsFecCounters) != 0;
-        r.fec =
-            rs_fec_counters && rs_fec_active_.count(ref) ? FecLayout::RsFec : FecLayout::Original;
+        r.fec = layout_of(ref);
+        // A layout not known is not guessed: an RS-FEC reply read in the
+        // original layout would show its uncorrectable blocks as zero.
+        if (r.fec == FecLayout::None) r.ext_speeds.reset();
     }
 }
 

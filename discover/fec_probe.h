@@ -8,15 +8,18 @@
 // advertises extended speeds (PortInfo CapabilityMask bit 14) and runs no SM
 // (through ibsim's umad2sim an SM receives what the simulator does not
 // implement, and dies of it). A model whose probe is refused or unanswered
-// is "not supported": asked once, never a finding, and (ibsim sends such a
-// Get straight back) no deadline waited.
+// is "not supported": asked of one port a model (with the engine's retries),
+// never a finding, and (ibsim sends such a Get straight back) no deadline
+// waited.
 //
 // Round two, for the models whose probe answered: 0x1F of every other such
-// port, the model's PMA ClassPortInfo, and PortInfoExtended (SMP 0x33) of
-// the ports whose CapabilityMask2 says they have it. The layout is chosen
-// as perfquery chooses it: RS-FEC where ClassPortInfo says
-// IsPMRSFECCountersSupported and PortInfoExtended's FECModeActive is RS-FEC,
-// the original layout otherwise.
+// port, the model's PMA ClassPortInfo, and, where it says
+// IsPMRSFECCountersSupported, PortInfoExtended (SMP 0x33) of the ports whose
+// CapabilityMask2 says they have it. The layout is chosen as perfquery
+// chooses it: RS-FEC where ClassPortInfo has the bit and PortInfoExtended's
+// FECModeActive is RS-FEC, the original layout where either says otherwise
+// (or the port has no PortInfoExtended); where an answer that decides went
+// missing the reply is left out rather than read in a guessed layout.
 
 #include <map>
 #include <optional>
@@ -45,6 +48,11 @@ class FecProbe {
 
   private:
     using Model = std::tuple<uint32_t, uint16_t, uint32_t>;
+    /// PortInfoExtended of the model's ports that have it (from ClassPortInfo's answer).
+    void ask_fec_modes(const Model& model);
+    /// RS-FEC or original as perfquery decides; None where what decides went unanswered.
+    FecLayout layout_of(PortRef ref) const;
+
     struct Candidate {
         PortRef ref;
         Lid lid = 0;
@@ -52,8 +60,9 @@ class FecProbe {
 
     SweepContext& ctx_;
     std::map<Model, PortRef> probe_of_;             ///< the port each model's probe went to
-    std::map<Model, std::vector<Candidate>> rest_;  ///< the other eligible ports, by model
+    std::map<Model, std::vector<Candidate>> rest_;  ///< eligible ports (the probe's from round two)
     std::map<Model, uint16_t> class_cap_;           ///< ClassPortInfo CapabilityMask answered
+    std::set<PortRef> fec_mode_read_;               ///< PortInfoExtended answered
     std::set<PortRef> rs_fec_active_;               ///< PortInfoExtended: RS-FEC running
 };
 

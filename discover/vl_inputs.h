@@ -5,7 +5,8 @@
 // SLID and DLID: the SL the SM gives that path, as LASH, DFSSSP and
 // torus-2QoS choose it), and the SLtoVLMappingTable (SMP 0x17, modifier
 // in << 8 | out) of each switch where such a flow leaves on a cyclic lane.
-// Unanswered queries are left out: the check then keeps the one-VL loops.
+// Unanswered queries are left out: the check then keeps the one-VL loops;
+// the SA is asked for one flow first, and for none more if it does not answer.
 
 #include "discover/mad_engine.h"
 #include "model/vl_credit_loops.h"
@@ -19,6 +20,8 @@ inline constexpr size_t kMaxVlFlows = 65536;
 struct VlReadings {
     FlowSls sls;
     Sl2VlTables tables;
+    /// The SA gave no SL for the first flow asked: nothing more was asked.
+    bool sa_silent = false;
     bool interrupted = false;
 };
 

@@ -102,6 +102,35 @@ void ber_findings(const Fabric& f, const CounterReadings& before, const CounterR
     }
 }
 
+/// "raw (pre-FEC) BER against 1e-05 on 12 ports with RS-FEC counters". A
+/// corrected-symbol counter at its top cannot rise (a link at 1e-7 fills its
+/// 32 bits in about two days): such a port's raw BER is unknown, and said so.
+std::string raw_ber_detail(const CounterReadings& before, const CounterReadings& after,
+                           const BerLimit& limit) {
+    size_t rs_fec = 0;
+    size_t saturated = 0;
+    const uint64_t top = counter_max(Counter::PortFECCorrectedSymbolCtr, false);
+    for (const auto& [ref, a] : after) {
+        auto b = before.find(ref);
+        if (b == before.end() || !counter_rise(b->second, a, Counter::PortFECCorrectedSymbolCtr))
+            continue;
+        if (b->second.get(Counter::PortFECCorrectedSymbolCtr) == top)
+            ++saturated;
+        else
+            ++rs_fec;
+    }
+    std::string out = fmt::format(
+        "raw (pre-FEC) BER against {:.0e} on {} port{} with RS-FEC "
+        "counters",
+        limit.raw_warn, rs_fec, rs_fec == 1 ? "" : "s");
+    if (saturated > 0)
+        out += fmt::format(
+            " (unknown on {} whose corrected-symbol counter stands at its "
+            "maximum: clear it, perfquery -R, to measure)",
+            saturated);
+    return out;
+}
+
 }  // namespace
 
 std::vector<Finding> check_ber(const Fabric& f, const CounterReadings& before,
@@ -139,13 +168,6 @@ std::string ber_check_detail(const Fabric& f, const CounterReadings& before,
         if (!slowest || s > slowest->first) slowest = {s, rate};
     }
     if (!ports) return "no port read twice";
-    size_t rs_fec = 0;
-    for (const auto& [ref, a] : after) {
-        auto b = before.find(ref);
-        rs_fec +=
-            b != before.end() && counter_rise(b->second, a, Counter::PortFECCorrectedSymbolCtr) ? 1
-                                                                                                : 0;
-    }
     const double interval = mean_interval_s(before, after);
     std::string need = fmt::format("{:.0f} s at {}", fastest->first, fastest->second);
     if (slowest->second != fastest->second)
@@ -154,10 +176,8 @@ std::string ber_check_detail(const Fabric& f, const CounterReadings& before,
                           : interval >= fastest->first
                               ? "long enough on the fastest links to vouch for"
                               : "too short to vouch for";
-    return fmt::format(
-        "{} ports over {:.0f} s: {} {:.0e} without errors (needs {}); raw "
-        "(pre-FEC) BER against {:.0e} on {} port{} with RS-FEC counters",
-        ports, interval, verdict, limit.warn, need, limit.raw_warn, rs_fec, rs_fec == 1 ? "" : "s");
+    return fmt::format("{} ports over {:.0f} s: {} {:.0e} without errors (needs {}); {}", ports,
+                       interval, verdict, limit.warn, need, raw_ber_detail(before, after, limit));
 }
 
 }  // namespace fabscope

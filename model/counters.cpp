@@ -137,6 +137,9 @@ std::optional<uint64_t> value_or_implied(const PortCounters& pc, Counter c) {
 
 std::optional<CounterRise> counter_rise(const PortCounters& before, const PortCounters& after,
                                         Counter c) {
+    // Read in two layouts (a retrain into another FEC mode), the FEC
+    // counters are not the same counters: no rise to tell.
+    if (is_fec_counter(c) && before.fec != after.fec) return std::nullopt;
     const auto b = value_or_implied(before, c);
     const auto a = value_or_implied(after, c);
     if (!b || !a) return std::nullopt;

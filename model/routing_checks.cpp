@@ -1,6 +1,7 @@
 #include "model/routing_checks.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -316,12 +317,15 @@ Finding loop_finding(const Fabric& f, const CreditLoop& loop) {
     auto first_word = [](const Node* n) {
         return n ? n->description.substr(0, n->description.find(' ')) : std::string("?");
     };
+    std::set<int> vls(loop.vls.begin(), loop.vls.end());
+    const std::string on = vls.size() > 1 ? fmt::format("VLs {}", fmt::join(vls, ", "))
+                                          : fmt::format("VL {}", loop.vl);
     return make_finding(
         "credit_loop", Severity::Error,
-        fmt::format("credit loop on VL {} over {} cables: {}, and back to the first: these routes "
+        fmt::format("credit loop on {} over {} cables: {}, and back to the first: these routes "
                     "can deadlock a busy fabric with no error counter moving (e.g. {} to {}, LID "
                     "{}, holds the last and waits for the first; {})",
-                    loop.vl, loop.lanes.size(), path, first_word(src), first_word(dst),
+                    on, loop.lanes.size(), path, first_word(src), first_word(dst),
                     loop.example_dlid,
                     loop.per_vl ? "VLs from each flow's SL through the switches' SL-to-VL tables"
                                 : "all traffic taken to be on one VL"),

@@ -51,6 +51,7 @@ struct CreditLoop {
     /// The VL is each flow's SL through the switches' SL-to-VL tables, not
     /// the one VL assumed for all traffic.
     bool per_vl = false;
+    std::vector<int> vls;  ///< per VL: each lane's VL (a loop may change VL on the way)
     /// A flow whose route holds the loop's last lane and waits for its first.
     Guid example_source = 0;
     Lid example_dlid = 0;

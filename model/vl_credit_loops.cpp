@@ -104,7 +104,10 @@ void check_loops_per_vl(const Fabric& f, RoutingAnalysis& a, const VlNeeds& need
     std::vector<CreditLoop> loops;
     for (DependencyCycle& c : find_dependency_cycles(edges)) {
         CreditLoop loop;
-        for (uint32_t v : c.vertices) loop.lanes.push_back(v / kVls);
+        for (uint32_t v : c.vertices) {
+            loop.lanes.push_back(v / kVls);
+            loop.vls.push_back(static_cast<int>(v % kVls));
+        }
         loop.vl = static_cast<int>(c.vertices.front() % kVls);
         loop.per_vl = true;
         loop.example_source = c.example.source;

@@ -204,6 +204,35 @@ TEST(FecCounters, AHealthyRsFecLinkCorrectsWithoutAFinding) {
               std::string::npos);
 }
 
+TEST(FecCounters, ACorrectedSymbolCounterAtItsTopMakesTheRawBerUnknownNotClean) {
+    RawRig rig(0, 10);
+    rig.before[rig.ref].set(Counter::PortFECCorrectedSymbolCtr, 0xFFFFFFFF);
+    rig.after[rig.ref].set(Counter::PortFECCorrectedSymbolCtr, 0xFFFFFFFF);
+    EXPECT_TRUE(check_ber(rig.fabric, rig.before, rig.after, BerLimit{}).empty());
+    const std::string detail = ber_check_detail(rig.fabric, rig.before, rig.after, BerLimit{});
+    EXPECT_NE(detail.find("on 0 ports with RS-FEC counters (unknown on 1 whose corrected-symbol "
+                          "counter stands at its maximum"),
+              std::string::npos)
+        << detail;
+}
+
+TEST(FecCounters, ReadingsInTwoLayoutsHaveNoRiseToTell) {
+    PortCounters before;
+    before.fec = FecLayout::Original;
+    before.set(Counter::PortFECCorrectableBlockCtr, 5);
+    PortCounters after = before;
+    after.fec = FecLayout::RsFec;  // retrained into RS-FEC: the port's total, not the lanes' sum
+    after.set(Counter::PortFECCorrectableBlockCtr, 900);
+    EXPECT_FALSE(counter_rise(before, after, Counter::PortFECCorrectableBlockCtr));
+    after.fec = FecLayout::Original;
+    EXPECT_EQ(counter_rise(before, after, Counter::PortFECCorrectableBlockCtr)->delta, 895u);
+    // The other counters are not the FEC's: unaffected.
+    before.set(Counter::SymbolErrorCounter, 1);
+    after.set(Counter::SymbolErrorCounter, 4);
+    after.fec = FecLayout::RsFec;
+    EXPECT_EQ(counter_rise(before, after, Counter::SymbolErrorCounter)->delta, 3u);
+}
+
 TEST(FecCounters, TheRawLimitsAndTheNewCountersAreInTheThresholdsFile) {
     auto t = parse_thresholds(
         "fabscope_thresholds: 1\n"

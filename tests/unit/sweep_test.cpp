@@ -185,8 +185,42 @@ TEST(Sweep, ExtendedSpeedsCountersAreProbedOnceAModelAndReadInTheLayoutPerfquery
     EXPECT_EQ(asked(rig.fake->pma_asked, mad::kAttrPortExtendedSpeedsCounters), 1 + 4);
     EXPECT_EQ(asked(rig.fake->pma_asked, mad::kAttrClassPortInfo), 1);
     EXPECT_EQ(asked(rig.fake->smp_asked, mad::kAttrPortInfoExtended), 3);
-    // A later reading asks in the layout the sweep found (the PMA counter source).
     EXPECT_EQ(out->snapshot.source.mad_stats->timeouts, 0u);
+}
+
+TEST(Sweep, ALayoutNotKnownIsNotGuessedAndOneWithoutRsFecAsksNoFecMode) {
+    auto nodes = testing::leaf_spine_nodes({.spines = 1, .leaves = 2, .hosts_per_leaf = 2});
+    for (Node& n : nodes) n.device_id = n.type == NodeType::Switch ? 0xD2F0 : 0x101B;
+    // The hosts answer 0x1F and have PortInfoExtended, but their PMA's
+    // ClassPortInfo goes unanswered (refused): which layout is unknown.
+    Rig unknown(nodes);
+    for (const Node& n : nodes) {
+        if (n.type != NodeType::CA) continue;
+        unknown.fake->ext_speeds[PortRef{n.guid, 1}] = ext_speeds_block(3, 500, 70000);
+        unknown.fake->fec_mode_active[n.guid] = 2;
+    }
+    auto out = unknown.sweep();
+    ASSERT_TRUE(out) << out.error().message;
+    const Node* h = out->snapshot.fabric.find("h0002 HCA-1");
+    EXPECT_EQ(h->port(1)->counters->fec, FecLayout::None);
+    EXPECT_FALSE(h->port(1)->counters->get(Counter::PortFECUncorrectableBlockCtr));
+    // ClassPortInfo answers without IsPMRSFECCountersSupported: the original
+    // layout, and no PortInfoExtended asked (as perfquery).
+    Rig fire_code(nodes);
+    for (const Node& n : nodes) {
+        if (n.type != NodeType::CA) continue;
+        fire_code.fake->ext_speeds[PortRef{n.guid, 1}] = ext_speeds_block(3, 500, 70000);
+        fire_code.fake->fec_mode_active[n.guid] = 1;
+        fire_code.fake->pma_class_cap[n.guid] = 0x1300;
+    }
+    out = fire_code.sweep();
+    ASSERT_TRUE(out) << out.error().message;
+    h = out->snapshot.fabric.find("h0002 HCA-1");
+    EXPECT_EQ(h->port(1)->counters->fec, FecLayout::Original);
+    EXPECT_EQ(h->port(1)->counters->get(Counter::PortFECCorrectableBlockCtr), 500u);
+    EXPECT_EQ(std::count(fire_code.fake->smp_asked.begin(), fire_code.fake->smp_asked.end(),
+                         mad::kAttrPortInfoExtended),
+              0);
 }
 
 TEST(Sweep, AFabricWithoutExtendedSpeedsCountersCostsOneReturnedGetAModel) {

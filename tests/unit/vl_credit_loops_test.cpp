@@ -87,6 +87,12 @@ TEST(VlCreditLoops, OnSlZeroThroughIdentityTablesTheRingsLoopsStandOnVlZero) {
     check_loops_per_vl(f, b, needs, sls, identity_tables(needs));
     ASSERT_EQ(b.loops.size(), 2u);
     EXPECT_EQ(b.loops[0].vl, 3);
+    EXPECT_EQ(b.loops[0].vls, std::vector<int>(5, 3));
+    const auto found = routing_findings(f, b, 1.5);
+    ASSERT_FALSE(found.empty());
+    EXPECT_EQ(found[0].summary.rfind("credit loop on VL 3 over 5 cables", 0), 0u)
+        << found[0].summary;
+    EXPECT_EQ(found[0].evidence.at("vl_from"), "sl_to_vl");
 }
 
 TEST(VlCreditLoops, SlsThatSplitTheRingAtADatelineLeaveNoLoop) {
