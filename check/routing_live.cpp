@@ -31,7 +31,7 @@ RoutingAnalysis analyse_routing_live(LiveSession& session, const Fabric& fabric,
             session.local().sm_lid);
         return a;
     }
-    check_loops_per_vl(fabric, a, needs, r.sls, r.tables);
+    check_loops_per_vl(a, needs, r.sls, r.tables);
     return a;
 }
 

@@ -106,6 +106,13 @@ std::string_view name(FecLayout l) {
     return "none";
 }
 
+std::optional<FecLayout> parse_fec_layout(std::string_view s) {
+    for (FecLayout l : {FecLayout::None, FecLayout::Original, FecLayout::RsFec}) {
+        if (name(l) == s) return l;
+    }
+    return std::nullopt;
+}
+
 bool is_error_counter(Counter c) {
     return kInfo[static_cast<size_t>(c)].error;
 }

@@ -83,6 +83,7 @@ std::string_view counter_meaning(Counter c);
 /// RS-FEC.
 enum class FecLayout : uint8_t { None, Original, RsFec };
 std::string_view name(FecLayout l);
+std::optional<FecLayout> parse_fec_layout(std::string_view s);
 
 struct PortCounters {
     std::array<std::optional<uint64_t>, kCounterCount> values{};

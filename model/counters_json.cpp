@@ -19,13 +19,9 @@ PortCounters counters_from_json(const nlohmann::json& j) {
     PortCounters pc;
     pc.extended = json_io::get_bool(j, "extended", false);
     if (j.contains("fec")) {
-        const std::string layout = json_io::get_string(j, "fec");
-        if (layout == name(FecLayout::RsFec))
-            pc.fec = FecLayout::RsFec;
-        else if (layout == name(FecLayout::Original))
-            pc.fec = FecLayout::Original;
-        else if (layout != name(FecLayout::None))
-            json_io::fail(j.at("fec"), "must be one of none, original, rs-fec");
+        const auto layout = parse_fec_layout(json_io::get_string(j, "fec"));
+        if (!layout) json_io::fail(j.at("fec"), "must be one of none, original, rs-fec");
+        pc.fec = *layout;
     }
     // Unix milliseconds up to the year 9999: a time past int64 would come back
     // negative, and one near it overflows the interval between two readings.

@@ -59,9 +59,15 @@ struct Components {
 
 }  // namespace
 
-std::vector<DependencyCycle> find_dependency_cycles(const Dependencies& edges) {
+std::vector<DependencyCycle> find_dependency_cycles(const Dependencies& edges,
+                                                    std::set<uint32_t>* cyclic) {
     const Components cc(edges);
     const size_t n = cc.size();
+    if (cyclic) {
+        for (size_t v = 0; v < n; ++v) {
+            if (cc.cyclic(v)) cyclic->insert(cc.vertex(v));
+        }
+    }
     std::vector<DependencyCycle> out;
     std::set<size_t> done;
     for (size_t start = 0; start < n; ++start) {
@@ -93,15 +99,6 @@ std::vector<DependencyCycle> find_dependency_cycles(const Dependencies& edges) {
         std::reverse(cycle.vertices.begin(), cycle.vertices.end());
         cycle.example = edges.at(dependency_key(cycle.vertices.back(), cycle.vertices.front()));
         out.push_back(std::move(cycle));
-    }
-    return out;
-}
-
-std::set<uint32_t> cyclic_vertices(const Dependencies& edges) {
-    const Components cc(edges);
-    std::set<uint32_t> out;
-    for (size_t v = 0; v < cc.size(); ++v) {
-        if (cc.cyclic(v)) out.insert(cc.vertex(v));
     }
     return out;
 }

@@ -33,11 +33,10 @@ struct DependencyCycle {
 };
 
 /// One cycle per strongly connected component that has one, in a stable
-/// order (whatever the hash order of `edges`).
-std::vector<DependencyCycle> find_dependency_cycles(const Dependencies& edges);
-
-/// Every vertex of a strongly connected component that has a cycle: what a
-/// finer analysis (per VL) must look at again.
-std::set<uint32_t> cyclic_vertices(const Dependencies& edges);
+/// order (whatever the hash order of `edges`); with `cyclic`, also every
+/// vertex of those components: what a finer analysis (per VL) must look at
+/// again.
+std::vector<DependencyCycle> find_dependency_cycles(const Dependencies& edges,
+                                                    std::set<uint32_t>* cyclic = nullptr);
 
 }  // namespace fabscope

@@ -69,7 +69,7 @@ std::vector<Lane> fabric_lanes(const Fabric& f) {
 }
 
 std::string describe_lane(const Fabric& f, Lane lane) {
-    const Link& l = f.links().at(link_of_lane(lane));
+    const Link& l = f.links().at(link_of_lane(lane));  // a lane from a trace may be any number
     bool forward = (lane & 1U) == 0;
     return fmt::format("{} -> {}", describe(f, forward ? l.a : l.b),
                        describe(f, forward ? l.b : l.a));

@@ -57,6 +57,16 @@ std::vector<MeshEndpoint> endpoints_from_fabric(const Fabric& f);
 /// The lanes of every switch-to-switch cable: what `cover` must cross.
 std::vector<Lane> fabric_lanes(const Fabric& f);
 
+/// The port a lane of `f` leaves by, and the port it enters (on the
+/// routing walks' hot path: the lane is not checked).
+inline PortRef lane_source(const Fabric& f, Lane lane) {
+    const Link& l = f.links()[link_of_lane(lane)];
+    return (lane & 1U) == 0 ? l.a : l.b;
+}
+inline PortRef lane_target(const Fabric& f, Lane lane) {
+    return lane_source(f, reverse_lane(lane));
+}
+
 /// "leaf03[17] -> spine02[5]": a lane by the ports at its ends.
 std::string describe_lane(const Fabric& f, Lane lane);
 /// "leaf03[17] <-> spine02[5]": the cable.

@@ -49,14 +49,8 @@ class Walker {
         if (!l || !p || !p->link_up()) return std::nullopt;
         return lane_of(static_cast<size_t>(l - f_.links().data()), l->a == ref);
     }
-    PortRef far_end(Lane lane) const {
-        const Link& l = f_.links()[link_of_lane(lane)];
-        return (lane & 1U) == 0 ? l.b : l.a;
-    }
-    PortRef near_end(Lane lane) const {
-        const Link& l = f_.links()[link_of_lane(lane)];
-        return (lane & 1U) == 0 ? l.a : l.b;
-    }
+    PortRef far_end(Lane lane) const { return lane_target(f_, lane); }
+    PortRef near_end(Lane lane) const { return lane_source(f_, lane); }
 
     void begin_destination() { ++dstamp_; }
 
@@ -195,10 +189,11 @@ Finding hole_finding(const Fabric& f, PortRef at, const std::string& kind,
                         {{"hole", kind}, {"lids", l}});
 }
 
-/// One loop per strongly connected component of the dependency graph.
-std::vector<CreditLoop> find_loops(const Dependencies& edges) {
+/// One loop per strongly connected component of the dependency graph, and
+/// the lanes of those components into `cyclic`.
+std::vector<CreditLoop> find_loops(const Dependencies& edges, std::set<uint32_t>& cyclic) {
     std::vector<CreditLoop> out;
-    for (DependencyCycle& c : find_dependency_cycles(edges)) {
+    for (DependencyCycle& c : find_dependency_cycles(edges, &cyclic)) {
         CreditLoop loop;
         loop.lanes = std::move(c.vertices);
         loop.example_source = c.example.source;
@@ -281,10 +276,10 @@ RoutingAnalysis analyse_routing(const Fabric& f) {
         }
     }
     a.dependencies = w.edges.size();
-    a.loops = find_loops(w.edges);
+    std::set<uint32_t> cyclic;
+    a.loops = find_loops(w.edges, cyclic);
+    a.cyclic_lanes.assign(cyclic.begin(), cyclic.end());
     if (!a.loops.empty()) {
-        const std::set<uint32_t> cyclic = cyclic_vertices(w.edges);
-        a.cyclic_lanes.assign(cyclic.begin(), cyclic.end());
         // Until a live validate checks them per VL (model/vl_credit_loops.h).
         a.vl_basis = "one VL assumed: no SL read";
     }

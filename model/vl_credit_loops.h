@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/paths.h"
 #include "model/routing_checks.h"
 
 namespace fabscope {
@@ -38,9 +39,20 @@ using LidPair = std::pair<Lid, Lid>;
 /// The SL the SA gives each flow's path.
 using FlowSls = std::map<LidPair, uint8_t>;
 
+/// A flow leaving a switch on a cyclic lane, and the table that gives the
+/// VL it leaves on.
+struct VlHop {
+    LidPair flow;
+    Guid source = 0;  ///< the flow's source node
+    Lane lane = 0;
+    Sl2VlKey table;        ///< the switch, the port the flow came in by, the port it leaves by
+    bool follows = false;  ///< the hop before it (the same flow's) is on the lane just before
+};
+
 struct VlNeeds {
     std::vector<LidPair> flows;    ///< whose routes cross a cyclic lane
     std::vector<Sl2VlKey> tables;  ///< where those routes leave a switch on one
+    std::vector<VlHop> hops;       ///< every such hop, each flow's in route order
     bool too_many = false;         ///< more than `max_flows`: the lists stop there
 };
 
@@ -51,7 +63,7 @@ VlNeeds vl_needs(const Fabric& f, const RoutingAnalysis& a, size_t max_flows = S
 /// Replaces a.loops with the loops per VL and says so in a.vl_basis; when a
 /// flow's SL or a table is missing, leaves the loops and says what was
 /// missing in a.vl_basis.
-void check_loops_per_vl(const Fabric& f, RoutingAnalysis& a, const VlNeeds& needs,
-                        const FlowSls& sls, const Sl2VlTables& tables);
+void check_loops_per_vl(RoutingAnalysis& a, const VlNeeds& needs, const FlowSls& sls,
+                        const Sl2VlTables& tables);
 
 }  // namespace fabscope

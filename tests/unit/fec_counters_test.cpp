@@ -63,10 +63,16 @@ Block rs_fec_block() {
     return d;
 }
 
-TEST(FecCounters, TheOriginalLayoutSumsTheLanesBlockCounters) {
+/// A reply's counters as merged in `layout`.
+PortCounters merged(const Block& d, FecLayout layout) {
     PortCounters pc;
+    merge_ext_speeds_counters(pc, PmaData(d.data(), 192), layout);
+    return pc;
+}
+
+TEST(FecCounters, TheOriginalLayoutSumsTheLanesBlockCounters) {
     const Block d = original_block();
-    merge_ext_speeds_counters(pc, PmaData(d.data(), 192), FecLayout::Original);
+    const PortCounters pc = merged(d, FecLayout::Original);
     EXPECT_EQ(pc.fec, FecLayout::Original);
     EXPECT_EQ(pc.get(Counter::SyncHeaderErrorCounter), 0x0102u);
     EXPECT_EQ(pc.get(Counter::UnknownBlockCounter), 7u);
@@ -78,15 +84,13 @@ TEST(FecCounters, TheOriginalLayoutSumsTheLanesBlockCounters) {
 TEST(FecCounters, TheOriginalLayoutsSumStopsWhereA32BitCounterStops) {
     Block d{};
     for (size_t lane = 0; lane < 12; ++lane) put32(d, 44 + (4 * lane), 0xFFFFFFFF);
-    PortCounters pc;
-    merge_ext_speeds_counters(pc, PmaData(d.data(), 192), FecLayout::Original);
+    const PortCounters pc = merged(d, FecLayout::Original);
     EXPECT_EQ(pc.get(Counter::PortFECCorrectableBlockCtr), 0xFFFFFFFFu);
 }
 
 TEST(FecCounters, TheRsFecLayoutReadsThePortTotals) {
-    PortCounters pc;
     const Block d = rs_fec_block();
-    merge_ext_speeds_counters(pc, PmaData(d.data(), 192), FecLayout::RsFec);
+    const PortCounters pc = merged(d, FecLayout::RsFec);
     EXPECT_EQ(pc.fec, FecLayout::RsFec);
     EXPECT_EQ(pc.get(Counter::SyncHeaderErrorCounter), 2u);
     EXPECT_EQ(pc.get(Counter::UnknownBlockCounter), 0xFFFFu);
@@ -95,15 +99,13 @@ TEST(FecCounters, TheRsFecLayoutReadsThePortTotals) {
     EXPECT_EQ(pc.get(Counter::PortFECCorrectedSymbolCtr), 0xFFFFFFF0u);
     // The same bytes read as the original layout are other counters: the
     // layout matters, which is why it is chosen as perfquery chooses it.
-    PortCounters wrong;
-    merge_ext_speeds_counters(wrong, PmaData(d.data(), 192), FecLayout::Original);
+    const PortCounters wrong = merged(d, FecLayout::Original);
     EXPECT_NE(wrong.get(Counter::PortFECCorrectableBlockCtr), 123456u);
 }
 
 TEST(FecCounters, NoLayoutMergesNothing) {
-    PortCounters pc;
     const Block d = rs_fec_block();
-    merge_ext_speeds_counters(pc, PmaData(d.data(), 192), FecLayout::None);
+    const PortCounters pc = merged(d, FecLayout::None);
     EXPECT_EQ(pc.fec, FecLayout::None);
     EXPECT_FALSE(pc.get(Counter::SyncHeaderErrorCounter));
 }
@@ -130,9 +132,8 @@ TEST(FecCounters, ClassPortInfoAndPortInfoExtendedSayWhichLayout) {
 }
 
 TEST(FecCounters, TheLayoutAndTheCountersGoThroughJson) {
-    PortCounters pc;
     const Block d = rs_fec_block();
-    merge_ext_speeds_counters(pc, PmaData(d.data(), 192), FecLayout::RsFec);
+    const PortCounters pc = merged(d, FecLayout::RsFec);
     const auto j = counters_to_json(pc);
     EXPECT_EQ(j.at("fec"), "rs-fec");
     EXPECT_EQ(j.at("PortFECCorrectedSymbolCtr"), 0xFFFFFFF0u);

@@ -72,7 +72,7 @@ TEST(VlCreditLoops, OnSlZeroThroughIdentityTablesTheRingsLoopsStandOnVlZero) {
     EXPECT_FALSE(needs.tables.empty());
     FlowSls sls;
     for (const LidPair& flow : needs.flows) sls[flow] = 0;
-    check_loops_per_vl(f, a, needs, sls, identity_tables(needs));
+    check_loops_per_vl(a, needs, sls, identity_tables(needs));
     ASSERT_EQ(a.loops.size(), 2u);
     for (const CreditLoop& l : a.loops) {
         EXPECT_TRUE(l.per_vl);
@@ -84,7 +84,7 @@ TEST(VlCreditLoops, OnSlZeroThroughIdentityTablesTheRingsLoopsStandOnVlZero) {
     // SL 3 everywhere: the same loops, on VL 3.
     RoutingAnalysis b = analyse_routing(f);
     for (auto& [flow, sl] : sls) sl = 3;
-    check_loops_per_vl(f, b, needs, sls, identity_tables(needs));
+    check_loops_per_vl(b, needs, sls, identity_tables(needs));
     ASSERT_EQ(b.loops.size(), 2u);
     EXPECT_EQ(b.loops[0].vl, 3);
     EXPECT_EQ(b.loops[0].vls, std::vector<int>(5, 3));
@@ -103,7 +103,7 @@ TEST(VlCreditLoops, SlsThatSplitTheRingAtADatelineLeaveNoLoop) {
     size_t on_one = 0;
     for (const auto& [flow, sl] : sls) on_one += sl;
     EXPECT_GT(on_one, 0u);
-    check_loops_per_vl(f, a, needs, sls, identity_tables(needs));
+    check_loops_per_vl(a, needs, sls, identity_tables(needs));
     EXPECT_TRUE(a.loops.empty());
     EXPECT_NE(a.vl_basis.find("per VL"), std::string::npos);
     // The same SLs through tables that put SL 1 back on VL 0 at one switch
@@ -115,12 +115,12 @@ TEST(VlCreditLoops, SlsThatSplitTheRingAtADatelineLeaveNoLoop) {
         if (f.node(key.node)->description == "ring2") t[1] = 0;
     }
     RoutingAnalysis b = analyse_routing(f);
-    check_loops_per_vl(f, b, needs, sls, tables);
+    check_loops_per_vl(b, needs, sls, tables);
     EXPECT_TRUE(b.loops.empty());
     // Every flow on VL 0 at every switch (SL 1 mapped to VL 0): the one-VL loops.
     for (auto& [key, t] : tables) t[1] = 0;
     RoutingAnalysis c = analyse_routing(f);
-    check_loops_per_vl(f, c, needs, sls, tables);
+    check_loops_per_vl(c, needs, sls, tables);
     EXPECT_EQ(c.loops.size(), 2u);
 }
 
@@ -130,7 +130,7 @@ TEST(VlCreditLoops, AMissingSlOrTableLeavesTheOneVlLoopsAndSaysWhy) {
     const VlNeeds needs = vl_needs(f, a);
     FlowSls sls = dateline_sls(f, needs);
     sls.erase(sls.begin());
-    check_loops_per_vl(f, a, needs, sls, identity_tables(needs));
+    check_loops_per_vl(a, needs, sls, identity_tables(needs));
     EXPECT_EQ(a.loops.size(), 2u);
     EXPECT_FALSE(a.loops[0].per_vl);
     EXPECT_EQ(a.vl_basis, "one VL assumed: 1 of 20 flows without their SL from the SA, 0 of " +
@@ -138,7 +138,7 @@ TEST(VlCreditLoops, AMissingSlOrTableLeavesTheOneVlLoopsAndSaysWhy) {
     RoutingAnalysis b = analyse_routing(f);
     Sl2VlTables tables = identity_tables(needs);
     tables.erase(tables.begin());
-    check_loops_per_vl(f, b, needs, dateline_sls(f, needs), tables);
+    check_loops_per_vl(b, needs, dateline_sls(f, needs), tables);
     EXPECT_EQ(b.loops.size(), 2u);
     EXPECT_NE(b.vl_basis.find("1 of"), std::string::npos) << b.vl_basis;
 }
@@ -149,7 +149,7 @@ TEST(VlCreditLoops, PastItsFlowLimitTheWalkStopsAndTheOneVlLoopsStand) {
     const VlNeeds needs = vl_needs(f, a, 5);
     EXPECT_TRUE(needs.too_many);
     EXPECT_EQ(needs.flows.size(), 6u);  // stopped at the first past the limit
-    check_loops_per_vl(f, a, needs, {}, {});
+    check_loops_per_vl(a, needs, {}, {});
     EXPECT_EQ(a.loops.size(), 2u);
     EXPECT_FALSE(a.loops[0].per_vl);
     EXPECT_FALSE(vl_needs(f, a, 20).too_many);
