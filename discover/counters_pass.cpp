@@ -43,8 +43,7 @@ void read_tick(SweptNode& n, uint8_t port, Lid lid, MadEngine& engine) {
 
 void counters_pass(SweepContext& ctx) {
     std::map<PortRef, PmaReading> readings;
-    // The node asked for each PMA model's tick: one PMA counts in one tick.
-    std::map<std::tuple<uint32_t, uint16_t, uint32_t>, Guid> tick_of;
+    std::map<PmaModel, Guid> tick_of;  // the node asked for each model's tick
     FecProbe fec(ctx);
     for (Guid guid : ctx.order) {
         const SweptNode& n = ctx.nodes.at(guid);

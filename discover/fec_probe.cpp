@@ -17,15 +17,16 @@ void submit_ext_speeds(MadEngine& engine, const SweptNode& n, uint8_t port, Lid 
                            {MadEngine::key_of(n.path)});
 }
 
-}  // namespace
-
-bool FecProbe::eligible(const SweptNode& n, uint8_t port) {
+/// Whether the port advertises extended speeds (and so may have 0x1F).
+bool advertises_ext_speeds(const SweptNode& n, uint8_t port) {
     return (n.capability_mask(port) & kCapIsExtendedSpeedsSupported) != 0;
 }
 
+}  // namespace
+
 void FecProbe::offer(const SweptNode& n, uint8_t port, Lid lid, PmaReading& into) {
-    if (!eligible(n, port)) return;
-    const Model model = n.pma_model();
+    if (!advertises_ext_speeds(n, port)) return;
+    const PmaModel model = n.pma_model();
     const PortRef ref{n.guid(), port};
     if (!probe_of_.count(model) && !n.runs_sm()) {
         probe_of_.emplace(model, ref);
@@ -38,17 +39,15 @@ void FecProbe::offer(const SweptNode& n, uint8_t port, Lid lid, PmaReading& into
 bool FecProbe::submit_rest(std::map<PortRef, PmaReading>& readings) {
     bool queued = false;
     for (const auto& entry : probe_of_) {
-        const Model model = entry.first;  // captured below (a structured binding cannot be)
+        const PmaModel model = entry.first;  // captured below (a structured binding cannot be)
         const PortRef probe = entry.second;
         if (!readings[probe].ext_speeds) continue;  // not supported by this model
         std::vector<Candidate>& ports = rest_[model];
+        for (const Candidate& c : ports)
+            submit_ext_speeds(ctx_.engine, ctx_.nodes.at(c.ref.node), c.ref.port, c.lid,
+                              readings[c.ref]);
         const SweptNode& first = ctx_.nodes.at(probe.node);
-        ports.push_back(Candidate{probe, first.lid(probe.port)});
-        for (const Candidate& c : ports) {
-            if (c.ref != probe)
-                submit_ext_speeds(ctx_.engine, ctx_.nodes.at(c.ref.node), c.ref.port, c.lid,
-                                  readings[c.ref]);
-        }
+        ports.push_back(Candidate{probe, first.lid(probe.port)});  // for its FEC mode
         // PortInfoExtended only where the PMA has RS-FEC counters, as perfquery asks.
         const mad::Request cpi{
             mad::kClassPerf, mad::kAttrClassPortInfo, 0, {{}, first.lid(probe.port)}, 0};
@@ -66,13 +65,11 @@ bool FecProbe::submit_rest(std::map<PortRef, PmaReading>& readings) {
     return queued;
 }
 
-void FecProbe::ask_fec_modes(const Model& model) {
+void FecProbe::ask_fec_modes(const PmaModel& model) {
     for (const Candidate& c : rest_[model]) {
         const SweptNode& n = ctx_.nodes.at(c.ref.node);
         if ((n.capability_mask2(c.ref.port) & kCap2IsPortInfoExtendedSupported) == 0) continue;
-        const mad::Request pie{n.path.directed() ? mad::kClassSmpDirected : mad::kClassSmpLid,
-                               mad::kAttrPortInfoExtended, c.ref.port, n.path, 0};
-        ctx_.engine.submit_optional(pie,
+        ctx_.engine.submit_optional(mad::smp_get(mad::kAttrPortInfoExtended, c.ref.port, n.path),
                                     [this, ref = c.ref](const MadResult& r) {
                                         if (!r.ok()) return;
                                         fec_mode_read_.insert(ref);

@@ -24,7 +24,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <tuple>
 
 #include "discover/pma_reading.h"
 #include "discover/sweep_context.h"
@@ -35,8 +34,6 @@ class FecProbe {
   public:
     explicit FecProbe(SweepContext& ctx) : ctx_(ctx) {}
 
-    /// Whether port `port` of `n` advertises extended speeds (and so may have 0x1F).
-    static bool eligible(const SweptNode& n, uint8_t port);
     /// Round one: notes the port and, if it is its model's first one on a
     /// node without an SM, queues the model's probe into `into.ext_speeds`.
     void offer(const SweptNode& n, uint8_t port, Lid lid, PmaReading& into);
@@ -47,9 +44,8 @@ class FecProbe {
     void decide_layouts(std::map<PortRef, PmaReading>& readings) const;
 
   private:
-    using Model = std::tuple<uint32_t, uint16_t, uint32_t>;
     /// PortInfoExtended of the model's ports that have it (from ClassPortInfo's answer).
-    void ask_fec_modes(const Model& model);
+    void ask_fec_modes(const PmaModel& model);
     /// RS-FEC or original as perfquery decides; None where what decides went unanswered.
     FecLayout layout_of(PortRef ref) const;
 
@@ -59,11 +55,12 @@ class FecProbe {
     };
 
     SweepContext& ctx_;
-    std::map<Model, PortRef> probe_of_;             ///< the port each model's probe went to
-    std::map<Model, std::vector<Candidate>> rest_;  ///< eligible ports (the probe's from round two)
-    std::map<Model, uint16_t> class_cap_;           ///< ClassPortInfo CapabilityMask answered
-    std::set<PortRef> fec_mode_read_;               ///< PortInfoExtended answered
-    std::set<PortRef> rs_fec_active_;               ///< PortInfoExtended: RS-FEC running
+    std::map<PmaModel, PortRef> probe_of_;  ///< the port each model's probe went to
+    std::map<PmaModel, std::vector<Candidate>>
+        rest_;                                ///< eligible ports (the probe's from round two)
+    std::map<PmaModel, uint16_t> class_cap_;  ///< ClassPortInfo CapabilityMask answered
+    std::set<PortRef> fec_mode_read_;         ///< PortInfoExtended answered
+    std::set<PortRef> rs_fec_active_;         ///< PortInfoExtended: RS-FEC running
 };
 
 }  // namespace fabscope

@@ -81,6 +81,11 @@ struct Request {
     std::vector<uint8_t> sa_template;  ///< SA only; at most kSaDataSize bytes are sent
 };
 
+/// An SMP Get of `attr` with `mod` to `to`, directed or LID-routed as `to` is.
+inline Request smp_get(uint16_t attr, uint32_t mod, const Address& to) {
+    return Request{to.directed() ? kClassSmpDirected : kClassSmpLid, attr, mod, to, 0, 0, {}};
+}
+
 MadBytes encode_get(const Request& r, uint64_t tid);
 
 /// What the header of a received MAD says.

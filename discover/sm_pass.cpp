@@ -31,15 +31,13 @@ void ask_sm_info(SweepContext& ctx, const SweptNode& n, uint8_t port) {
     const Guid guid = n.guid();
     // Optional: an SM that does not answer is the SM check's finding (it
     // names the port), and must not make the node's other reads unreachable.
-    ctx.engine.submit_optional(
-        mad::Request{to->directed() ? mad::kClassSmpDirected : mad::kClassSmpLid, mad::kAttrSMInfo,
-                     0, *to, 0},
-        [&ctx, guid, port](const MadResult& res) {
-            if (!res.ok()) return;
-            if (auto info = decode_sm_info(mad::smp_data(res.reply)))
-                ctx.nodes.at(guid).sm[port] = *info;
-        },
-        {MadEngine::key_of(n.path)});
+    ctx.engine.submit_optional(mad::smp_get(mad::kAttrSMInfo, 0, *to),
+                               [&ctx, guid, port](const MadResult& res) {
+                                   if (!res.ok()) return;
+                                   if (auto info = decode_sm_info(mad::smp_data(res.reply)))
+                                       ctx.nodes.at(guid).sm[port] = *info;
+                               },
+                               {MadEngine::key_of(n.path)});
 }
 
 struct PkeyReads {
@@ -58,8 +56,7 @@ void ask_pkeys(SweepContext& ctx, PkeyReads& reads, const SweptNode& n, uint8_t 
         // is the one of the port the SMP arrives on.
         const uint32_t mod = n.is_switch() ? (static_cast<uint32_t>(port) << 16U) | b : b;
         ctx.engine.submit(
-            mad::Request{to->directed() ? mad::kClassSmpDirected : mad::kClassSmpLid,
-                         mad::kAttrPKeyTable, mod, *to, 0},
+            mad::smp_get(mad::kAttrPKeyTable, mod, *to),
             [&ctx, &reads, ref, b](const MadResult& res) {
                 if (!res.ok()) {
                     reads.failed.insert(ref);

@@ -25,7 +25,7 @@ bool SweptNode::runs_sm() const {
     return false;
 }
 
-std::tuple<uint32_t, uint16_t, uint32_t> SweptNode::pma_model() const {
+PmaModel SweptNode::pma_model() const {
     return {replies.info.vendor_id, replies.info.device_id, replies.info.revision};
 }
 

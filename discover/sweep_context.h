@@ -16,6 +16,10 @@
 
 namespace fabscope {
 
+/// A PMA's model: nodes of one vendor, device and revision run the same PMA
+/// (one tick, one set of optional attributes).
+using PmaModel = std::tuple<uint32_t, uint16_t, uint32_t>;
+
 /// A node as the sweep found it: identity and how to reach it, and the
 /// replies read so far.
 struct SweptNode {
@@ -37,9 +41,7 @@ struct SweptNode {
     bool port_up(uint8_t port) const;
     /// Whether an SM runs on one of its ports (PortInfo IsSM; a switch's on port 0).
     bool runs_sm() const;
-    /// Its PMA's model: nodes of one vendor, device and revision run the
-    /// same PMA (one tick, one set of optional attributes).
-    std::tuple<uint32_t, uint16_t, uint32_t> pma_model() const;
+    PmaModel pma_model() const;
     /// The CapabilityMask (and CapabilityMask2) that speaks for port `port`:
     /// its own, or port 0's for a switch's external port. 0 if unread.
     uint32_t capability_mask(uint8_t port) const;
