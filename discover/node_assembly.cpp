@@ -31,6 +31,7 @@ Node assemble_node(const SmpReplies& r) {
     const uint32_t switch_cap = is_switch && r.port_info.count(0)
                                     ? decode_port_capability_mask(SmpData(r.port_info.at(0)))
                                     : 0;
+    n.ports.reserve(r.port_info.size());
     for (const auto& [num, raw] : r.port_info) {
         const uint32_t cap = is_switch ? switch_cap : decode_port_capability_mask(SmpData(raw));
         Port port = decode_port_info(SmpData(raw), num, cap);

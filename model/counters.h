@@ -5,6 +5,7 @@
 // wrap-around and saturation can be told apart later.
 
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -86,15 +87,25 @@ std::string_view name(FecLayout l);
 std::optional<FecLayout> parse_fec_layout(std::string_view s);
 
 struct PortCounters {
-    std::array<std::optional<uint64_t>, kCounterCount> values{};
+    /// values[c] means something only where read[c] is set (a sweep has
+    /// tens of thousands of these: no optional per counter).
+    std::array<uint64_t, kCounterCount> values{};
+    std::bitset<kCounterCount> read;
     bool extended = false;  ///< data counters are the 64-bit extended ones
     /// The port answered PortExtendedSpeedsCounters in this layout (None:
     /// not asked, or not answered: "not supported", never a finding).
     FecLayout fec = FecLayout::None;
     int64_t read_at_ms = 0;  ///< Unix time of the read, milliseconds
 
-    std::optional<uint64_t> get(Counter c) const { return values[static_cast<size_t>(c)]; }
-    void set(Counter c, uint64_t v) { values[static_cast<size_t>(c)] = v; }
+    std::optional<uint64_t> get(Counter c) const {
+        const auto i = static_cast<size_t>(c);
+        return read[i] ? std::optional<uint64_t>(values[i]) : std::nullopt;
+    }
+    void set(Counter c, uint64_t v) {
+        const auto i = static_cast<size_t>(c);
+        values[i] = v;
+        read.set(i);
+    }
 };
 
 /// How much a counter rose between two readings of a port. A value below the

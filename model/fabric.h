@@ -12,6 +12,7 @@
 
 #include "model/counters.h"
 #include "model/link_rate.h"
+#include "util/boxed.h"
 #include "util/result.h"
 
 namespace fabscope {
@@ -76,8 +77,9 @@ struct Port {
     uint16_t mtu_cap = 0;     ///< bytes
     uint16_t mtu_active = 0;  ///< NeighborMTU, bytes
     uint32_t capability_mask = 0;
-    std::optional<PortRef> peer;           ///< the port at the other end of the cable
-    std::optional<PortCounters> counters;  ///< from a sweep that read them
+    std::optional<PortRef> peer;  ///< the port at the other end of the cable
+    /// From a sweep that read them; boxed: a topology-only sweep has none.
+    Boxed<PortCounters> counters;
     /// SMInfo, from a sweep that asked the ports claiming IsSM and was answered.
     std::optional<SmInfo> sm;
     /// The P_Key table's entries in use (not 0), in table order, membership

@@ -289,7 +289,7 @@ constexpr std::array<std::pair<std::string_view, PortMetrics>, 5> kGroupNames{{
 
 void add_counters(Exposition& e, const Labels& labels, const PortCounters& pc, uint8_t set) {
     for (size_t i = 0; i < kCounterMetrics.size(); ++i) {
-        auto v = pc.values[i];
+        auto v = pc.get(static_cast<Counter>(i));
         if (!v || !wanted(set, group_of(static_cast<Counter>(i)))) continue;
         const CounterMetric& m = kCounterMetrics[i];
         if (m.scale == 1 || *v <= UINT64_MAX / m.scale) {
