@@ -158,7 +158,9 @@ class TopologyWalk {
         // Follow links out of switches, and out of the local port; never back the way we came.
         bool follow =
             n.is_switch() ? (n.local || port != n.arrival) : (n.local && port == ctx_.local.port);
-        if (!follow) return;
+        // A cable seen from its other end needs no NodeInfo from this one: the
+        // reply would name the port it was seen from.
+        if (!follow || ctx_.peers.count(PortRef{guid, port})) return;
         if (n.path.dr_path.size() >= ctx_.options.max_hops) {
             ctx_.problem("max_hops", Severity::Warning,
                          fmt::format("{}[{}] leads further than {} hops; not followed",

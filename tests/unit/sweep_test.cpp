@@ -295,6 +295,10 @@ TEST(Sweep, LeafSpineEqualsTheFabric) {
               9);  // host -> leaf -> spine -> leaf -> host, two MADs a hop, then counters
     EXPECT_LE(rig.fake->max_outstanding, SweepOptions{}.engine.window);
     EXPECT_EQ(rig.fake->non_get_methods, 0);  // read-only: Gets only
+    // A cable is asked for from one end only: one NodeInfo a link, and the local node's.
+    EXPECT_EQ(
+        std::count(rig.fake->smp_asked.begin(), rig.fake->smp_asked.end(), mad::kAttrNodeInfo),
+        static_cast<long>(got.links().size() + 1));
 }
 
 TEST(Sweep, LoopsAreWalkedOnce) {
