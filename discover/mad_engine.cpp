@@ -51,8 +51,7 @@ void MadEngine::submit(const mad::Request& request, Callback done,
     Pending p;
     p.request = request;
     p.done = std::move(done);
-    p.keys = keys_for(request.to);
-    for (auto& k : also_depends_on) p.keys.push_back(std::move(k));
+    p.also_depends_on = std::move(also_depends_on);
     p.depth = current_depth_ + 1;
     pending_.emplace(id, std::move(p));
     queue_.push_back(id);
@@ -66,12 +65,20 @@ void MadEngine::submit_optional(const mad::Request& request, Callback done,
 }
 
 bool MadEngine::blocked(const Pending& p, std::string* why) const {
-    for (const std::string& k : p.keys) {
+    // The keys are made only when something has been given up on: a sweep
+    // of thousands of queued requests holds none of them.
+    if (dead_.empty()) return false;
+    auto check = [&](const std::string& k) {
         auto it = dead_.find(k);
-        if (it != dead_.end()) {
-            if (why) *why = it->second;
-            return true;
-        }
+        if (it == dead_.end()) return false;
+        if (why) *why = it->second;
+        return true;
+    };
+    for (const std::string& k : keys_for(p.request.to)) {
+        if (check(k)) return true;
+    }
+    for (const std::string& k : p.also_depends_on) {
+        if (check(k)) return true;
     }
     return false;
 }
@@ -216,7 +223,7 @@ void MadEngine::attempt_failed(uint64_t id, const std::string& why) {
         return;
     }
     ++(p.charged ? stats_.timeouts : stats_.optional_unanswered);
-    std::string key = p.keys.front();
+    std::string key = key_of(p.request.to);
     const bool charged = p.charged;
     std::string where = p.request.to.str();
     std::string detail = fmt::format("{} after {} attempt{} ({})", why, p.attempts,

@@ -81,6 +81,9 @@ class MadEngine {
     void mark_dead(const std::string& key, const std::string& why);
     bool is_dead(const std::string& key) const { return dead_.count(key) != 0; }
 
+    /// Requests queued and not yet sent (for callers that feed the engine
+    /// as it drains rather than all at once).
+    size_t queued() const { return queue_.size(); }
     const EngineStats& stats() const { return stats_; }
     /// True once the stop token stopped the run and at least one request was cancelled.
     bool cancelled() const { return cancelled_ != 0; }
@@ -94,14 +97,16 @@ class MadEngine {
     struct Pending {
         mad::Request request;
         Callback done;
-        std::vector<std::string> keys;  // keys[0] is charged; all are checked
+        /// Besides the keys of its address (the address's own is charged
+        /// with a failure; every prefix of a directed route is checked).
+        std::vector<std::string> also_depends_on;
         int depth = 0;
         int attempts = 0;
         uint64_t current_tid = 0;
         std::vector<uint64_t> tids;
         Clock::time_point deadline{};
         bool last_lost = false;  // the newest attempt was reported lost, not just unanswered
-        bool charged = true;     // a failure counts against keys[0]'s budget
+        bool charged = true;     // a failure counts against its address's budget
     };
 
     void fill_window();
