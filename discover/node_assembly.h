@@ -4,6 +4,7 @@
 // `ibnetdiscover --cache` file). Pure: raw 64-byte replies in, a Node out.
 
 #include <array>
+#include <boost/container/flat_map.hpp>
 #include <cstdint>
 #include <map>
 
@@ -17,7 +18,9 @@ struct SmpReplies {
     NodeInfo info;
     std::string description;  ///< decoded NodeDescription
     bool enhanced_port0 = false;
-    std::map<uint8_t, RawSmp> port_info;  ///< PortInfo replies by port number
+    /// PortInfo replies by port number: flat (a vector sorted by port; the
+    /// sweep reserves a node's ports), not a tree node per port.
+    boost::container::flat_map<uint8_t, RawSmp> port_info;
     /// Port GUIDs where known port by port; otherwise NodeInfo's PortGUID.
     std::map<uint8_t, Guid> port_guids;
 };

@@ -18,6 +18,9 @@ Result<Fabric> assemble_fabric(SweepContext& ctx) {
             if (auto k = n.pkeys.find(p.num); k != n.pkeys.end()) p.pkeys = std::move(k->second);
         }
         out.push_back(std::move(node));
+        // The replies are spent: give their memory back as the nodes are
+        // built, so a large fabric is not held twice at the peak.
+        ctx.nodes.erase(g);
     }
     std::unordered_map<Guid, size_t> index;
     for (size_t i = 0; i < out.size(); ++i) index[out[i].guid] = i;
@@ -26,6 +29,8 @@ Result<Fabric> assemble_fabric(SweepContext& ctx) {
         Port* pb = index.count(b.node) ? out[index.at(b.node)].port(b.port) : nullptr;
         if (pa && pb) pa->peer = b;
     }
+    ctx.peers = {};
+    index = {};
     return Fabric::build(std::move(out));
 }
 

@@ -8,6 +8,8 @@
 
 namespace fabscope {
 
+/// Consumes the context's nodes and peers (each node's replies are freed
+/// as it is built): the context is spent afterwards.
 Result<Fabric> assemble_fabric(SweepContext& ctx);
 
 }  // namespace fabscope

@@ -48,6 +48,12 @@ struct SweptNode {
     uint32_t capability_mask2(uint8_t port) const;
 };
 
+struct PortRefHash {
+    size_t operator()(const PortRef& r) const noexcept {
+        return static_cast<size_t>((r.node * 0x9E3779B97F4A7C15ULL) ^ r.port);
+    }
+};
+
 class SweepContext {
   public:
     SweepContext(MadTransport& transport, const Clock& clock, const LocalPort& from,
@@ -59,7 +65,7 @@ class SweepContext {
     SweepOptions options;
     std::unordered_map<Guid, SweptNode> nodes;
     std::vector<Guid> order;  ///< in the order found
-    std::map<PortRef, PortRef> peers;
+    std::unordered_map<PortRef, PortRef, PortRefHash> peers;
     std::vector<Finding> problems;
     std::string local_error;  ///< why the local node did not answer
 

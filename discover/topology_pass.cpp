@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <deque>
+
 namespace fabscope {
 namespace {
 
@@ -19,8 +21,10 @@ class TopologyWalk {
   private:
     void probe(const mad::Address& path, std::optional<PortRef> from) {
         mad::Request r{mad::kClassSmpDirected, mad::kAttrNodeInfo, 0, path, 0};
-        ctx_.engine.submit(
-            r, [this, path, from](const MadResult& res) { on_node_info(path, from, res); });
+        ctx_.engine.submit(r, [this, path, from](const MadResult& res) {
+            on_node_info(path, from, res);
+            feed();
+        });
     }
 
     void unreachable(const mad::Address& path, PortRef from, const MadResult& res) {
@@ -95,7 +99,21 @@ class TopologyWalk {
         ctx_.nodes.emplace(ni->node_guid, std::move(st));
         ctx_.order.push_back(ni->node_guid);
         if (from) link(*from, here, path);
-        query_node(ni->node_guid);
+        to_query_.push_back(ni->node_guid);
+    }
+
+    /// Queries found nodes while the engine's queue is short: a fat tree's
+    /// spines find every leaf at once, and 128 leaves' 67 queries each queued
+    /// together would hold megabytes of requests for nothing (the engine
+    /// sends 64 at a time). Every callback feeds, so nothing waits here once
+    /// the engine drains.
+    void feed() {
+        if (ctx_.stopped()) return;
+        while (!to_query_.empty() && ctx_.engine.queued() < kFeedBelow) {
+            const Guid g = to_query_.front();
+            to_query_.pop_front();
+            query_node(g);
+        }
     }
 
     void link(PortRef a, PortRef b, const mad::Address& path) {
@@ -132,20 +150,27 @@ class TopologyWalk {
             } else {
                 ctx_.failed(st, 0, "NodeDescription", res);
             }
+            feed();
         });
         const bool sw = n.is_switch();
         if (sw) {
             ctx_.engine.submit(dr(mad::kAttrSwitchInfo, 0), [this, guid](const MadResult& res) {
                 SweptNode& st = ctx_.nodes.at(guid);
-                if (!res.ok()) return ctx_.failed(st, 0, "SwitchInfo", res);
-                st.switch_info = decode_switch_info(mad::smp_data(res.reply));
-                st.replies.enhanced_port0 = st.switch_info->enhanced_port0;
+                if (res.ok()) {
+                    st.switch_info = decode_switch_info(mad::smp_data(res.reply));
+                    st.replies.enhanced_port0 = st.switch_info->enhanced_port0;
+                } else {
+                    ctx_.failed(st, 0, "SwitchInfo", res);
+                }
+                feed();
             });
         }
+        ctx_.nodes.at(guid).replies.port_info.reserve(n.replies.info.num_ports + 1U);
         for (unsigned p = sw ? 0U : 1U; p <= n.replies.info.num_ports; ++p) {
             auto port = static_cast<uint8_t>(p);
             ctx_.engine.submit(dr(mad::kAttrPortInfo, p), [this, guid, port](const MadResult& res) {
                 on_port_info(guid, port, res);
+                feed();
             });
         }
     }
@@ -173,7 +198,9 @@ class TopologyWalk {
         probe(next, PortRef{guid, port});
     }
 
+    static constexpr size_t kFeedBelow = 512;
     SweepContext& ctx_;
+    std::deque<Guid> to_query_;  ///< found, not yet queried
 };
 
 }  // namespace
