@@ -42,7 +42,7 @@ Result<Target> parse_url(std::string_view url) {
         if (close == std::string_view::npos) return make_error("an unclosed [", kExitUsage);
         t.host = std::string(authority.substr(1, close - 1));
         colon = close + 1 < authority.size() && authority[close + 1] == ':' ? close + 1
-                                                                              : std::string::npos;
+                                                                            : std::string::npos;
     } else {
         t.host = std::string(authority.substr(0, colon));
     }
@@ -118,7 +118,8 @@ Result<Head> parse_head(std::string_view head) {
             auto [q, e] = std::from_chars(value.data(), value.data() + value.size(), n);
             if (e != std::errc{}) return make_error("a bad Content-Length", kExitCannotRun);
             h.content_length = n;
-        } else if (name == "transfer-encoding" && lower(value).find("chunked") != std::string::npos) {
+        } else if (name == "transfer-encoding" &&
+                   lower(value).find("chunked") != std::string::npos) {
             h.chunked = true;
         }
     }

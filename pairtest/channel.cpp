@@ -17,6 +17,7 @@
 
 #include "model/json_io.h"
 #include "util/exit_status.h"
+#include "util/tcp_connect.h"
 
 namespace fabscope::perf {
 namespace {
@@ -47,21 +48,6 @@ std::pair<std::string, std::string> split_host_port(const std::string& where) {
 
 void set_nonblocking(int fd) {
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
-
-// "host:port" (or "[v6]:port") and the host alone.
-std::pair<std::string, std::string> address_of(const sockaddr* sa) {
-    char host[NI_MAXHOST] = {};
-    char serv[NI_MAXSERV] = {};
-    socklen_t len = sa->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-    if (::getnameinfo(sa, len, host, sizeof host, serv, sizeof serv,
-                      NI_NUMERICHOST | NI_NUMERICSERV) != 0)
-        return {"?", "?"};
-    std::string h = host;
-    // A client over IPv4 on our dual-stack socket: show it as IPv4.
-    if (h.rfind("::ffff:", 0) == 0 && h.find('.') != std::string::npos) h = h.substr(7);
-    bool v6 = h.find(':') != std::string::npos;
-    return {v6 ? fmt::format("[{}]:{}", h, serv) : fmt::format("{}:{}", h, serv), h};
 }
 
 }  // namespace
@@ -104,49 +90,20 @@ Channel& Channel::operator=(Channel&& o) noexcept {
 Result<Channel> Channel::connect(const std::string& where, Millis timeout,
                                  const ChannelService& service) {
     auto [host, port] = split_host_port(where);
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* res = nullptr;
-    if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &res); rc != 0) {
-        return make_error(fmt::format("cannot resolve {}: {}", host, ::gai_strerror(rc)),
-                          kExitUsage);
+    auto c = tcp_connect(host, port, timeout, format_duration(timeout));
+    if (!c) {
+        if (c.error().code == kExitUsage) return c.error();
+        return make_error(
+            fmt::format("cannot reach a fabscope {} at {}:{}: {} (is `fabscope {}` running there, "
+                        "and the port open?)",
+                        service.what, host, port, c.error().message, service.command),
+            kExitCannotRun);
     }
-    auto end = Steady::now() + timeout;
-    std::string why = "no address";
-    for (addrinfo* ai = res; ai; ai = ai->ai_next) {
-        int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-        if (fd < 0) continue;
-        set_nonblocking(fd);
-        int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
-        if (rc != 0 && errno == EINPROGRESS) {
-            pollfd p{fd, POLLOUT, 0};
-            rc = ::poll(&p, 1, remaining_ms(end)) == 1 ? 0 : -1;
-            int err = rc == 0 ? 0 : ETIMEDOUT;
-            socklen_t len = sizeof err;
-            if (rc == 0) ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-            errno = err;
-            rc = err ? -1 : 0;
-        }
-        if (rc == 0) {
-            int one = 1;
-            ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-            Channel c;
-            c.fd_ = fd;
-            std::tie(c.peer_, c.peer_ip_) = address_of(ai->ai_addr);
-            ::freeaddrinfo(res);
-            return c;
-        }
-        why = errno == ETIMEDOUT ? fmt::format("no answer within {}", format_duration(timeout))
-                                 : std::strerror(errno);
-        ::close(fd);
-    }
-    ::freeaddrinfo(res);
-    return make_error(
-        fmt::format("cannot reach a fabscope {} at {}:{}: {} (is `fabscope {}` running there, "
-                    "and the port open?)",
-                    service.what, host, port, why, service.command),
-        kExitCannotRun);
+    Channel ch;
+    ch.fd_ = c->fd;
+    ch.peer_ = std::move(c->peer);
+    ch.peer_ip_ = std::move(c->peer_ip);
+    return ch;
 }
 
 Result<int> Channel::listen(const std::string& addr, uint16_t port) {
@@ -213,7 +170,7 @@ Result<Channel> Channel::accept(int listen_fd, Millis timeout) {
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     Channel c;
     c.fd_ = fd;
-    std::tie(c.peer_, c.peer_ip_) = address_of(reinterpret_cast<sockaddr*>(&ss));
+    std::tie(c.peer_, c.peer_ip_) = numeric_address(reinterpret_cast<sockaddr*>(&ss));
     return c;
 }
 

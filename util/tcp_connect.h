@@ -14,9 +14,9 @@
 namespace fabscope {
 
 struct TcpConnected {
-    int fd = -1;           ///< non-blocking, close-on-exec, TCP_NODELAY; the caller's to close
-    std::string peer;      ///< "10.0.0.1:18515", "[::1]:9776"
-    std::string peer_ip;   ///< "10.0.0.1", "::1"
+    int fd = -1;          ///< non-blocking, close-on-exec, TCP_NODELAY; the caller's to close
+    std::string peer;     ///< "10.0.0.1:18515", "[::1]:9776"
+    std::string peer_ip;  ///< "10.0.0.1", "::1"
 };
 
 /// Connects to `host` (a name or a literal address) at `port`. Errors are

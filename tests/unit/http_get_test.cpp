@@ -81,8 +81,9 @@ void write_all(int fd, const std::string& s) {
 TEST(HttpGet, AnAnswerWithContentLengthAndOneThatEndsWhenTheServerCloses) {
     {
         OneShotServer srv([](int fd) {
-            write_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 8\r\n"
-                          "\r\n{\"a\":1}\nGARBAGE AFTER");
+            write_all(fd,
+                      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 8\r\n"
+                      "\r\n{\"a\":1}\nGARBAGE AFTER");
         });
         auto got = http_get(srv.url());
         ASSERT_TRUE(got) << got.error().message;
@@ -99,7 +100,8 @@ TEST(HttpGet, AnAnswerWithContentLengthAndOneThatEndsWhenTheServerCloses) {
 TEST(HttpGet, TheRequestIsOneGetThatClosesTheConnection) {
     std::string seen;
     {
-        OneShotServer srv([](int fd) { write_all(fd, "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n"); });
+        OneShotServer srv(
+            [](int fd) { write_all(fd, "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n"); });
         auto got = http_get(srv.url("/probe.json?x=1"));
         ASSERT_TRUE(got) << got.error().message;
         EXPECT_EQ(got->status, 204);
@@ -115,7 +117,8 @@ TEST(HttpGet, ABodyAboveTheLimitIsRefusedAnnouncedOrNot) {
     HttpGetLimits lim;
     lim.max_body = 1000;
     {
-        OneShotServer srv([](int fd) { write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 5000000\r\n\r\n"); });
+        OneShotServer srv(
+            [](int fd) { write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 5000000\r\n\r\n"); });
         auto got = http_get(srv.url(), lim);
         ASSERT_FALSE(got);
         EXPECT_EQ(got.error().message, "the answer is larger than 1000 bytes");
@@ -155,13 +158,14 @@ TEST(HttpGet, WhatIsNotAPlainHttpAnswerIsSaidSo) {
         std::string answer;
         std::string why;
     };
-    for (const Case& c : {Case{"SSH-2.0-OpenSSH_9.2\r\n\r\n", "not an HTTP answer"},
-                          Case{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
-                               "a chunked answer (not read)"},
-                          Case{"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
-                               "closed before the whole body came"},
-                          Case{"HTTP/1.1 200 OK\r\nContent", "closed before the answer's head ended"},
-                          Case{"HTTP/1.1 200 OK\r\nContent-Length: many\r\n\r\n", "a bad Content-Length"}}) {
+    for (const Case& c :
+         {Case{"SSH-2.0-OpenSSH_9.2\r\n\r\n", "not an HTTP answer"},
+          Case{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+               "a chunked answer (not read)"},
+          Case{"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
+               "closed before the whole body came"},
+          Case{"HTTP/1.1 200 OK\r\nContent", "closed before the answer's head ended"},
+          Case{"HTTP/1.1 200 OK\r\nContent-Length: many\r\n\r\n", "a bad Content-Length"}}) {
         OneShotServer srv([&c](int fd) { write_all(fd, c.answer); });
         auto got = http_get(srv.url());
         ASSERT_FALSE(got) << c.answer;
@@ -170,15 +174,16 @@ TEST(HttpGet, WhatIsNotAPlainHttpAnswerIsSaidSo) {
     }
     HttpGetLimits lim;
     lim.max_head = 100;
-    OneShotServer srv([](int fd) { write_all(fd, "HTTP/1.1 200 OK\r\nX: " + std::string(500, 'a')); });
+    OneShotServer srv(
+        [](int fd) { write_all(fd, "HTTP/1.1 200 OK\r\nX: " + std::string(500, 'a')); });
     auto got = http_get(srv.url(), lim);
     ASSERT_FALSE(got);
     EXPECT_EQ(got.error().message, "an answer head above 100 bytes");
 }
 
 TEST(HttpGet, BadUrlsAreUsageErrorsAndNobodyListeningIsExitThree) {
-    for (const char* url : {"https://a/", "http://", "http://h:0/", "http://h:99999/", "http://[::1/",
-                            "http://h:port/"}) {
+    for (const char* url : {"https://a/", "http://", "http://h:0/", "http://h:99999/",
+                            "http://[::1/", "http://h:port/"}) {
         auto got = http_get(url);
         ASSERT_FALSE(got) << url;
         EXPECT_EQ(got.error().code, kExitUsage) << url << ": " << got.error().message;
