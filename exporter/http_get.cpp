@@ -12,6 +12,7 @@
 #include <cstring>
 #include <optional>
 
+#include "exporter/http_request.h"
 #include "util/exit_status.h"
 #include "util/tcp_connect.h"
 #include "util/unique_fd.h"
@@ -80,13 +81,6 @@ ssize_t read_some(int fd, std::string& into, Steady::time_point end, std::string
     return n;
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
-
 struct Head {
     int status = 0;
     std::optional<size_t> content_length;
@@ -109,17 +103,15 @@ Result<Head> parse_head(std::string_view head) {
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         const size_t colon = line.find(':');
         if (colon == std::string_view::npos) continue;
-        const std::string name = lower(line.substr(0, colon));
-        std::string_view value = line.substr(colon + 1);
-        while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-            value.remove_prefix(1);
+        const std::string name = http_lower(line.substr(0, colon));
+        const std::string_view value = http_trim(line.substr(colon + 1));
         if (name == "content-length") {
             size_t n = 0;
             auto [q, e] = std::from_chars(value.data(), value.data() + value.size(), n);
             if (e != std::errc{}) return make_error("a bad Content-Length", kExitCannotRun);
             h.content_length = n;
         } else if (name == "transfer-encoding" &&
-                   lower(value).find("chunked") != std::string::npos) {
+                   http_lower(value).find("chunked") != std::string::npos) {
             h.chunked = true;
         }
     }

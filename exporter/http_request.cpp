@@ -18,20 +18,6 @@ HeadParse bad(int status, std::string why) {
     return p;
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
 bool is_token(std::string_view s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
         return std::isalnum(c) || std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) !=
@@ -96,8 +82,8 @@ bool header_line(std::string_view line, HttpRequest& r, HeadParse& p) {
         p = bad(400, "a header line is not NAME: VALUE");
         return false;
     }
-    const std::string name = lower(line.substr(0, colon));
-    const std::string value = lower(trim(line.substr(colon + 1)));
+    const std::string name = http_lower(line.substr(0, colon));
+    const std::string value = http_lower(http_trim(line.substr(colon + 1)));
     if (name == "connection") {
         if (value.find("close") != std::string::npos) r.keep_alive = false;
         if (value.find("keep-alive") != std::string::npos) r.keep_alive = true;
@@ -130,6 +116,20 @@ const char* reason(int status) {
 }
 
 }  // namespace
+
+std::string http_lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+std::string_view http_trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
+    return s;
+}
 
 HeadParse parse_request_head(std::string_view buf, const HttpLimits& limits) {
     size_t skipped = 0;

@@ -41,6 +41,11 @@ struct HeadParse {
     std::string why;
 };
 
+/// A header name or value in ASCII lower case (names are case-insensitive).
+std::string http_lower(std::string_view s);
+/// A header value without the spaces, tabs (and a CR) around it.
+std::string_view http_trim(std::string_view s);
+
 /// The head at the start of `buf`, if it is all there. Leading empty lines
 /// are skipped (RFC 9112 2.2); lines may end in CRLF or LF.
 HeadParse parse_request_head(std::string_view buf, const HttpLimits& limits);
