@@ -83,7 +83,7 @@ for size in ${SIZES[@]}; do
     echo "Topology only"
     row "ibnetdiscover" peer_topology
     row "fabscope sweep --no-routes --no-counters" fabscope_topology
-    row "fabscope discover (libibnetdisc, 16 SMPs in flight)" fabscope_discover
+    row "fabscope discover" fabscope_discover
     R_topo=$(echo "$T_fabscope_topology / $T_peer_topology" | bc -l)
     printf '  %-52s %8.2f  (goal: at most 1.00)\n' "time ratio fabscope sweep / ibnetdiscover" "$R_topo"
     echo "Full: topology + all forwarding tables + all port counters"
