@@ -136,7 +136,13 @@ void MadEngine::cancel(uint64_t id) {
 }
 
 void MadEngine::run() {
+    run(Feeder{});
+}
+
+void MadEngine::run(const Feeder& feed, size_t low_water) {
     for (;;) {
+        while (feed && !stopping() && queue_.size() < low_water && feed()) {
+        }
         fill_window();
         if (in_flight_.empty()) {
             if (queue_.empty()) return;

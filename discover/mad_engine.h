@@ -77,13 +77,33 @@ class MadEngine {
                          std::vector<std::string> also_depends_on = {});
     /// Pumps until every request, including those submitted from callbacks, is done.
     void run();
+    /// Queues more requests when asked: true if it queued any.
+    using Feeder = std::function<bool()>;
+    /// The same, asking `feed` for more whenever fewer than `low_water` are
+    /// queued (and it is done only when `feed` has nothing more either): a
+    /// pass over thousands of ports holds a few hundred requests, not all.
+    void run(const Feeder& feed, size_t low_water = 512);
     /// Declares a path dead: queued and in-flight requests through it fail now.
     void mark_dead(const std::string& key, const std::string& why);
     bool is_dead(const std::string& key) const { return dead_.count(key) != 0; }
 
-    /// Requests queued and not yet sent (for callers that feed the engine
-    /// as it drains rather than all at once).
-    size_t queued() const { return queue_.size(); }
+    /// The chain depth of the answer being handled (0 outside a callback).
+    /// Work deferred from a callback keeps it and is submitted under a
+    /// ChainOf, so its requests count as waiting for that answer.
+    int chain_depth() const { return current_depth_; }
+    class ChainOf {
+      public:
+        ChainOf(MadEngine& e, int depth) : e_(e), saved_(e.current_depth_) {
+            e.current_depth_ = depth;
+        }
+        ~ChainOf() { e_.current_depth_ = saved_; }
+        ChainOf(const ChainOf&) = delete;
+        ChainOf& operator=(const ChainOf&) = delete;
+
+      private:
+        MadEngine& e_;
+        int saved_;
+    };
     const EngineStats& stats() const { return stats_; }
     /// True once the stop token stopped the run and at least one request was cancelled.
     bool cancelled() const { return cancelled_ != 0; }

@@ -15,16 +15,14 @@ class TopologyWalk {
 
     void run() {
         probe(mad::Address{}, std::nullopt);
-        ctx_.engine.run();
+        ctx_.engine.run([this] { return query_next(); });
     }
 
   private:
     void probe(const mad::Address& path, std::optional<PortRef> from) {
         mad::Request r{mad::kClassSmpDirected, mad::kAttrNodeInfo, 0, path, 0};
-        ctx_.engine.submit(r, [this, path, from](const MadResult& res) {
-            on_node_info(path, from, res);
-            feed();
-        });
+        ctx_.engine.submit(
+            r, [this, path, from](const MadResult& res) { on_node_info(path, from, res); });
     }
 
     void unreachable(const mad::Address& path, PortRef from, const MadResult& res) {
@@ -99,21 +97,20 @@ class TopologyWalk {
         ctx_.nodes.emplace(ni->node_guid, std::move(st));
         ctx_.order.push_back(ni->node_guid);
         if (from) link(*from, here, path);
-        to_query_.push_back(ni->node_guid);
+        to_query_.push_back({ni->node_guid, ctx_.engine.chain_depth()});
     }
 
-    /// Queries found nodes while the engine's queue is short: a fat tree's
-    /// spines find every leaf at once, and 128 leaves' 67 queries each queued
-    /// together would hold megabytes of requests for nothing (the engine
-    /// sends 64 at a time). Every callback feeds, so nothing waits here once
-    /// the engine drains.
-    void feed() {
-        if (ctx_.stopped()) return;
-        while (!to_query_.empty() && ctx_.engine.queued() < kFeedBelow) {
-            const Guid g = to_query_.front();
-            to_query_.pop_front();
-            query_node(g);
-        }
+    /// Queries the next node found, when the engine's queue is short (it
+    /// asks): a fat tree's spines find every leaf at once, and 128 leaves'
+    /// 67 queries each queued together would hold megabytes of requests for
+    /// nothing (the engine sends 64 at a time).
+    bool query_next() {
+        if (to_query_.empty()) return false;
+        const auto [g, depth] = to_query_.front();
+        to_query_.pop_front();
+        MadEngine::ChainOf after(ctx_.engine, depth);  // its queries wait for its NodeInfo
+        query_node(g);
+        return true;
     }
 
     void link(PortRef a, PortRef b, const mad::Address& path) {
@@ -150,7 +147,6 @@ class TopologyWalk {
             } else {
                 ctx_.failed(st, 0, "NodeDescription", res);
             }
-            feed();
         });
         const bool sw = n.is_switch();
         if (sw) {
@@ -162,7 +158,6 @@ class TopologyWalk {
                 } else {
                     ctx_.failed(st, 0, "SwitchInfo", res);
                 }
-                feed();
             });
         }
         ctx_.nodes.at(guid).replies.port_info.reserve(n.replies.info.num_ports + 1U);
@@ -170,7 +165,6 @@ class TopologyWalk {
             auto port = static_cast<uint8_t>(p);
             ctx_.engine.submit(dr(mad::kAttrPortInfo, p), [this, guid, port](const MadResult& res) {
                 on_port_info(guid, port, res);
-                feed();
             });
         }
     }
@@ -198,9 +192,8 @@ class TopologyWalk {
         probe(next, PortRef{guid, port});
     }
 
-    static constexpr size_t kFeedBelow = 512;
     SweepContext& ctx_;
-    std::deque<Guid> to_query_;  ///< found, not yet queried
+    std::deque<std::pair<Guid, int>> to_query_;  ///< found, not yet queried; the NodeInfo's depth
 };
 
 }  // namespace

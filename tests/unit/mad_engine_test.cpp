@@ -146,6 +146,41 @@ TEST(MadEngine, ChainDepthIsTheLongestDependency) {
     EXPECT_EQ(engine.stats().sent, 4u);
 }
 
+TEST(MadEngine, AFeederIsAskedAsTheQueueDrainsAndTheRunEndsWhenItHasNothingMore) {
+    EngineRig rig;
+    MadEngine engine(rig.fake, rig.clock, EngineOptions{.window = 8});
+    int queued = 0;
+    int answered = 0;
+    int most_waiting = 0;
+    int deferred_depth = 0;
+    std::vector<int> later;  // found in callbacks, fed afterwards (as the topology walk does)
+    auto feed = [&] {
+        most_waiting = std::max(most_waiting, queued - answered);
+        if (queued < 2000) {
+            ++queued;
+            engine.submit(node_info({1}), [&](const MadResult&) {
+                ++answered;
+                if (answered == 2000) later.push_back(engine.chain_depth());
+            });
+            return true;
+        }
+        if (later.empty()) return false;
+        MadEngine::ChainOf after(engine, later.back());
+        later.pop_back();
+        engine.submit(node_info({1, 3}), [&](const MadResult&) {
+            deferred_depth = engine.chain_depth();
+        });
+        return true;
+    };
+    engine.run(feed, 32);
+    EXPECT_EQ(answered, 2000);
+    EXPECT_EQ(deferred_depth, 2);  // fed after its answer, counted as waiting for it
+    EXPECT_EQ(engine.stats().max_chain, 2);
+    EXPECT_EQ(engine.stats().sent, 2001u);
+    // At most the low water mark queued beside the window in flight, not 2,000.
+    EXPECT_LE(most_waiting, 32 + 8);
+}
+
 TEST(MadEngine, AStopSendsNothingNewLetsInFlightFinishAndCancelsTheRest) {
     EngineRig rig;
     rig.fake.behaviour(rig.fabric.find("spine01")->guid).silent = true;  // in flight at the stop
