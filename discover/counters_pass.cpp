@@ -45,9 +45,15 @@ void counters_pass(SweepContext& ctx) {
     std::map<PortRef, PmaReading> readings;
     std::map<PmaModel, Guid> tick_of;  // the node asked for each model's tick
     FecProbe fec(ctx);
-    for (Guid guid : ctx.order) {
+    // A node's ports at a time, as the engine drains: 16,384 ports' Gets
+    // queued at once would hold 7 MB of requests at 4,096 hosts.
+    size_t next = 0;
+    auto read_next_node = [&] {
+        if (next == ctx.order.size()) return false;
+        const Guid guid = ctx.order[next++];
         const SweptNode& n = ctx.nodes.at(guid);
-        if (n.is_switch() && !n.replies.port_info.count(0)) continue;  // its LID comes with port 0
+        if (n.is_switch() && !n.replies.port_info.count(0))
+            return true;  // its LID comes with port 0
         bool ask_tick = !tick_of.count(n.pma_model()) && !n.runs_sm();
         for (const auto& [port, raw] : n.replies.port_info) {
             if (port == 0 || !n.port_up(port)) continue;
@@ -61,12 +67,15 @@ void counters_pass(SweepContext& ctx) {
                 ask_tick = false;
             }
         }
-    }
-    ctx.engine.run();
+        return true;
+    };
+    ctx.engine.run(read_next_node);
     if (!ctx.stopped() && fec.submit_rest(readings)) ctx.engine.run();
     fec.decide_layouts(readings);
-    for (const auto& [ref, r] : readings) {
-        if (auto pc = r.counters()) ctx.nodes.at(ref.node).counters[ref.port] = *pc;
+    // Each reading's replies freed as its counters are kept.
+    for (auto it = readings.begin(); it != readings.end(); it = readings.erase(it)) {
+        if (auto pc = it->second.counters())
+            ctx.nodes.at(it->first.node).counters[it->first.port] = *pc;
     }
     for (auto& [guid, n] : ctx.nodes) {
         auto asked = tick_of.find(n.pma_model());

@@ -19,6 +19,7 @@
 #include "discover/mad_engine.h"
 #include "discover/mad_format.h"
 #include "model/counters.h"
+#include "util/boxed.h"
 
 namespace fabscope {
 
@@ -36,13 +37,14 @@ struct PmaReadPlan {
 };
 
 struct PmaReading {
-    std::optional<MadBytes> base;          ///< the PortCounters reply
-    std::optional<MadBytes> extended;      ///< the PortCountersExtended reply
-    std::optional<MadBytes> vl_xmit_wait;  ///< the PortVLXmitWaitCounters reply
-    std::optional<MadBytes> rcv_details;   ///< the PortRcvErrorDetails reply
-    std::optional<MadBytes> xmit_details;  ///< the PortXmitDiscardDetails reply
-    std::optional<MadBytes> ext_speeds;    ///< the PortExtendedSpeedsCounters reply
-    FecLayout fec = FecLayout::None;       ///< the layout ext_speeds is in
+    // Boxed: a sweep holds one reading a port, most of them two replies.
+    Boxed<MadBytes> base;             ///< the PortCounters reply
+    Boxed<MadBytes> extended;         ///< the PortCountersExtended reply
+    Boxed<MadBytes> vl_xmit_wait;     ///< the PortVLXmitWaitCounters reply
+    Boxed<MadBytes> rcv_details;      ///< the PortRcvErrorDetails reply
+    Boxed<MadBytes> xmit_details;     ///< the PortXmitDiscardDetails reply
+    Boxed<MadBytes> ext_speeds;       ///< the PortExtendedSpeedsCounters reply
+    FecLayout fec = FecLayout::None;  ///< the layout ext_speeds is in
     /// Per-VL counters were asked for and the port did not give them (an
     /// error status or no answer): "per-VL not supported", not an error.
     bool per_vl_unsupported = false;
