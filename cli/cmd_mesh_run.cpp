@@ -67,6 +67,7 @@ struct MeshRunCommand {
     bool no_trace = false;
     std::string trace_timeout = "300ms";
     int trace_variants = 8;
+    int trace_targets = 64;
     size_t max_rounds = 8;
     size_t passes = 1;
     size_t adaptive_rounds = 4;
@@ -149,6 +150,7 @@ Result<perf::MeshRunOptions> options_of(const MeshRunCommand& o) {
     // Rank 0 loads the snapshot and reads the switch ports before it plans.
     if (!o.load.empty()) m.plan_extra = std::chrono::seconds(60);
     m.trace_variants = o.trace_variants;
+    m.trace_targets = o.trace_targets;
     m.max_cover_rounds = o.max_rounds;
     m.cover_passes = o.passes;
     m.adaptive_rounds = o.adaptive_rounds;
@@ -561,6 +563,11 @@ void add_pattern_options(CLI::App* cmd, MeshRunCommand& o) {
     cmd->add_option("--trace-ports", o.trace_variants,
                     "cover: UDP source ports traced per pair (the paths a flow can be steered to)")
         ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    cmd->add_option("--trace-targets", o.trace_targets,
+                    "cover on RoCE: ranks each rank traces, a sample the same both ways spread "
+                    "over the ranks (the cover is planned from the pairs traced); 0 = every rank")
+        ->check(CLI::Range(0, 65536))
         ->capture_default_str();
     cmd->add_option("--max-rounds", o.max_rounds, "cover: planned rounds at most")
         ->check(CLI::Range(size_t{1}, size_t{64}))

@@ -567,6 +567,12 @@ std::vector<std::string> mesh_run_summary(const MeshRunData& d, const MeshAnalys
                         "per pair), then {} adaptive",
                         d.planned_rounds, passes, d.traces.size(), d.sports.size(),
                         d.rounds.size() - d.planned_rounds));
+        if (d.traces_left_out > 0) {
+            lines.push_back(fmt::format(
+                "cover: {} traces asked were left out: a rank's traces reached the size of one "
+                "message (fewer --trace-targets or --trace-ports)",
+                d.traces_left_out));
+        }
     }
     if (links.traced > 0 || links.coverage.lanes > 0) {
         const auto& nodes = links.fabric.fabric().nodes();

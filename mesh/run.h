@@ -62,6 +62,11 @@ struct MeshTest {
     /// snapshot, reads the switch counters): every rank waits that longer.
     Millis plan_extra{0};
     int trace_variants = 8;
+    /// Cover on RoCE: each rank traces this many other ranks (a sample the
+    /// same both ways: rank 0 plans from the pairs traced), or every rank
+    /// when there are no more than that; 0 = every rank. Read by rank 0,
+    /// which sends it with the ranks to trace.
+    int trace_targets = 64;
     size_t max_cover_rounds = 8;
     /// Cover: every lane crossed (and every rank tested) this many times,
     /// other pairs each time (within max_cover_rounds).

@@ -86,6 +86,9 @@ struct MeshRunData {
     /// ports traced (variant i is sports[i], steered by its flow label).
     std::vector<MeshTrace> traces;
     std::vector<uint16_t> sports;
+    /// Ranks some rank was asked to trace but left out: its traces had
+    /// reached the size one message may take (cover_traces.h kMaxTraceBytes).
+    size_t traces_left_out = 0;
     /// InfiniBand: the snapshot whose forwarding tables give every flow's
     /// path (rank 0's --load; null on RoCE), and the file it came from.
     std::shared_ptr<const Fabric> routes;

@@ -155,7 +155,18 @@ size_t TracedPathOracle::KeyHash::operator()(const Key& k) const {
 }
 
 void TracedPathOracle::add(Guid src, Guid dst, int variant, std::vector<Lane> lanes) {
-    paths_[Key{src, dst, variant}] = std::move(lanes);
+    auto [it, fresh] = paths_.insert_or_assign(Key{src, dst, variant}, std::move(lanes));
+    (void)it;
+    auto& to = partners_[src];
+    // A destination's variants come together (one trace of each port); one
+    // that came apart would be listed twice, which only costs a second look.
+    if (fresh && (to.empty() || to.back() != dst)) to.push_back(dst);
+}
+
+const std::vector<Guid>& TracedPathOracle::partners(Guid src) const {
+    static const std::vector<Guid> kNone;
+    auto it = partners_.find(src);
+    return it == partners_.end() ? kNone : it->second;
 }
 
 FlowPath TracedPathOracle::path(const MeshEndpoint& src, const MeshEndpoint& dst,

@@ -87,6 +87,13 @@ class PathOracle {
     /// variants on IB, flow labels on RoCE); at least 1.
     virtual int variants(const MeshEndpoint& dst) const = 0;
     virtual FlowPath path(const MeshEndpoint& src, const MeshEndpoint& dst, int variant) const = 0;
+    /// The destinations `src` has paths to, where the oracle knows only
+    /// some pairs (traces sampled on a large fabric); empty where any pair
+    /// may be asked (routes).
+    virtual const std::vector<Guid>& partners(Guid /*src*/) const {
+        static const std::vector<Guid> kAny;
+        return kAny;
+    }
 };
 
 /// Paths from the linear forwarding tables of a snapshot swept with routes.
@@ -113,6 +120,7 @@ class TracedPathOracle final : public PathOracle {
     void set_variants(int n) { variants_ = n < 1 ? 1 : n; }
     int variants(const MeshEndpoint&) const override { return variants_; }
     FlowPath path(const MeshEndpoint& src, const MeshEndpoint& dst, int variant) const override;
+    const std::vector<Guid>& partners(Guid src) const override;
 
   private:
     struct Key {
@@ -125,6 +133,7 @@ class TracedPathOracle final : public PathOracle {
         size_t operator()(const Key& k) const;
     };
     std::unordered_map<Key, std::vector<Lane>, KeyHash> paths_;
+    std::unordered_map<Guid, std::vector<Guid>> partners_;  ///< by source, in the order added
     int variants_ = 1;
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "schedule/free_by_leaf.h"
 #include "schedule/schedule.h"
@@ -92,6 +93,9 @@ class CoverPlanner {
         bool found = false;
     };
 
+    std::vector<std::optional<std::vector<size_t>>> known_;  ///< by endpoint, made on first use
+    std::unordered_map<Guid, size_t> index_of_;
+
     static constexpr size_t kTriesPerSource = 96;
     static constexpr size_t kPerLeaf = 3;
 
@@ -172,6 +176,9 @@ class CoverPlanner {
     /// cross no switch-to-switch lane, so they fit in any round). With
     /// `fill`, the first that fits.
     Choice best_partner(size_t a, size_t round, bool fill) {
+        if (const std::vector<size_t>& known = known_partners(a);
+            !known.empty() && known.size() + 1 < endpoints_.size())
+            return best_known_partner(a, known, round, fill);
         Choice best;
         size_t tries = 0;
         const size_t la = free_.leaf_of(a);
@@ -195,6 +202,44 @@ class CoverPlanner {
             if (fill && best.found) return best;
         }
         if (!fill && !best.found && leaves > 1 && (!sent_[a] || !received_[a])) consider(la);
+        return best;
+    }
+
+    /// The endpoints the oracle has paths from `a` to, where it knows some
+    /// pairs only (traces sampled on a large fabric): empty where any pair
+    /// may be asked. Made once an endpoint.
+    const std::vector<size_t>& known_partners(size_t a) {
+        if (known_.empty()) {
+            known_.resize(endpoints_.size());
+            for (size_t i = 0; i < endpoints_.size(); ++i) index_of_.emplace(endpoints_[i].node, i);
+        }
+        if (!known_[a]) {
+            std::vector<size_t> out;
+            for (Guid g : oracle_.partners(endpoints_[a].node)) {
+                if (auto it = index_of_.find(g); it != index_of_.end() && it->second != a)
+                    out.push_back(it->second);
+            }
+            known_[a] = std::move(out);
+        }
+        return *known_[a];
+    }
+
+    /// best_partner among the pairs the oracle knows: a few tries from a
+    /// place that moves with the round, the best gain (or, with `fill`, the
+    /// first that fits).
+    Choice best_known_partner(size_t a, const std::vector<size_t>& known, size_t round, bool fill) {
+        Choice best;
+        const size_t tries = std::min(known.size(), kTriesPerSource);
+        for (size_t k = 0; k < tries; ++k) {
+            const size_t b = known[(a + k + round * 31) % known.size()];
+            if (used_in_[b] == round + 1) continue;
+            if (!fill && free_.leaf_of(b) == free_.leaf_of(a) && (sent_[a] && received_[a]))
+                continue;  // under its own leaf only while a side of it is untested
+            auto c = try_pair(a, b);
+            if (!c || (!fill && c->gain == 0)) continue;
+            if (!best.found || c->gain > best.gain) best = std::move(*c);
+            if (fill) break;
+        }
         return best;
     }
 

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 
+#include "mesh/cover_traces.h"
 #include "test_fabrics.h"
 
 using namespace fabscope;
@@ -346,4 +347,73 @@ TEST(Localize, AStopKeepsWhatWasMeasured) {
     EXPECT_FALSE(out.complete);
     EXPECT_EQ(out.rounds.size(), 2U);
     EXPECT_EQ(out.flows.size(), 2U * 2U * (eps.size() / 2));
+}
+
+/// RoCE over agents on a large fabric: each rank traces a sample of the
+/// others (mesh/cover_traces.h cover_trace_targets), the same both ways, and
+/// the cover is planned from the pairs traced alone: on 2,048 hosts with 64
+/// traced a rank it still crosses every lane and tests every rank both
+/// ways, and a bad spine downlink is named alone. (Here the "traces" are the
+/// forwarding tables' paths of the sampled pairs only.)
+TEST(Localize, ACoverPlannedFromSampledTracesOn2048HostsCrossesEveryLane) {
+    Fabric f = routed_leaf_spine(LeafSpineShape{32, 64, 32, 1});
+    auto eps = endpoints_from_fabric(f);
+    IbPathOracle routes(f);
+    TracedPathOracle sampled;
+    const int n = static_cast<int>(eps.size());
+    size_t pairs = 0;
+    for (int a = 0; a < n; ++a) {
+        for (int b : perf::cover_trace_targets(a, n, 64)) {
+            sampled.add(eps[a].node, eps[b].node, 0, routes.path(eps[a], eps[b], 0).lanes);
+            ++pairs;
+        }
+    }
+    EXPECT_EQ(pairs, static_cast<size_t>(n) * 64);
+    const auto lanes = fabric_lanes(f);
+    Schedule plan = cover(eps, sampled, lanes);
+    ASSERT_TRUE(plan.coverage);
+    EXPECT_EQ(plan.coverage->crossed, plan.coverage->lanes);
+    EXPECT_EQ(plan.coverage->lanes, lanes.size());
+    EXPECT_EQ(plan.coverage->senders, eps.size());
+    EXPECT_EQ(plan.coverage->receivers, eps.size());
+    EXPECT_LE(plan.rounds.size(), 8U);
+
+    SlowLanes sim;
+    const Lane bad = lane_between(f, "spine07", 12);
+    sim.bad = {bad};
+    MeshOutcome out = run_and_localize(plan, eps, sampled, f, std::ref(sim));
+    EXPECT_EQ(found_lanes(out.localization), sim.bad) << describe_lane(f, bad);
+    EXPECT_EQ(out.localization.suspects.size(), 1U);
+}
+
+TEST(CoverTraceTargets, TheSampleIsTheSameBothWaysSpreadAndBounded) {
+    for (int n : {1, 2, 3, 7, 65, 300, 2048}) {
+        for (int k : {0, 1, 8, 64}) {
+            if (k == 0 && n > 300) continue;  // every rank: nothing sampled
+            std::vector<std::set<int>> to(static_cast<size_t>(n));
+            std::vector<int> traced_by(static_cast<size_t>(n), 0);
+            for (int me = 0; me < n; ++me) {
+                auto t = perf::cover_trace_targets(me, n, k);
+                to[static_cast<size_t>(me)] = std::set<int>(t.begin(), t.end());
+                EXPECT_EQ(to[static_cast<size_t>(me)].size(), t.size())
+                    << "twice, " << n << "/" << k;
+                EXPECT_FALSE(to[static_cast<size_t>(me)].count(me));
+                // Targets come in pairs (+-s): an odd k is rounded up.
+                const size_t want = k <= 0 || k >= n - 1 ? static_cast<size_t>(std::max(n - 1, 0))
+                                                         : static_cast<size_t>(k + k % 2);
+                EXPECT_LE(t.size(), want) << n << "/" << k;
+                EXPECT_GE(t.size(), std::min<size_t>(want, 1)) << n << "/" << k;
+                for (int b : t) ++traced_by[static_cast<size_t>(b)];
+            }
+            for (int a = 0; a < n; ++a) {
+                for (int b : to[static_cast<size_t>(a)])
+                    EXPECT_TRUE(to[static_cast<size_t>(b)].count(a)) << a << "->" << b << " " << n;
+                EXPECT_EQ(traced_by[static_cast<size_t>(a)],
+                          static_cast<int>(to[static_cast<size_t>(a)].size()));
+            }
+        }
+    }
+    // Spread: at 2,048 ranks the 64 reach across the whole range, not the next 64.
+    auto t = perf::cover_trace_targets(0, 2048, 64);
+    EXPECT_GT(*std::max_element(t.begin(), t.end()) - *std::min_element(t.begin(), t.end()), 1900);
 }

@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "fake_mesh_comm.h"
+#include "mesh/cover_traces.h"
 #include "mesh/plan.h"
 #include "mesh/report.h"
 #include "mesh/run.h"
@@ -467,6 +468,60 @@ TEST(MeshSummary, FindingsAreCappedPerKindAndTheRestCounted) {
         << fmt::format("{}", fmt::join(lines, "\n"));
     // The report keeps them all.
     EXPECT_EQ(mesh_run_json(d, analyse_mesh(d, 0.6))["findings"].size(), 26u);
+}
+
+}  // namespace
+}  // namespace fabscope::perf
+
+namespace fabscope::perf {
+namespace {
+
+/// One rank's traces on a 2,048-rank RoCE cover fit one message: 64 ranks
+/// traced (the default), 8 ports each, three routers a path with their
+/// names. Asked to trace every rank, it stops at the size bound and says how
+/// many it left out, instead of sending a line every peer would refuse.
+TEST(CoverTraces, OneRanksTracesOn2048RanksFitOneMessageAndStopAtTheBound) {
+    std::vector<MeshRank> ranks(2048);
+    for (int r = 0; r < 2048; ++r) {
+        ranks[static_cast<size_t>(r)].rank = r;
+        ranks[static_cast<size_t>(r)].host = fmt::format("node{:04d}", r);
+        ranks[static_cast<size_t>(r)].address = fmt::format("10.{}.{}.2", 1 + r / 32, r % 32);
+    }
+    MeshRunOptions o;
+    size_t traced = 0;
+    o.trace_sports = [&](const std::string&, const std::string& dst,
+                         const std::vector<uint16_t>& sports) {
+        ++traced;
+        std::vector<FlowTrace> out;
+        for (uint16_t s : sports) {
+            FlowTrace t;
+            t.sport = s;
+            t.end = "silent";
+            t.hops = {{1, "10.200.1.1", "leaf-rack17-a.fabric.example.net", 0.051},
+                      {2, "10.201.9.1", "spine-row03-09.fabric.example.net", 0.083},
+                      {3, dst.substr(0, dst.rfind('.')) + ".1", "leaf-rack44-b.fabric.example.net",
+                       0.112}};
+            out.push_back(std::move(t));
+        }
+        return out;
+    };
+    const std::vector<uint16_t> sports = {49152, 49153, 49154, 49155, 49156, 49157, 49158, 49159};
+    const std::string sampled = rank_traces_message(o, ranks, 5, sports, 64);
+    EXPECT_EQ(traced, 64U);
+    EXPECT_LT(sampled.size(), kMaxTraceBytes);
+    EXPECT_EQ(sampled.front(), '[');  // nothing left out
+    EXPECT_EQ(nlohmann::json::parse(sampled).size(), 64U * 8U);
+
+    traced = 0;
+    const std::string all = rank_traces_message(o, ranks, 5, sports, 0);
+    const auto j = nlohmann::json::parse(all);
+    ASSERT_TRUE(j.is_object()) << all.substr(0, 200);
+    EXPECT_LE(all.size(), kMaxTraceBytes + 64);
+    EXPECT_LT(kMaxTraceBytes + 64, kMaxMessage / 3 * 2);  // room for the relay's escaping
+    const size_t kept = j["traces"].size() / 8;
+    EXPECT_GT(kept, 64U);
+    EXPECT_EQ(j["left_out"].get<size_t>() + kept, 2047U);
+    EXPECT_EQ(traced, kept + 1);  // the one that did not fit was traced, then left out
 }
 
 }  // namespace
