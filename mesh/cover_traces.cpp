@@ -54,15 +54,18 @@ json trace_to_all(const MeshRunOptions& o, const std::vector<MeshRank>& ranks, i
     return out;
 }
 
-void absorb_traces(MeshRunData& d, int src, const json& j) {
-    if (j.is_object()) {
+void absorb_traces(MeshRunData& d, int src, const json& message) {
+    const json* list = &message;
+    if (message.is_object()) {
         // {"traces": [...], "left_out": N}: the rank stopped at the size bound.
-        d.traces_left_out += j.value("left_out", size_t{0});
-        if (j.contains("traces")) absorb_traces(d, src, j["traces"]);
-        return;
+        const json& left = message.value("left_out", json());
+        if (left.is_number_unsigned()) d.traces_left_out += left.get<size_t>();
+        auto it = message.find("traces");
+        if (it == message.end()) return;
+        list = &*it;
     }
-    if (!j.is_array()) return;
-    for (const json& t : j) {
+    if (!list->is_array()) return;
+    for (const json& t : *list) {
         try {
             MeshTrace m;
             m.src = src;
@@ -134,9 +137,9 @@ void trace_for_cover(RankRun& ranks, const MeshRunOptions& o, MeshRunData& d, Me
     auto traces = comm.gather(kTagTraces, mine, ranks.skip(), traces_by, nullptr);
     if (!ranks.root()) return;
     for (size_t r = 0; r < traces.size(); ++r) {
-        if (auto j = traces[r] ? json::parse(*traces[r], nullptr, false) : json();
-            !j.is_discarded())
-            absorb_traces(d, static_cast<int>(r), j);
+        // Bounded in depth as every message is: a rank's traces are input.
+        if (auto j = traces[r] ? parse_message(*traces[r]) : Result<json>(json()); j)
+            absorb_traces(d, static_cast<int>(r), *j);
     }
 }
 

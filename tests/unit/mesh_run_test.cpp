@@ -257,6 +257,30 @@ TEST(MeshRun, CoverIsPlannedFromTracesSteeredByFlowLabelAndNamesTheCable) {
     EXPECT_EQ(doc["pattern"], "cover");
 }
 
+TEST(MeshRun, ACoverFromASampleOfTracesPairsOnlyTheTracedRanksAndNamesTheCable) {
+    World w;
+    SteeredFabric fabric;
+    fabric.wire(w);
+    w.options.trace_targets = 4;  // of 8 others: +-1 and +-3
+    w.run();
+    const MeshRunData& d = w.data();
+    EXPECT_EQ(d.status, "complete");
+    EXPECT_EQ(fabric.traced.load(), 9 * 4);
+    EXPECT_EQ(d.traces_left_out, 0u);
+    ASSERT_GT(d.planned_rounds, 0u);
+    // Every planned pair was traced both ways.
+    for (size_t r = 0; r < d.planned_rounds; ++r) {
+        for (const MeshPair& p : d.rounds[r]) {
+            const int off = ((p.b - p.a) % 9 + 9) % 9;
+            EXPECT_TRUE(off == 1 || off == 8 || off == 3 || off == 6) << p.a << "-" << p.b;
+        }
+    }
+    auto a = analyse_mesh(d, 0.6);
+    EXPECT_EQ(a.links.coverage.crossed, a.links.coverage.lanes);
+    ASSERT_FALSE(a.links.cables.empty()) << mesh_run_summary(d, a).front();
+    EXPECT_EQ(a.links.cables[0].name, "l1[10.9.12.0] <-> s2[10.9.12.1]");
+}
+
 TEST(MeshRun, PairsFromAFileRunByHostNameAndAHostWithoutARankIsAFinding) {
     World w;
     w.hosts = {"h0", "h1", "h2", "h3", "h4", "h5"};
