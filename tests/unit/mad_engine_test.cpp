@@ -167,9 +167,8 @@ TEST(MadEngine, AFeederIsAskedAsTheQueueDrainsAndTheRunEndsWhenItHasNothingMore)
         if (later.empty()) return false;
         MadEngine::ChainOf after(engine, later.back());
         later.pop_back();
-        engine.submit(node_info({1, 3}), [&](const MadResult&) {
-            deferred_depth = engine.chain_depth();
-        });
+        engine.submit(node_info({1, 3}),
+                      [&](const MadResult&) { deferred_depth = engine.chain_depth(); });
         return true;
     };
     engine.run(feed, 32);
