@@ -135,7 +135,7 @@ class TopologyWalk {
     }
 
     void query_node(Guid guid) {
-        const SweptNode& n = ctx_.nodes.at(guid);
+        SweptNode& n = ctx_.nodes.at(guid);
         const mad::Address path = n.path;
         auto dr = [&](uint16_t attr, uint32_t mod) {
             return mad::Request{mad::kClassSmpDirected, attr, mod, path, 0};
@@ -152,15 +152,12 @@ class TopologyWalk {
         if (sw) {
             ctx_.engine.submit(dr(mad::kAttrSwitchInfo, 0), [this, guid](const MadResult& res) {
                 SweptNode& st = ctx_.nodes.at(guid);
-                if (res.ok()) {
-                    st.switch_info = decode_switch_info(mad::smp_data(res.reply));
-                    st.replies.enhanced_port0 = st.switch_info->enhanced_port0;
-                } else {
-                    ctx_.failed(st, 0, "SwitchInfo", res);
-                }
+                if (!res.ok()) return ctx_.failed(st, 0, "SwitchInfo", res);
+                st.switch_info = decode_switch_info(mad::smp_data(res.reply));
+                st.replies.enhanced_port0 = st.switch_info->enhanced_port0;
             });
         }
-        ctx_.nodes.at(guid).replies.port_info.reserve(n.replies.info.num_ports + 1U);
+        n.replies.port_info.reserve(n.replies.info.num_ports + 1U);
         for (unsigned p = sw ? 0U : 1U; p <= n.replies.info.num_ports; ++p) {
             auto port = static_cast<uint8_t>(p);
             ctx_.engine.submit(dr(mad::kAttrPortInfo, p), [this, guid, port](const MadResult& res) {

@@ -15,6 +15,7 @@
 #include "exporter/http_request.h"
 #include "util/exit_status.h"
 #include "util/tcp_connect.h"
+#include "util/time_util.h"
 #include "util/unique_fd.h"
 
 namespace fabscope {
@@ -54,11 +55,6 @@ Result<Target> parse_url(std::string_view url) {
     if (ec != std::errc{} || end != t.port.data() + t.port.size() || port < 1 || port > 65535)
         return make_error(fmt::format("port \"{}\" is not 1-65535", t.port), kExitUsage);
     return t;
-}
-
-int remaining_ms(Steady::time_point end) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Steady::now()).count();
-    return static_cast<int>(std::max<int64_t>(0, left));
 }
 
 /// Appends what the socket has to `into` once it is readable, by `end`: the

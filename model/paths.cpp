@@ -155,8 +155,7 @@ size_t TracedPathOracle::KeyHash::operator()(const Key& k) const {
 }
 
 void TracedPathOracle::add(Guid src, Guid dst, int variant, std::vector<Lane> lanes) {
-    auto [it, fresh] = paths_.insert_or_assign(Key{src, dst, variant}, std::move(lanes));
-    (void)it;
+    const bool fresh = paths_.insert_or_assign(Key{src, dst, variant}, std::move(lanes)).second;
     auto& to = partners_[src];
     // A destination's variants come together (one trace of each port); one
     // that came apart would be listed twice, which only costs a second look.

@@ -18,16 +18,12 @@
 #include "model/json_io.h"
 #include "util/exit_status.h"
 #include "util/tcp_connect.h"
+#include "util/time_util.h"
 
 namespace fabscope::perf {
 namespace {
 
 using Steady = std::chrono::steady_clock;
-
-int remaining_ms(Steady::time_point end) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Steady::now()).count();
-    return static_cast<int>(std::max<int64_t>(0, left));
-}
 
 std::pair<std::string, std::string> split_host_port(const std::string& where) {
     if (!where.empty() && where.front() == '[') {

@@ -13,16 +13,12 @@
 #include <cstring>
 
 #include "util/exit_status.h"
+#include "util/time_util.h"
 
 namespace fabscope {
 namespace {
 
 using Steady = std::chrono::steady_clock;
-
-int remaining_ms(Steady::time_point end) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Steady::now()).count();
-    return static_cast<int>(std::max<int64_t>(0, left));
-}
 
 /// 0, or the errno of a connect that failed or did not finish by `end`.
 int connect_by(int fd, const addrinfo* ai, Steady::time_point end) {

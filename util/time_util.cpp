@@ -1,5 +1,6 @@
 #include "util/time_util.h"
 
+#include <algorithm>
 #include <ctime>
 
 namespace fabscope {
@@ -21,6 +22,13 @@ int64_t unix_millis_now() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
         .count();
+}
+
+int remaining_ms(std::chrono::steady_clock::time_point end) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          end - std::chrono::steady_clock::now())
+                          .count();
+    return static_cast<int>(std::max<int64_t>(0, left));
 }
 
 }  // namespace fabscope

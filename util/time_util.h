@@ -13,6 +13,9 @@ std::string iso8601_now();
 std::string iso8601(int64_t unix_ms);
 /// Now, as milliseconds since the Unix epoch.
 int64_t unix_millis_now();
+/// Milliseconds from now until `end`, 0 once it has passed: poll(2)'s
+/// timeout for a deadline that does not restart.
+int remaining_ms(std::chrono::steady_clock::time_point end);
 
 class Stopwatch {
   public:
