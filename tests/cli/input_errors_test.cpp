@@ -289,6 +289,12 @@ TEST(MeshRunCli, BadFlagsAreExit2AndASingleRankSaysHowToLaunch) {
     auto slow = run({fabscope(), "mesh", "run", "--pattern", "ring", "--ring-timeout", "2h"});
     EXPECT_EQ(slow.exit_code, 2) << slow.err;
     EXPECT_NE(slow.err.find("at most 1h"), std::string::npos) << slow.err;
+    for (const char* targets : {"-1", "65537", "many"}) {
+        auto bad =
+            run({fabscope(), "mesh", "run", "--pattern", "cover", "--trace-targets", targets});
+        EXPECT_EQ(bad.exit_code, 2) << targets << ": " << bad.err;
+        EXPECT_NE(bad.err.find("--trace-targets"), std::string::npos) << bad.err;
+    }
     auto leaf = run({fabscope(), "mesh", "run", "--pattern", "leaf"});
     EXPECT_EQ(leaf.exit_code, 2) << leaf.err;
     EXPECT_NE(leaf.err.find("give --load SNAPSHOT"), std::string::npos) << leaf.err;
