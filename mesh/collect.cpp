@@ -43,18 +43,35 @@ std::span<MeshFlow> StepCollector::round_flows(size_t round) {
     return {first, last};
 }
 
-MeshFlow* StepCollector::flow(size_t round, int src) {
+void StepCollector::index_round(size_t round) {
+    if (indexed_ && indexed_round_ == round && indexed_flows_ == d_.flows.size()) return;
+    by_src_.assign(d_.ranks.size(), kNone);
+    by_dst_.assign(d_.ranks.size(), kNone);
     for (MeshFlow& f : round_flows(round)) {
-        if (f.src == src) return &f;
+        const auto i = static_cast<size_t>(&f - d_.flows.data());
+        const auto in = [&](int r) { return r >= 0 && static_cast<size_t>(r) < by_src_.size(); };
+        if (in(f.src) && by_src_[static_cast<size_t>(f.src)] == kNone)
+            by_src_[static_cast<size_t>(f.src)] = i;
+        if (in(f.dst) && by_dst_[static_cast<size_t>(f.dst)] == kNone)
+            by_dst_[static_cast<size_t>(f.dst)] = i;
     }
-    return nullptr;
+    indexed_ = true;
+    indexed_round_ = round;
+    indexed_flows_ = d_.flows.size();
+}
+
+MeshFlow* StepCollector::flow(size_t round, int src) {
+    index_round(round);
+    if (src < 0 || static_cast<size_t>(src) >= by_src_.size()) return nullptr;
+    const size_t i = by_src_[static_cast<size_t>(src)];
+    return i == kNone ? nullptr : &d_.flows[i];
 }
 
 MeshFlow* StepCollector::flow_to(size_t round, int dst) {
-    for (MeshFlow& f : round_flows(round)) {
-        if (f.dst == dst) return &f;
-    }
-    return nullptr;
+    index_round(round);
+    if (dst < 0 || static_cast<size_t>(dst) >= by_dst_.size()) return nullptr;
+    const size_t i = by_dst_[static_cast<size_t>(dst)];
+    return i == kNone ? nullptr : &d_.flows[i];
 }
 
 void StepCollector::counted(size_t round, int r, const std::string& side, const json& j) {
@@ -67,8 +84,12 @@ void StepCollector::counted(size_t round, int r, const std::string& side, const 
     if (c == j.end() || !c->is_object() || s == j.end() || !s->is_number() || dev == j.end() ||
         !dev->is_string())
         return;
-    f->counters[tx ? "local" : "remote"] = *c;
-    (tx ? f->src_device : f->dst_device) = dev->get<std::string>().substr(0, 64);
+    json both = f->counters.unpack();
+    if (!both.is_object()) both = json::object();
+    both[tx ? "local" : "remote"] = *c;
+    f->counters = both;
+    (tx ? f->src_device : f->dst_device) =
+        d_.devices.intern(std::string_view(dev->get_ref<const std::string&>()).substr(0, 64));
     // The sender's interval is the flow's; the receiver's stands in when
     // the sender said nothing.
     if (tx || f->counted_s <= 0) f->counted_s = std::max(0.0, s->get<double>());
@@ -76,16 +97,19 @@ void StepCollector::counted(size_t round, int r, const std::string& side, const 
 
 void StepCollector::detect(size_t round) {
     for (MeshFlow& f : round_flows(round)) {
-        if (f.congestion_read || !f.counters.contains("local")) continue;
+        if (f.congestion_read || f.counters.is_null()) continue;
+        const json counters = f.counters.unpack();
+        if (!counters.contains("local")) continue;
         f.congestion_read = true;
         const std::string& src = d_.ranks.at(f.src).host;
         const std::string& dst = d_.ranks.at(f.dst).host;
-        f.congestion = test_congestion(f.counters, {src, f.src_device, dst, f.dst_device},
-                                       f.counted_s, limits_);
+        const std::string& dst_device = d_.devices.name(f.dst_device);
+        f.congestion = test_congestion(
+            counters, {src, d_.devices.name(f.src_device), dst, dst_device}, f.counted_s, limits_);
         for (const Finding& x : f.congestion) {
             // The receiver's device (two ranks may share a host).
             const bool at_dst =
-                x.evidence.value("host", "") == dst && x.evidence.value("port", "") == f.dst_device;
+                x.evidence.value("host", "") == dst && x.evidence.value("port", "") == dst_device;
             d_.findings.push_back({"congestion", at_dst ? f.dst : f.src, static_cast<int>(round),
                                    fmt::format("{} -> {} in round {}: {}", who(d_.ranks, f.src),
                                                who(d_.ranks, f.dst), round + 1, x.summary)});

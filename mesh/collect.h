@@ -4,6 +4,7 @@
 // the flow it is about, and once both ends have reported, the congestion
 // detectors run over the flow's counters. Pure: reports in, MeshRunData out.
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -35,8 +36,11 @@ class StepCollector {
     /// search finds them. Rank 0 of a 4,096-rank all-pairs run looks a flow
     /// up for each of 8,192 reports a round, among 16.8 million flows.
     std::span<MeshFlow> round_flows(size_t round);
+    /// The first flow of `round` from rank `src` (to `dst`): looked up in
+    /// an index of the round's flows by rank, made when the round changes.
     MeshFlow* flow(size_t round, int src);
     MeshFlow* flow_to(size_t round, int dst);
+    void index_round(size_t round);
     /// One end's counters around its part of a flow: the sender's ("tx") or
     /// the receiver's ("rx"). A side that sent something malformed is left out.
     void counted(size_t round, int r, const std::string& side, const nlohmann::json& j);
@@ -45,6 +49,12 @@ class StepCollector {
 
     MeshRunData& d_;
     RoceLimits limits_;
+    static constexpr size_t kNone = SIZE_MAX;
+    bool indexed_ = false;
+    size_t indexed_round_ = 0;
+    size_t indexed_flows_ = 0;    ///< flows held when indexed (the adaptive pass adds some)
+    std::vector<size_t> by_src_;  ///< rank -> index in d.flows, kNone
+    std::vector<size_t> by_dst_;
 };
 
 }  // namespace fabscope::perf

@@ -67,12 +67,11 @@ void absorb_traces(MeshRunData& d, int src, const json& message) {
     if (!list->is_array()) return;
     for (const json& t : *list) {
         try {
-            MeshTrace m;
-            m.src = src;
-            m.dst = t.at("dst").get<int>();
-            m.variant = t.at("variant").get<int>();
-            if (t.contains("trace")) m.hops = flow_trace_from_json(t["trace"]).hops;
-            d.traces.push_back(std::move(m));
+            const int dst = t.at("dst").get<int>();
+            const int variant = t.at("variant").get<int>();
+            d.add_trace(src, dst, variant,
+                        t.contains("trace") ? flow_trace_from_json(t["trace"]).hops
+                                            : std::vector<TraceHop>{});
         } catch (const std::exception&) {
             // A trace rank 0 cannot read is one path less to plan with.
         }

@@ -11,7 +11,7 @@ FlowCounters sum_flow_counters(const MeshRunData& d, const std::vector<size_t>& 
     for (size_t i : flows) {
         if (i >= d.flows.size()) continue;
         ++out.flows;
-        const nlohmann::json& c = d.flows[i].counters;
+        const nlohmann::json c = d.flows[i].counters.unpack();
         if (!c.is_object()) continue;
         bool any = false;
         for (const char* side : {"local", "remote"}) {

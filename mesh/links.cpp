@@ -43,17 +43,15 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
                         const std::vector<char>& slow, const std::vector<double>& strength,
                         const LocalizeOptions& o) {
     MeshLinks m;
-    std::vector<std::vector<TraceHop>> hops(d.flows.size());
-    for (size_t i = 0; i < d.flows.size(); ++i) hops[i] = path_hops(d.flows[i].path);
-    // The paths traced to plan the rounds, then the flows' own.
+    m.routed = d.routes != nullptr;
+    // RoCE: the paths traced to plan the rounds, then the flows' own.
+    std::vector<std::vector<TraceHop>> hops(m.routed ? 0 : d.flows.size());
+    for (size_t i = 0; i < hops.size(); ++i) hops[i] = path_hops(d.flows[i].path.unpack());
     std::vector<std::vector<TraceHop>> known;
-    for (const MeshTrace& t : d.traces) {
-        if (!t.hops.empty()) known.push_back(t.hops);
-    }
+    if (!m.routed) known = d.trace_hops.all();  // each distinct path once
     for (const auto& h : hops) {
         if (!h.empty()) known.push_back(h);
     }
-    m.routed = d.routes != nullptr;
     // The hosts' own cables are lanes too: a slow NIC or host cable then
     // explains its flows, and no leaf-spine cable is blamed for them.
     const std::vector<TracedHost> hosts = m.routed ? std::vector<TracedHost>{} : traced_hosts(d);
@@ -62,16 +60,21 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
     std::map<int, std::string> leaf_of;
     for (const TracedHost& h : hosts) leaf_of[h.rank] = h.first_hop;
     m.flow_lanes.resize(d.flows.size());
-    std::vector<FlowPath> routes = ib_flow_lanes(d);
+    const IbFlowRoutes routes(d);
+    // A flow that is evidence lends its lanes to the localization (moved,
+    // not copied: millions of flows) and has them back at the end.
     std::vector<FlowObservation> obs;
+    obs.reserve(d.flows.size());
+    m.measured.reserve(d.flows.size());
     std::set<Lane> crossed;
     for (size_t i = 0; i < d.flows.size(); ++i) {
         const MeshFlow& f = d.flows[i];
         const bool same_leaf =
             leaf_of.count(f.src) && leaf_of.count(f.dst) && leaf_of[f.src] == leaf_of[f.dst];
-        if (m.routed && routes[i].ok()) {
+        FlowPath route = m.routed ? routes.path(f) : FlowPath{};
+        if (m.routed && route.ok()) {
             ++m.traced;
-            m.flow_lanes[i] = std::move(routes[i].lanes);
+            m.flow_lanes[i] = std::move(route.lanes);
         } else if (!m.routed && (!hops[i].empty() || same_leaf)) {
             // No hops between two hosts of one leaf: no router on the way.
             ++m.traced;
@@ -82,12 +85,13 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
         obs.push_back({.test = i,
                        .src = static_cast<size_t>(f.src),
                        .dst = static_cast<size_t>(f.dst),
-                       .lanes = m.flow_lanes[i],
+                       .lanes = std::move(m.flow_lanes[i]),
                        .slow = slow[i] != 0,
                        .ratio = ratio[i],
                        .strength = strength[i]});
         m.measured.push_back(i);
     }
+    hops = {};
     // A host's cable is tested when the host sent, and when it received.
     std::set<int> sent, received;
     for (size_t i : m.measured) {
@@ -154,6 +158,7 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
         c.total_flows += s.total_flows;
     }
     for (auto& [_, c] : by_link) m.cables.push_back(std::move(c));
+    for (FlowObservation& x : obs) m.flow_lanes[x.test] = std::move(x.lanes);
     std::stable_sort(
         m.cables.begin(), m.cables.end(),
         [](const CableSuspect& a, const CableSuspect& b) { return a.own_weight > b.own_weight; });

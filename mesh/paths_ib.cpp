@@ -83,32 +83,31 @@ std::vector<MeshFinding> ranks_not_in_routes(const MeshRunData& d) {
     return out;
 }
 
-std::vector<FlowPath> ib_flow_lanes(const MeshRunData& d) {
-    std::vector<FlowPath> out(d.flows.size(), FlowPath{{}, "no routes loaded"});
-    if (!d.routes) return out;
-    auto by_lid = endpoints_by_lid(*d.routes);
-    auto endpoint = [&](int rank) -> const MeshEndpoint* {
-        if (rank < 0 || static_cast<size_t>(rank) >= d.ranks.size()) return nullptr;
-        return match_rank(*d.routes, by_lid, d.ranks[static_cast<size_t>(rank)]);
-    };
-    IbPathOracle oracle(*d.routes);
-    for (size_t i = 0; i < d.flows.size(); ++i) {
-        const MeshFlow& f = d.flows[i];
-        const MeshEndpoint* src = endpoint(f.src);
-        const MeshEndpoint* dst = endpoint(f.dst);
-        if (!src || !dst) {
-            out[i].error =
-                fmt::format("{} is not in the snapshot", who(d.ranks, src ? f.dst : f.src));
-            continue;
-        }
-        if (f.path_bits >= oracle.variants(*dst)) {
-            out[i].error = fmt::format("{} has no LID {} (LMC {})", dst->name,
-                                       dst->lid + f.path_bits, dst->lmc);
-            continue;
-        }
-        out[i] = oracle.path(*src, *dst, f.path_bits);
-    }
-    return out;
+IbFlowRoutes::IbFlowRoutes(const MeshRunData& d) : d_(d) {
+    if (!d.routes) return;
+    by_lid_ = endpoints_by_lid(*d.routes);
+    oracle_ = std::make_unique<IbPathOracle>(*d.routes);
+}
+
+IbFlowRoutes::~IbFlowRoutes() = default;
+
+const MeshEndpoint* IbFlowRoutes::endpoint(int rank) const {
+    if (rank < 0 || static_cast<size_t>(rank) >= d_.ranks.size()) return nullptr;
+    return match_rank(*d_.routes, by_lid_, d_.ranks[static_cast<size_t>(rank)]);
+}
+
+FlowPath IbFlowRoutes::path(const MeshFlow& f) const {
+    if (!oracle_) return FlowPath{{}, "no routes loaded"};
+    const MeshEndpoint* src = endpoint(f.src);
+    const MeshEndpoint* dst = endpoint(f.dst);
+    if (!src || !dst)
+        return FlowPath{
+            {}, fmt::format("{} is not in the snapshot", who(d_.ranks, src ? f.dst : f.src))};
+    if (f.path_bits >= oracle_->variants(*dst))
+        return FlowPath{
+            {},
+            fmt::format("{} has no LID {} (LMC {})", dst->name, dst->lid + f.path_bits, dst->lmc)};
+    return oracle_->path(*src, *dst, f.path_bits);
 }
 
 }  // namespace fabscope::perf

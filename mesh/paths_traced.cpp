@@ -27,8 +27,8 @@ std::vector<TracedHost> traced_hosts(const MeshRunData& d) {
         h.first_hop = router_key(hops.front());
         h.leaf_address = hops.front().address;
     };
-    for (const MeshTrace& t : d.traces) saw(t.src, t.hops);
-    for (const MeshFlow& f : d.flows) saw(f.src, path_hops(f.path));
+    for (const MeshTrace& t : d.traces) saw(t.src, d.hops_of(t));
+    for (const MeshFlow& f : d.flows) saw(f.src, path_hops(f.path.unpack()));
     std::vector<TracedHost> out;
     out.reserve(by_rank.size());
     for (auto& [_, h] : by_rank) out.push_back(std::move(h));
@@ -48,11 +48,7 @@ std::vector<Lane> with_host_lanes(const TracedFabric& fabric, int src, int dst,
 }
 
 TracedFabric traced_fabric(const MeshRunData& d) {
-    std::vector<std::vector<TraceHop>> paths;
-    for (const MeshTrace& t : d.traces) {
-        if (!t.hops.empty()) paths.push_back(t.hops);
-    }
-    return TracedFabric::from_paths(paths, traced_hosts(d));
+    return TracedFabric::from_paths(d.trace_hops.all(), traced_hosts(d));
 }
 
 uint32_t label_of(const MeshRunData& d, int variant) {
@@ -78,11 +74,12 @@ PathSource traced_paths(const MeshRunData& d, const TracedFabric& fabric) {
             static_cast<size_t>(t.dst) >= index.size() || index[t.src] < 0 || index[t.dst] < 0)
             continue;
         MeshEndpoint& src = v.endpoints[index[t.src]];
-        if (src.leaf == 0) src.leaf = fabric.first_router(t.hops).value_or(0);
+        const std::vector<TraceHop>& hops = d.hops_of(t);
+        if (src.leaf == 0) src.leaf = fabric.first_router(hops).value_or(0);
         // The hosts' own cables too, as the analysis counts them: a flow
         // planned to clear a host's cable must know it crosses it.
         oracle->add(src.node, kRankGuidBase + static_cast<Guid>(t.dst), t.variant,
-                    with_host_lanes(fabric, t.src, t.dst, fabric.lanes_of(t.hops)));
+                    with_host_lanes(fabric, t.src, t.dst, fabric.lanes_of(hops)));
     }
     v.oracle = std::move(oracle);
     v.lanes = fabric.lanes();

@@ -190,6 +190,11 @@ std::string plan_run(MeshRunData& d, const PlanRequest& r) {
 
 /// Every planned direction of rounds `first`.. as a flow not yet run.
 void add_flows(MeshRunData& d, size_t first) {
+    size_t more = 0;
+    for (size_t i = first; i < d.rounds.size(); ++i) {
+        for (const MeshPair& p : d.rounds[i]) more += p.both_ways ? 2 : 1;
+    }
+    d.flows.reserve(d.flows.size() + more);  // no copy at twice the size: millions of flows
     for (size_t i = first; i < d.rounds.size(); ++i) {
         for (const MeshPair& p : d.rounds[i]) {
             d.flows.push_back({.round = i, .src = p.a, .dst = p.b, .path_bits = p.path_bits_ab});

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <set>
@@ -128,20 +129,23 @@ json pair_json(const MeshPair& p) {
     return pair;
 }
 
-/// The rounds, numbered from 1, those after the planned ones adaptive.
+/// Round `i`, numbered from 1, adaptive when after the planned ones.
+json round_json(const MeshRunData& d, size_t i) {
+    json pairs = json::array();
+    for (const MeshPair& p : d.rounds[i]) pairs.push_back(pair_json(p));
+    return {{"round", i + 1}, {"pairs", std::move(pairs)}, {"adaptive", i >= d.planned_rounds}};
+}
+
 json reported_rounds_json(const MeshRunData& d) {
     json rounds = json::array();
-    for (size_t i = 0; i < d.rounds.size(); ++i) {
-        json pairs = json::array();
-        for (const MeshPair& p : d.rounds[i]) pairs.push_back(pair_json(p));
-        rounds.push_back({{"round", i + 1}, {"pairs", pairs}, {"adaptive", i >= d.planned_rounds}});
-    }
+    for (size_t i = 0; i < d.rounds.size(); ++i) rounds.push_back(round_json(d, i));
     return rounds;
 }
 
 /// Flow `i`: what it measured and what the analysis made of it.
 json flow_json(const MeshRunData& d, const MeshAnalysis& a, size_t i) {
     const MeshFlow& f = d.flows[i];
+    const json path = f.path.unpack();
     json x = {{"round", f.round + 1},
               {"src", f.src},
               {"dst", f.dst},
@@ -158,8 +162,8 @@ json flow_json(const MeshRunData& d, const MeshAnalysis& a, size_t i) {
               {"ratio", a.ratio[i] < 0 ? json(nullptr) : json(a.ratio[i])},
               {"slow", a.slow[i] != 0},
               {"lossy", a.lossy[i] != 0},
-              {"path", f.path.is_object() ? f.path : json(nullptr)},
-              {"counters", f.counters},
+              {"path", path.is_object() ? path : json(nullptr)},
+              {"counters", f.counters.is_null() ? json::object() : f.counters.unpack()},
               {"congestion", test_congestion_to_json(f.congestion)},
               {"lanes", a.links.flow_lanes.at(i)}};
     if (f.path_bits != 0) x["path_bits"] = f.path_bits;
@@ -290,6 +294,55 @@ json totals_json(const MeshRunData& d, const MeshAnalysis& a) {
             {"findings", d.findings.size()}};
 }
 
+/// The hosts' sides their flows point at, judged by the same slow ratio as
+/// the lanes: a side whose flows run short together (a NIC at 0.7) stands
+/// as a cable does. Its observations are gone when it returns (a million
+/// flows cost 100 MB here).
+std::vector<EndpointSuspect> endpoint_suspects(const MeshRunData& d, const MeshAnalysis& a) {
+    std::vector<FlowObservation> obs;
+    std::vector<size_t> obs_flow;
+    obs.reserve(d.flows.size());
+    obs_flow.reserve(d.flows.size());
+    for (size_t i = 0; i < d.flows.size(); ++i) {
+        const MeshFlow& f = d.flows[i];
+        if (!flow_is_evidence(d, f)) continue;
+        obs.push_back({.test = i,
+                       .src = static_cast<size_t>(f.src),
+                       .dst = static_cast<size_t>(f.dst),
+                       .lanes = {send_lane(f.src), receive_lane(f.dst)},
+                       .slow = a.slow[i] != 0,
+                       .ratio = a.ratio[i],
+                       .strength = a.strength[i]});
+        obs_flow.push_back(i);
+    }
+    std::vector<EndpointSuspect> out;
+    Localization l = localize(obs, LocalizeOptions{.slow_ratio = a.slow_ratio});
+    for (const Suspect& s : l.suspects) {
+        EndpointSuspect e;
+        for (Lane lane : s.lanes)
+            e.sides.push_back({static_cast<int>(link_of_lane(lane)), (lane & 1U) == 0});
+        e.slow_flows = s.slow_flows;
+        e.total_flows = s.total_flows;
+        for (size_t o : s.evidence) e.evidence.push_back(obs_flow[o]);
+        if (e.sides.size() == 1) {
+            const EndpointSide side = e.sides.front();
+            const FlowEnd end = side.sending ? FlowEnd::Sender : FlowEnd::Receiver;
+            std::vector<size_t> healthy;
+            for (size_t k = 0; k < obs.size(); ++k) {
+                const MeshFlow& f = d.flows[obs_flow[k]];
+                if (!obs[k].slow && (side.sending ? f.src : f.dst) == side.rank)
+                    healthy.push_back(obs_flow[k]);
+            }
+            e.slow_counters = sum_flow_counters(d, e.evidence, end);
+            e.healthy_counters = sum_flow_counters(d, healthy, end);
+        } else {
+            e.slow_counters = sum_flow_counters(d, e.evidence, FlowEnd::Both);
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
 }  // namespace
 
 MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
@@ -317,8 +370,6 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
         med[plane] = median(v);
         a.plane_median_gbps.emplace_back(plane, med[plane]);
     }
-    std::vector<FlowObservation> obs;
-    std::vector<size_t> obs_flow;
     for (size_t i = 0; i < d.flows.size(); ++i) {
         const MeshFlow& f = d.flows[i];
         if (!flow_is_evidence(d, f)) continue;
@@ -329,41 +380,8 @@ MeshAnalysis analyse_mesh(const MeshRunData& d, double slow_ratio) {
         });
         a.slow[i] = a.ratio[i] < slow_ratio || a.lossy[i];
         a.strength[i] = slow_strength(a.ratio[i], slow_ratio, a.lossy[i] != 0);
-        obs.push_back({.test = i,
-                       .src = static_cast<size_t>(f.src),
-                       .dst = static_cast<size_t>(f.dst),
-                       .lanes = {send_lane(f.src), receive_lane(f.dst)},
-                       .slow = a.slow[i] != 0,
-                       .ratio = a.ratio[i],
-                       .strength = a.strength[i]});
-        obs_flow.push_back(i);
     }
-    // Judged by the same slow ratio, a side whose flows run short together
-    // (a NIC at 0.7) stands as a cable does.
-    Localization l = localize(obs, LocalizeOptions{.slow_ratio = slow_ratio});
-    for (const Suspect& s : l.suspects) {
-        EndpointSuspect e;
-        for (Lane lane : s.lanes)
-            e.sides.push_back({static_cast<int>(link_of_lane(lane)), (lane & 1U) == 0});
-        e.slow_flows = s.slow_flows;
-        e.total_flows = s.total_flows;
-        for (size_t o : s.evidence) e.evidence.push_back(obs_flow[o]);
-        if (e.sides.size() == 1) {
-            const EndpointSide side = e.sides.front();
-            const FlowEnd end = side.sending ? FlowEnd::Sender : FlowEnd::Receiver;
-            std::vector<size_t> healthy;
-            for (size_t k = 0; k < obs.size(); ++k) {
-                const MeshFlow& f = d.flows[obs_flow[k]];
-                if (!obs[k].slow && (side.sending ? f.src : f.dst) == side.rank)
-                    healthy.push_back(obs_flow[k]);
-            }
-            e.slow_counters = sum_flow_counters(d, e.evidence, end);
-            e.healthy_counters = sum_flow_counters(d, healthy, end);
-        } else {
-            e.slow_counters = sum_flow_counters(d, e.evidence, FlowEnd::Both);
-        }
-        a.suspects.push_back(std::move(e));
-    }
+    a.suspects = endpoint_suspects(d, a);
     a.links =
         analyse_links(d, a.ratio, a.slow, a.strength, LocalizeOptions{.slow_ratio = slow_ratio});
     // Where the paths are known, a host's own cable is a lane among the
@@ -403,7 +421,6 @@ json mesh_run_head(const MeshRunData& d, const MeshAnalysis& a) {
                  {"slow_ratio", a.slow_ratio},
                  {"wall_seconds", d.wall_seconds},
                  {"ranks", reported_ranks_json(d)},
-                 {"rounds", reported_rounds_json(d)},
                  {"rounds_done", d.rounds_done},
                  {"planes", planes_json(a)},
                  {"suspects", endpoint_suspects_json(d, a)},
@@ -434,26 +451,43 @@ std::string host_of(const MeshRunData& d, int r) {
 
 json mesh_run_json(const MeshRunData& d, const MeshAnalysis& a) {
     json doc = mesh_run_head(d, a);
+    doc["rounds"] = reported_rounds_json(d);
     doc["flows"] = flows_json(d, a);
     return doc;
 }
 
 void write_mesh_run_json(std::ostream& out, const MeshRunData& d, const MeshAnalysis& a) {
+    // The rounds and the flows grow with the square of the ranks (16.8
+    // million flows at 4,096 ranks): each is written an element at a time
+    // into its slot in the rest of the document, never held whole.
     json head = mesh_run_head(d, a);
+    head["rounds"] = json::array();
     head["flows"] = json::array();
     const std::string text = head.dump(1, ' ', false, json::error_handler_t::replace);
-    // The only top-level key that is an empty array, at the top level's
-    // indent (a newline inside a string is written escaped).
-    const std::string slot = "\n \"flows\": []";
-    const size_t at = text.find(slot);
-    out.write(text.data(), static_cast<std::streamsize>(at));
-    out << "\n \"flows\": [";
-    for (size_t i = 0; i < d.flows.size(); ++i) {
-        out << (i == 0 ? "\n  " : ",\n  ")
-            << flow_json(d, a, i).dump(-1, ' ', false, json::error_handler_t::replace);
+    struct Slot {
+        std::string_view key;
+        size_t count;
+        std::function<json(size_t)> element;
+        size_t at = 0;
+    };
+    std::vector<Slot> slots = {
+        {"rounds", d.rounds.size(), [&](size_t i) { return round_json(d, i); }},
+        {"flows", d.flows.size(), [&](size_t i) { return flow_json(d, a, i); }}};
+    // Each is the only top-level key of that name, at the top level's indent
+    // (a newline inside a string is written escaped).
+    for (Slot& x : slots) x.at = text.find(fmt::format("\n \"{}\": []", x.key));
+    std::sort(slots.begin(), slots.end(), [](const Slot& l, const Slot& r) { return l.at < r.at; });
+    size_t from = 0;
+    for (const Slot& x : slots) {
+        out << std::string_view(text).substr(from, x.at - from) << "\n \"" << x.key << "\": [";
+        for (size_t i = 0; i < x.count; ++i) {
+            out << (i == 0 ? "\n  " : ",\n  ")
+                << x.element(i).dump(-1, ' ', false, json::error_handler_t::replace);
+        }
+        out << (x.count == 0 ? "]" : "\n ]");
+        from = x.at + x.key.size() + 8;  // the slot: newline, space, quoted key, ": []"
     }
-    out << (d.flows.empty() ? "]" : "\n ]") << std::string_view(text).substr(at + slot.size())
-        << '\n';
+    out << std::string_view(text).substr(from) << '\n';
 }
 
 namespace {

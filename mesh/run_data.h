@@ -15,9 +15,12 @@
 #include "mesh/results/switch_evidence.h"
 #include "model/fabric.h"
 #include "model/finding.h"
+#include "model/packed_json.h"
 #include "ranks/rank.h"
 #include "rdma/test_spec.h"
+#include "trace/hop_sequences.h"
 #include "trace/roce_trace.h"
+#include "util/name_table.h"
 
 namespace fabscope::perf {
 
@@ -36,16 +39,19 @@ struct MeshPair {
 };
 
 /// A path traced before the rounds, to plan them: from rank `src` to `dst`
-/// with UDP source port `sport` (variant = its index in MeshRunData::sports).
-/// No hops: no router between them (or none answered).
+/// with UDP source port `sport` (variant = its index in MeshRunData::sports),
+/// over the hops MeshRunData::trace_hops keeps at `hops` (none: no router
+/// between them, or none answered). MeshRunData::hops_of gives them.
 struct MeshTrace {
     int src = 0;
     int dst = 0;
     int variant = 0;
-    std::vector<TraceHop> hops;
+    HopSequences::Id hops = HopSequences::kEmpty;
 };
 
-/// One direction of one pair test.
+/// One direction of one pair test. Rank 0 of a 4,096-rank all-pairs run
+/// holds 16.8 million: mind its size (168 bytes; the counters and the path
+/// packed, the device names in a table).
 struct MeshFlow {
     size_t round = 0;  ///< from 0
     int src = 0;       ///< ranks
@@ -53,6 +59,10 @@ struct MeshFlow {
     uint8_t path_bits = 0;  ///< sent to dst's LID + path_bits (MeshPair)
     bool measured = false;  ///< false: not run (a rank gone or without a device)
     bool ok = false;
+    bool congestion_read = false;  ///< the detectors have run over it
+    /// "mlx5_0/1", as the ranks said: names in MeshRunData::devices.
+    NameTable::Id src_device = 0;
+    NameTable::Id dst_device = 0;
     std::string error;
     double avg_gbps = 0;
     double peak_gbps = 0;
@@ -60,17 +70,14 @@ struct MeshFlow {
     uint64_t bytes = 0;
     double seconds = 0;
     /// The flow's own traced path (trace/flow_path's "path" object), null when
-    /// not traced.
-    nlohmann::json path;
+    /// not traced. Packed, as the counters: rank 0 may hold millions of flows.
+    PackedJson path;
     /// hw_counters that moved during the flow: {"local": the sender's,
-    /// "remote": the receiver's}, over `counted_s`; and the congestion
-    /// detectors over them (congestion/flow_congestion.h).
-    nlohmann::json counters = nlohmann::json::object();
+    /// "remote": the receiver's}, over `counted_s`, null until an end said;
+    /// and the congestion detectors over them (congestion/flow_congestion.h).
+    PackedJson counters;
     double counted_s = 0;
-    std::string src_device;  ///< "mlx5_0/1", as the ranks said
-    std::string dst_device;
     std::vector<Finding> congestion;
-    bool congestion_read = false;  ///< the detectors have run over it
 };
 
 /// What rank 0 knows about the run, complete or not.
@@ -81,10 +88,12 @@ struct MeshRunData {
     std::vector<MeshRank> ranks;
     std::vector<std::vector<MeshPair>> rounds;
     std::vector<MeshFlow> flows;  ///< every planned direction, measured or not
+    NameTable devices;            ///< the flows' devices, each name once
     std::vector<MeshFinding> findings;
     /// Paths traced before the rounds (to plan a cover), and the UDP source
     /// ports traced (variant i is sports[i], steered by its flow label).
     std::vector<MeshTrace> traces;
+    HopSequences trace_hops;  ///< their hops, each distinct sequence once
     std::vector<uint16_t> sports;
     /// Ranks some rank was asked to trace but left out: its traces had
     /// reached the size one message may take (cover_traces.h kMaxTraceBytes).
@@ -107,6 +116,13 @@ struct MeshRunData {
     std::vector<RingResult> rings;
     std::string status = "running";  ///< "complete", "interrupted", "aborted"
     double wall_seconds = 0;
+
+    void add_trace(int src, int dst, int variant, const std::vector<TraceHop>& hops) {
+        traces.push_back({src, dst, variant, trace_hops.intern(hops)});
+    }
+    [[nodiscard]] const std::vector<TraceHop>& hops_of(const MeshTrace& t) const {
+        return trace_hops[t.hops];
+    }
 };
 
 /// Whether a flow tells of the fabric: it ran, and did not fail because one

@@ -42,7 +42,7 @@ struct ThreeLeaves {
         for (int s = 0; s < 9; ++s) {
             for (int t = 0; t < 9; ++t) {
                 if (leaf(s) == leaf(t)) continue;
-                for (int v = 0; v < 2; ++v) d.traces.push_back({s, t, v, hops(s, t, v + 1)});
+                for (int v = 0; v < 2; ++v) d.add_trace(s, t, v, hops(s, t, v + 1));
             }
         }
     }

@@ -126,10 +126,10 @@ TEST(RingRun, EveryRankWritesToTheNextAndTheSlowEdgeIsNamedWithItsCost) {
     const MeshRunData& d = w.data();
     // Each end's counters over the ring are its two edges' evidence: rank
     // 3's as the sender of 3 -> 4 and the receiver of 2 -> 3.
-    EXPECT_EQ(d.flows[3].counters["local"].value("completer_retry_err", 0), 50);
-    EXPECT_EQ(d.flows[2].counters["remote"].value("completer_retry_err", 0), 50);
-    EXPECT_FALSE(d.flows[0].counters["local"].contains("completer_retry_err"));
-    EXPECT_EQ(d.flows[3].src_device, "fake3/1");
+    EXPECT_EQ(d.flows[3].counters.unpack()["local"].value("completer_retry_err", 0), 50);
+    EXPECT_EQ(d.flows[2].counters.unpack()["remote"].value("completer_retry_err", 0), 50);
+    EXPECT_FALSE(d.flows[0].counters.unpack()["local"].contains("completer_retry_err"));
+    EXPECT_EQ(d.devices.name(d.flows[3].src_device), "fake3/1");
     EXPECT_EQ(d.status, "complete");
     EXPECT_EQ(d.pattern, "ring");
     const MeshFinding* slow = nullptr;

@@ -68,22 +68,23 @@ TEST(MeshRun, EachFlowCarriesBothEndsCountersAndTheCongestionTheyShow) {
     size_t with_loss = 0;
     for (const MeshFlow& f : d.flows) {
         // Both ends said what moved: the sender's and the receiver's counters.
-        ASSERT_TRUE(f.counters.contains("local")) << f.src << "->" << f.dst;
-        ASSERT_TRUE(f.counters.contains("remote")) << f.src << "->" << f.dst;
-        EXPECT_EQ(f.src_device, fmt::format("fake{}/1", f.src));
-        EXPECT_EQ(f.dst_device, fmt::format("fake{}/1", f.dst));
+        const nlohmann::json counters = f.counters.unpack();
+        ASSERT_TRUE(counters.contains("local")) << f.src << "->" << f.dst;
+        ASSERT_TRUE(counters.contains("remote")) << f.src << "->" << f.dst;
+        EXPECT_EQ(d.devices.name(f.src_device), fmt::format("fake{}/1", f.src));
+        EXPECT_EQ(d.devices.name(f.dst_device), fmt::format("fake{}/1", f.dst));
         EXPECT_GT(f.counted_s, 0);
         const bool touches = f.src == 3 || f.dst == 3;
         if (!touches) {
             EXPECT_TRUE(f.congestion.empty()) << f.src << "->" << f.dst;
-            EXPECT_TRUE(f.counters["local"].empty());  // nothing moved
+            EXPECT_TRUE(counters["local"].empty());  // nothing moved
             continue;
         }
         ++with_loss;
         ASSERT_EQ(f.congestion.size(), 1u) << f.src << "->" << f.dst;
         EXPECT_EQ(f.congestion[0].kind, "loss_on_lossless_class");
         EXPECT_EQ(f.congestion[0].evidence["host"], d.ranks[3].host);
-        EXPECT_EQ(f.counters[f.src == 3 ? "local" : "remote"]["completer_retry_err"], 50);
+        EXPECT_EQ(counters[f.src == 3 ? "local" : "remote"]["completer_retry_err"], 50);
     }
     EXPECT_EQ(with_loss, 10u);  // rank 3 sends to 5 and receives from 5
     size_t congestion = 0;
@@ -161,7 +162,7 @@ TEST(MeshRun, EachSenderTracesItsFlowAndRankZeroNamesTheCable) {
     const MeshRunData& d = w.data();
     EXPECT_EQ(traced.load(), 72);  // every flow, by its sender
     size_t with_path = 0;
-    for (const MeshFlow& f : d.flows) with_path += f.path.is_object();
+    for (const MeshFlow& f : d.flows) with_path += f.path.unpack().is_object();
     EXPECT_EQ(with_path, 54u);
     auto a = analyse_mesh(d, 0.6);
     ASSERT_FALSE(a.links.cables.empty());
@@ -235,7 +236,7 @@ TEST(MeshRun, CoverIsPlannedFromTracesSteeredByFlowLabelAndNamesTheCable) {
     EXPECT_LE(d.planned_rounds, 4u);
     // Every flow went where its label was to send it.
     for (const MeshFlow& f : d.flows) {
-        if (!f.measured || !f.path.is_object()) continue;
+        if (!f.measured || !f.path.unpack().is_object()) continue;
         const MeshPair* p = nullptr;
         for (const MeshPair& q : d.rounds[f.round]) {
             if ((q.a == f.src && q.b == f.dst) || (q.b == f.src && q.a == f.dst)) p = &q;
@@ -243,7 +244,7 @@ TEST(MeshRun, CoverIsPlannedFromTracesSteeredByFlowLabelAndNamesTheCable) {
         ASSERT_NE(p, nullptr);
         uint32_t label = p->a == f.src ? p->label_ab : p->label_ba;
         EXPECT_NE(label, 0u);
-        EXPECT_EQ(f.path["sport"], sport_for_flow_label(label));
+        EXPECT_EQ(f.path.unpack()["sport"], sport_for_flow_label(label));
     }
     auto a = analyse_mesh(d, 0.6);
     EXPECT_EQ(a.links.coverage.lanes, 12u);

@@ -117,11 +117,12 @@ TEST(MeshLinks, EachSuspectCarriesTheCountersOfItsFlows) {
         [](int ls, int spine, int lt) { return spine == 2 && (ls == 1 || lt == 1) ? 0.2 : 1.0; });
     for (MeshFlow& f : d.flows) {
         const bool shaped = f.avg_gbps < 0.5;
-        f.counters = {{"local", {{"sent_pkts", 100}}}, {"remote", {{"rcvd_pkts", 100}}}};
+        nlohmann::json c = {{"local", {{"sent_pkts", 100}}}, {"remote", {{"rcvd_pkts", 100}}}};
         if (shaped) {
-            f.counters["local"]["completer_retry_err"] = 4;
-            f.counters["remote"]["duplicate_request"] = 10;
+            c["local"]["completer_retry_err"] = 4;
+            c["remote"]["duplicate_request"] = 10;
         }
+        f.counters = c;
     }
     MeshAnalysis a = analyse_mesh(d, 0.6);
     ASSERT_EQ(a.links.cables.size(), 1u);
@@ -148,13 +149,14 @@ TEST(MeshLinks, EachSuspectCarriesTheCountersOfItsFlows) {
     auto h = three_leaf_run([](int, int, int) { return 1.0; });
     size_t into = 0;
     for (MeshFlow& f : h.flows) {
-        f.counters = {{"local", {{"port_xmit_data", 50}}}, {"remote", {{"port_rcv_data", 50}}}};
+        nlohmann::json c = {{"local", {{"port_xmit_data", 50}}}, {"remote", {{"port_rcv_data", 50}}}};
         if (f.dst == 4) {
             f.avg_gbps = 0.3;
-            f.counters["remote"]["port_rcv_errors"] = 2;
+            c["remote"]["port_rcv_errors"] = 2;
             ++into;
         }
-        if (f.src == 4) f.counters["local"]["port_xmit_wait"] = 1;  // its sending side: healthy
+        if (f.src == 4) c["local"]["port_xmit_wait"] = 1;  // its sending side: healthy
+        f.counters = c;
     }
     MeshAnalysis b = analyse_mesh(h, 0.6);
     // Its cable from the leaf is the lane that explains them: the host (or
@@ -210,7 +212,7 @@ TEST(MeshLinks, HealthyRunNamesNothingAndUntracedFlowsCrossNoLane) {
     // path is not known. h0 -> h2 stays under leaf 1: its hosts' cables only.
     ASSERT_EQ(d.flows[2].dst, 3);
     ASSERT_EQ(d.flows[3].dst, 4);
-    d.flows[2].path = nullptr;
+    d.flows[2].path = PackedJson();
     d.flows[3].path = nlohmann::json{{"hops", "not a list"}};
     MeshAnalysis a = analyse_mesh(d, 0.6);
     EXPECT_FALSE(a.any_suspect());
