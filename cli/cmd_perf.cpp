@@ -64,6 +64,7 @@ struct ServeCommand {
     std::string idle = "0";
     std::string max_size = "8M";
     std::string max_duration = "1m";
+    std::string max_session = "4h";
     size_t max_queue = 4;
     std::vector<std::string> allow;
     std::string secret_file;
@@ -103,11 +104,25 @@ Result<ServeOptions> serve_options(const ServeCommand& o) {
     return so;
 }
 
+/// What a mesh run's coordinator may order this agent to do: the defaults,
+/// the whole run within --max-session (at most a week).
+Result<MeshAgentBounds> agent_bounds(const ServeCommand& o) {
+    MeshAgentBounds b;
+    auto session = parse_duration(o.max_session);
+    if (!session || session->count() <= 0 || *session > std::chrono::hours(7 * 24))
+        return make_error(
+            fmt::format("--max-session {}: use a duration up to 7d (e.g. 12h)", o.max_session));
+    b.max_session = *session;
+    return b;
+}
+
 int run_serve(const ServeCommand& o, const Globals& g) {
     auto so = serve_options(o);
     if (!so) return report(so.error(), g);
+    auto bounds = agent_bounds(o);
+    if (!bounds) return report(bounds.error(), g);
     // Mesh orders (mesh run --hosts): this server is an agent too.
-    so->limits.hello_handlers["mesh"] = mesh_order_handler(MeshAgentBounds{}, open_ibv_device);
+    so->limits.hello_handlers["mesh"] = mesh_order_handler(*bounds, open_ibv_device);
     auto server = Server::open(*so);
     if (!server) return report(server.error(), g);
     auto dev = IbvDevice::open(o.dev.device, o.dev.port);
@@ -173,6 +188,9 @@ void add_serve_options(CLI::App* cmd, ServeCommand& o) {
     cmd->add_option("--max-size", o.max_size, "Largest message a client may ask for (default 8M)");
     cmd->add_option("--max-duration", o.max_duration,
                     "Longest test (and warm-up) a client may ask for (default 1m)");
+    cmd->add_option("--max-session", o.max_session,
+                    "Longest mesh run (as its order's own numbers bound it) this agent joins "
+                    "(default 4h, at most 7d)");
     cmd->add_option("--max-queue", o.max_queue,
                     "Clients that may wait while one is served; more are refused (default 4)");
     cmd->add_option("-p,--port", o.port,
@@ -196,13 +214,15 @@ test for up to --max-duration, and read its RDMA device's counters.
 It is also an agent of `fabscope mesh run --hosts FILE` (fabric-wide tests without
 MPI): a coordinator it answers can make it test every other agent of the run, one
 flow at a time, each within --max-size and --max-duration, the whole run within
-what the order's own numbers allow (at most 4 h); one session (a test or a mesh
-run) at a time, the others wait (--max-queue).
+what the order's own numbers allow, at most --max-session (all-pairs over N
+agents may take 2N steps: raise it for all-pairs past about 160 agents); one
+session (a test or a mesh run) at a time, the others wait (--max-queue).
 
 Examples:
   fabscope perf serve --allow 10.0.0.0/24        # on the far host
   fabscope perf serve --allow 10.1.0.0/16 --secret-file /etc/fabscope/perf.secret
-  fabscope perf serve -d mlx5_0 -x 3 --port 18600 --allow 10.0.0.5)");
+  fabscope perf serve -d mlx5_0 -x 3 --port 18600 --allow 10.0.0.5
+  fabscope perf serve --allow 10.1.0.0/16 --max-session 24h   # all-pairs over 2,048 agents)");
     cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return run_serve(*o, ctx.globals); }; });
 }
 

@@ -21,6 +21,13 @@ TEST(PerfCli, BadServeFlagsAreUsageErrorsBeforeTheDevice) {
     EXPECT_EQ(allow.exit_code, 2) << allow.err;
     CmdResult secret = run({fabscope(), "perf", "serve", "--secret-file", "/nonexistent/secret"});
     EXPECT_EQ(secret.exit_code, 2) << secret.err;
+    for (const char* session : {"forever", "0", "8d"}) {
+        CmdResult r = run({fabscope(), "perf", "serve", "--max-session", session});
+        EXPECT_EQ(r.exit_code, 2) << session << ": " << r.err;
+        EXPECT_NE(r.err.find(std::string("--max-session ") + session + ": use a duration up to 7d"),
+                  std::string::npos)
+            << r.err;
+    }
 }
 
 TEST(PerfCli, ABareNumberWhereAPeerGoesIsRefused) {

@@ -124,6 +124,21 @@ TEST(MeshOrder, TheAgentsCapsAndTheRunsLengthAreItsOwn) {
     big.size = 4097;
     big.spec.duration = 60s;
     EXPECT_NE(refused(order_to_json(big)).find("the run could take"), std::string::npos);
+    // All-pairs over 2,048 agents at mesh run's default timeouts (a 10 s
+    // step, 2 s flows): two days at the longest. An agent refuses it unless
+    // started with a --max-session that long, and says which flag.
+    MeshOrder wide = good_order();
+    wide.pattern = "all-pairs";
+    wide.size = 2049;
+    wide.step_timeout = 10s;
+    wide.spec.duration = 2s;
+    wide.spec.warmup_time = 0s;
+    EXPECT_NE(refused(order_to_json(wide)).find("more than this agent's --max-session 4h"),
+              std::string::npos);
+    EXPECT_LT(order_session_limit(wide), 48h);
+    MeshAgentBounds patient;
+    patient.max_session = 48h;
+    EXPECT_EQ(refused(order_to_json(wide), patient), "");
     MeshAgentBounds few;
     few.max_names = 1;
     EXPECT_NE(refused(order_to_json(good_order()), few).find("2 names, more than 1"),
