@@ -1,22 +1,24 @@
 // bench/mesh_rank0_bench: what rank 0 (or the agents' coordinator) of a mesh
-// run costs on a big InfiniBand fabric, stage by stage: planning from the
-// snapshot's routes, collecting every rank's report of every round (the
-// reports built in-process as the ranks' JSON, one per end of each flow),
-// the analysis, the adaptive rounds a cover adds, and the report (its JSON
-// written out). Time and the process's peak memory after each stage; one
-// size and pattern per process, so the peak is that run's (bench/mesh-rank0.sh
-// runs the sizes side by side).
+// run costs on a big fabric, stage by stage: planning (on InfiniBand from the
+// snapshot's routes; on RoCE from the paths every rank traced first),
+// collecting every rank's report of every round (the reports built
+// in-process as the ranks' JSON, one per end of each flow, a RoCE flow's with
+// its own traced path), the analysis, the adaptive rounds a cover adds, and
+// the report (its JSON written out). Time and the process's peak memory
+// after each stage; one size and pattern per process, so the peak is that
+// run's (bench/mesh-rank0.sh runs the sizes side by side).
 //
 // Flows through two leaf-spine lanes chosen at random run at 0.4 of the
 // others (±10 % noise), and their ends count retransmissions, so the
 // analysis has suspects to find, as in a real run.
 //
-//   build/bench/mesh_rank0_bench HOSTS cover|all-pairs
+//   build/bench/mesh_rank0_bench HOSTS cover|all-pairs|roce-cover
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -26,6 +28,7 @@
 #include <string>
 
 #include "bench/peak_rss.h"
+#include "bench/roce_cover_sim.h"
 #include "mesh/collect.h"
 #include "mesh/paths_ib.h"
 #include "mesh/plan.h"
@@ -34,6 +37,8 @@
 #include "pairtest/channel.h"
 #include "ranks/rank.h"
 #include "tests/unit/test_fabrics.h"
+#include "trace/roce_sport.h"
+#include "trace/roce_trace.h"
 
 using namespace fabscope;
 using namespace fabscope::perf;
@@ -81,10 +86,13 @@ struct Simulation {
     std::mt19937 rng{7};
 
     /// The two ends' reports of one flow, as my_part writes them.
-    std::pair<json, json> reports(size_t round, const FlowPath& path) {
+    std::unique_ptr<bench::RoceCoverSim> roce;  ///< RoCE: the fabric, its bad lanes
+
+    /// The two ends' reports of one flow at `rate` of the healthy rate
+    /// (noise added), with its own traced path on RoCE.
+    std::pair<json, json> reports(size_t round, double rate, json path = nullptr) {
         std::uniform_real_distribution<double> noise(0.9, 1.1);
-        double ratio = noise(rng);
-        for (Lane l : path.lanes) ratio *= bad.count(l) ? 0.4 : 1.0;
+        const double ratio = noise(rng) * rate;
         const double gbps = 24.0 * ratio;
         const bool slow = ratio < 0.6;
         json counters =
@@ -96,6 +104,7 @@ struct Simulation {
                      {"min_window_gbps", gbps * 0.9},
                      {"bytes", static_cast<uint64_t>(gbps * 1.25e8)},
                      {"seconds", 1.0}};
+        if (!path.is_null()) flow["path"] = std::move(path);
         json tx = {{"round", round},
                    {"flow", std::move(flow)},
                    {"tx", {{"counters", counters}, {"seconds", 1.0}, {"device", "mlx5_0/1"}}}};
@@ -109,13 +118,28 @@ struct Simulation {
 /// flow, then the detectors over the round.
 void collect(MeshRunData& d, Simulation& sim, size_t first) {
     StepCollector c(d, RoceLimits{});
-    const std::vector<FlowPath> paths = ib_flow_lanes(d);
+    const IbFlowRoutes routes(d);  // the simulation's, a flow at a time: not rank 0's memory
     size_t at = 0;
     for (size_t round = first; round < d.rounds.size(); ++round) {
+        std::map<int, uint32_t> label;  // RoCE: each sender's flow label this round
+        for (const MeshPair& p : d.rounds[round]) {
+            label[p.a] = p.label_ab;
+            label[p.b] = p.label_ba;
+        }
         while (at < d.flows.size() && d.flows[at].round < round) ++at;
         for (; at < d.flows.size() && d.flows[at].round == round; ++at) {
             const MeshFlow& f = d.flows[at];
-            auto [tx, rx] = sim.reports(round, paths[at]);
+            double rate = 1.0;
+            json path;
+            if (sim.roce) {
+                const uint16_t sport = sim.roce->sport_of(f.src, f.dst, label[f.src]);
+                rate = sim.roce->rate(f.src, f.dst, sport);
+                path =
+                    flow_trace_to_json({sport, sim.roce->hops(f.src, f.dst, sport), "silent", ""});
+            } else {
+                for (Lane l : routes.path(f).lanes) rate *= sim.bad.count(l) ? 0.4 : 1.0;
+            }
+            auto [tx, rx] = sim.reports(round, rate, std::move(path));
             c.absorb(round, f.src, tx);
             c.absorb(round, f.dst, rx);
         }
@@ -149,26 +173,38 @@ namespace {
 
 int run(int argc, char** argv) {
     if (argc != 3) {
-        std::fprintf(stderr, "usage: mesh_rank0_bench HOSTS cover|all-pairs\n");
+        std::fprintf(stderr, "usage: mesh_rank0_bench HOSTS cover|all-pairs|roce-cover\n");
         return 2;
     }
     const int hosts = std::atoi(argv[1]);
     const std::string pattern = argv[2];
-    if (hosts < 8 || (pattern != "cover" && pattern != "all-pairs")) {
-        std::fprintf(stderr, "mesh_rank0_bench: HOSTS at least 8, cover or all-pairs\n");
+    const bool roce = pattern == "roce-cover";
+    if (hosts < 64 || (pattern != "cover" && pattern != "all-pairs" && !roce)) {
+        std::fprintf(stderr,
+                     "mesh_rank0_bench: HOSTS at least 64, cover, all-pairs or roce-cover\n");
         return 2;
     }
     const testing::LeafSpineShape shape = shape_for(hosts);
     std::vector<Stage> stages;
+    Simulation sim;
     auto t0 = BenchClock::now();
     MeshRunData d;
-    d.routes = std::make_shared<const Fabric>(testing::routed_leaf_spine(shape));
-    d.routes_from = "bench";
-    d.ranks = ranks_of(*d.routes);
-    stages.push_back({"fabric and ranks", seconds_since(t0), peak_rss_mb()});
+    if (roce) {
+        // Every rank traces 8 ports to 64 others (mesh run's defaults).
+        sim.roce = std::make_unique<bench::RoceCoverSim>(hosts, sim.rng);
+        d.ranks = bench::RoceCoverSim::ranks(hosts);
+        d.sports = spread_udp_sports(8);
+        sim.roce->trace(d, 64);
+        stages.push_back({"ranks and their traces", seconds_since(t0), peak_rss_mb()});
+    } else {
+        d.routes = std::make_shared<const Fabric>(testing::routed_leaf_spine(shape));
+        d.routes_from = "bench";
+        d.ranks = ranks_of(*d.routes);
+        stages.push_back({"fabric and ranks", seconds_since(t0), peak_rss_mb()});
+    }
 
     t0 = BenchClock::now();
-    const std::string why = plan_run(d, {pattern, 8, 1, {}, ""});
+    const std::string why = plan_run(d, {roce ? "cover" : pattern, 8, 1, {}, ""});
     if (!why.empty()) {
         std::fprintf(stderr, "mesh_rank0_bench: %s\n", why.c_str());
         return 1;
@@ -180,10 +216,11 @@ int run(int argc, char** argv) {
     add_plan_rounds(d, plan);
     const size_t plan_bytes = plan.dump().size();
 
-    Simulation sim;
-    std::vector<Lane> lanes = fabric_lanes(*d.routes);
-    std::shuffle(lanes.begin(), lanes.end(), sim.rng);
-    sim.bad = {lanes[0], lanes[1]};
+    if (!roce) {
+        std::vector<Lane> lanes = fabric_lanes(*d.routes);
+        std::shuffle(lanes.begin(), lanes.end(), sim.rng);
+        sim.bad = {lanes[0], lanes[1]};
+    }
 
     t0 = BenchClock::now();
     collect(d, sim, 0);
@@ -194,7 +231,7 @@ int run(int argc, char** argv) {
     stages.push_back({"analyse", seconds_since(t0), peak_rss_mb()});
 
     size_t adaptive = 0;
-    if (pattern == "cover") {
+    if (pattern != "all-pairs") {
         t0 = BenchClock::now();
         const size_t planned = d.rounds.size();
         for (size_t used = 0; used < 4;) {
@@ -226,22 +263,27 @@ int run(int argc, char** argv) {
     for (const LinkSuspect& s : a.links.suspects)
         if (s.lanes.size() == 1) named.insert(s.name);
     size_t found = 0;
-    for (Lane l : sim.bad) found += named.count(describe_lane(*d.routes, l));
+    if (roce) {
+        for (const std::string& n : named) found += sim.roce->is_bad(n);
+    } else {
+        for (Lane l : sim.bad) found += named.count(describe_lane(*d.routes, l));
+    }
 
     std::printf(
-        "%d hosts (%dx%dx%d), %s: %zu rounds (%zu adaptive), %zu flows, report %.1f MB, "
+        "%d hosts (%dx%dx%d), %s: %zu traces, %zu rounds (%zu adaptive), %zu flows, report %.1f "
+        "MB, "
         "%zu summary lines; %zu of 2 bad lanes named, %zu lanes named; the plan message %.0f KB "
         "(a channel's line limit %.0f KB)\n",
-        hosts, shape.spines, shape.leaves, shape.hosts_per_leaf, pattern.c_str(), d.rounds.size(),
-        adaptive, d.flows.size(), static_cast<double>(bytes.n) / 1e6, summary.size(), found,
-        named.size(), static_cast<double>(plan_bytes) / 1024,
-        static_cast<double>(kMaxMessage) / 1024);
+        hosts, roce ? sim.roce->spines() : shape.spines, roce ? sim.roce->leaves() : shape.leaves,
+        shape.hosts_per_leaf, pattern.c_str(), d.traces.size(), d.rounds.size(), adaptive,
+        d.flows.size(), static_cast<double>(bytes.n) / 1e6, summary.size(), found, named.size(),
+        static_cast<double>(plan_bytes) / 1024, static_cast<double>(kMaxMessage) / 1024);
     double total = 0;
     for (const Stage& s : stages) {
         total += s.seconds;
         std::printf("  %-34s %8.2f s   peak %5ld MB\n", s.name, s.seconds, s.peak_mb);
     }
-    std::printf("  %-34s %8.2f s\n", "rank 0 in all", total);
+    std::printf("  %-34s %8.2f s   peak %5ld MB\n", "rank 0 in all", total, peak_rss_mb());
     return 0;
 }
 
