@@ -371,6 +371,8 @@ int run_mesh_agents(const MeshRunCommand& o, const Globals& g) {
     if (!g.quiet) {
         announce(o, fmt::format("{} agents ({})", agents->size(), o.hosts));
     }
+    if (const std::string note = perf::session_note(c, agents->size()); !note.empty())
+        std::fprintf(stderr, "mesh run: %s\n", note.c_str());
     perf::MeshRunOutcome out = perf::coordinate_mesh(*agents, c, interrupt_token());
     return finish_mesh_run(out, o, g);
 }

@@ -135,6 +135,35 @@ std::string agents_launcher() {
     return fmt::format("fabscope agents (mesh order {})", kMeshOrderVersion);
 }
 
+MeshOrder agent_order(const CoordinatorOptions& o, const MeshAgent& a, int rank, int size) {
+    MeshOrder order;
+    order.rank = rank;
+    order.size = size;
+    order.device = a.device.empty() ? o.run.device : a.device;
+    order.port = o.run.port;
+    order.test() = o.run.test();
+    order.gid_index = o.run.peer.gid_index;
+    order.traffic_class = o.run.peer.traffic_class;
+    order.mtu_cap = o.run.peer.mtu_cap;
+    order.trace = o.trace;
+    order.trace_timeout = o.trace_timeout;
+    order.names = o.names;
+    return order;
+}
+
+std::string session_note(const CoordinatorOptions& o, size_t agents) {
+    const Millis limit =
+        order_session_limit(agent_order(o, MeshAgent{}, 1, static_cast<int>(agents) + 1));
+    const Millis usual = MeshAgentBounds{}.max_session;
+    if (limit <= usual) return "";
+    const auto hours = std::chrono::ceil<std::chrono::hours>(limit);
+    return fmt::format(
+        "this run may take up to {:.1f} h as ordered; an agent joins runs up to its "
+        "--max-session ({} unless raised): start the agents with --max-session {}h or more, or "
+        "order shorter steps (--step-timeout)",
+        static_cast<double>(limit.count()) / 3.6e6, format_duration(usual), hours.count());
+}
+
 MeshRunOutcome coordinate_mesh(const std::vector<MeshAgent>& agents, const CoordinatorOptions& o,
                                const StopToken& stop) {
     const int size = static_cast<int>(agents.size()) + 1;
@@ -144,19 +173,8 @@ MeshRunOutcome coordinate_mesh(const std::vector<MeshAgent>& agents, const Coord
         for (size_t i = first; i < std::min(agents.size(), first + kConnectBatch); ++i) {
             batch.emplace_back([&, i] {
                 const int rank = static_cast<int>(i) + 1;
-                MeshOrder order;
-                order.rank = rank;
-                order.size = size;
-                order.device = agents[i].device.empty() ? o.run.device : agents[i].device;
-                order.port = o.run.port;
-                order.test() = o.run.test();
-                order.gid_index = o.run.peer.gid_index;
-                order.traffic_class = o.run.peer.traffic_class;
-                order.mtu_cap = o.run.peer.mtu_cap;
-                order.trace = o.trace;
-                order.trace_timeout = o.trace_timeout;
-                order.names = o.names;
-                sessions[static_cast<size_t>(rank)] = join(agents[i], rank, order, o, stop);
+                sessions[static_cast<size_t>(rank)] =
+                    join(agents[i], rank, agent_order(o, agents[i], rank, size), o, stop);
             });
         }
         for (std::thread& t : batch) t.join();

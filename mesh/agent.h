@@ -37,6 +37,14 @@ struct CoordinatorOptions {
 /// The launcher named in the report.
 std::string agents_launcher();
 
+/// The order the coordinator sends agent `a` as rank `rank` of `size`.
+MeshOrder agent_order(const CoordinatorOptions& o, const MeshAgent& a, int rank, int size);
+
+/// How long a run over `agents` may take as its orders bound it, which each
+/// agent holds to its --max-session; "" when within the default 4 h, else a
+/// note for the user that says what to start the agents with.
+std::string session_note(const CoordinatorOptions& o, size_t agents);
+
 /// The coordinator: rank 0 over `agents` (rank i+1 is agents[i]). An agent
 /// that cannot be reached, refuses or does not join within the step timeout
 /// takes no part, with the reason as its finding. Returns rank 0's outcome.

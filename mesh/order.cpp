@@ -162,10 +162,10 @@ Result<MeshOrder> order_from_json(const json& j, const MeshAgentBounds& b, const
                                format_duration(caps.max_duration)));
     }
     if (Millis limit = order_session_limit(o); limit > b.max_session) {
-        return bad(fmt::format(
-            "the run could take {} ({:.1f} h), more than this agent's --max-session {}",
-            format_duration(limit), static_cast<double>(limit.count()) / 3.6e6,
-            format_duration(b.max_session)));
+        return bad(
+            fmt::format("the run could take {} ({:.1f} h), more than this agent's --max-session {}",
+                        format_duration(limit), static_cast<double>(limit.count()) / 3.6e6,
+                        format_duration(b.max_session)));
     }
     return o;
 }

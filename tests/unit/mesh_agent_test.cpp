@@ -146,6 +146,26 @@ TEST(MeshOrder, TheAgentsCapsAndTheRunsLengthAreItsOwn) {
     EXPECT_GT(order_session_limit(big), order_session_limit(good_order()));
 }
 
+TEST(MeshOrder, TheCoordinatorSaysBeforeItStartsWhatMaxSessionTheAgentsNeed) {
+    CoordinatorOptions c;
+    c.run.pattern = "all-pairs";
+    c.run.step_timeout = 10s;
+    c.run.spec.duration = 2s;
+    c.run.spec.warmup_time = 0s;
+    EXPECT_EQ(session_note(c, 100), "");  // about 2.4 h: within the default
+    const std::string note = session_note(c, 2048);
+    EXPECT_NE(note.find("up to 47.8 h"), std::string::npos) << note;
+    EXPECT_NE(note.find("--max-session 48h or more"), std::string::npos) << note;
+    // What it says is what the agents hold the order to.
+    MeshAgentBounds told;
+    told.max_session = 48h;
+    const json order = order_to_json(agent_order(c, MeshAgent{}, 7, 2049));
+    EXPECT_EQ(refused(order, told), "");
+    EXPECT_NE(refused(order), "");
+    c.run.pattern = "cover";
+    EXPECT_EQ(session_note(c, 4096), "");  // a cover's rounds do not grow with the agents
+}
+
 MeshOrder ring_order_of() {
     MeshOrder o = good_order();
     o.pattern = "ring";

@@ -149,7 +149,8 @@ TEST(MeshLinks, EachSuspectCarriesTheCountersOfItsFlows) {
     auto h = three_leaf_run([](int, int, int) { return 1.0; });
     size_t into = 0;
     for (MeshFlow& f : h.flows) {
-        nlohmann::json c = {{"local", {{"port_xmit_data", 50}}}, {"remote", {{"port_rcv_data", 50}}}};
+        nlohmann::json c = {{"local", {{"port_xmit_data", 50}}},
+                            {"remote", {{"port_rcv_data", 50}}}};
         if (f.dst == 4) {
             f.avg_gbps = 0.3;
             c["remote"]["port_rcv_errors"] = 2;
