@@ -40,6 +40,7 @@ class RoceCoverSim {
     /// The ranks as their hellos would give them: rank r under leaf r / 32.
     static std::vector<perf::MeshRank> ranks(int hosts) {
         std::vector<perf::MeshRank> out;
+        out.reserve(static_cast<size_t>(hosts));
         for (int r = 0; r < hosts; ++r) {
             out.push_back({.rank = r,
                            .host = fmt::format("h{:04}", r),

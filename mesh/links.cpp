@@ -37,6 +37,33 @@ std::string lane_label(const TracedFabric& f, Lane lane) {
                        f.end_name(other));
 }
 
+/// The lane suspects of one direction each, by cable (both directions of
+/// one cable are one cable to replace), the most slow flows first.
+std::vector<CableSuspect> cable_suspects(const MeshLinks& m) {
+    std::map<size_t, CableSuspect> by_link;
+    for (size_t i = 0; i < m.suspects.size(); ++i) {
+        const LinkSuspect& s = m.suspects[i];
+        if (s.lanes.size() != 1) continue;
+        size_t link = link_of_lane(s.lanes.front());
+        CableSuspect& c = by_link[link];
+        c.link = link;
+        c.name = m.fabric.cable_name(link);
+        const Link& cable = m.fabric.fabric().links().at(link);
+        if (auto host = host_end(m.fabric, cable)) c.host = m.fabric.end_name(*host);
+        c.directions.push_back(i);
+        c.slow_flows += s.slow_flows;
+        c.own_slow += s.own_slow;
+        c.own_weight += s.own_weight;
+        c.total_flows += s.total_flows;
+    }
+    std::vector<CableSuspect> out;
+    for (auto& [_, c] : by_link) out.push_back(std::move(c));
+    std::stable_sort(out.begin(), out.end(), [](const CableSuspect& a, const CableSuspect& b) {
+        return a.own_weight > b.own_weight;
+    });
+    return out;
+}
+
 }  // namespace
 
 MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
@@ -141,27 +168,8 @@ MeshLinks analyse_links(const MeshRunData& d, const std::vector<double>& ratio,
             ls.switch_ports = lane_port_evidence(*d.routes, ls.lanes.front(), d.switch_counters);
         m.suspects.push_back(std::move(ls));
     }
-    std::map<size_t, CableSuspect> by_link;
-    for (size_t i = 0; i < m.suspects.size(); ++i) {
-        const LinkSuspect& s = m.suspects[i];
-        if (s.lanes.size() != 1) continue;
-        size_t link = link_of_lane(s.lanes.front());
-        CableSuspect& c = by_link[link];
-        c.link = link;
-        c.name = m.fabric.cable_name(link);
-        const Link& cable = m.fabric.fabric().links().at(link);
-        if (auto host = host_end(m.fabric, cable)) c.host = m.fabric.end_name(*host);
-        c.directions.push_back(i);
-        c.slow_flows += s.slow_flows;
-        c.own_slow += s.own_slow;
-        c.own_weight += s.own_weight;
-        c.total_flows += s.total_flows;
-    }
-    for (auto& [_, c] : by_link) m.cables.push_back(std::move(c));
+    m.cables = cable_suspects(m);
     for (FlowObservation& x : obs) m.flow_lanes[x.test] = std::move(x.lanes);
-    std::stable_sort(
-        m.cables.begin(), m.cables.end(),
-        [](const CableSuspect& a, const CableSuspect& b) { return a.own_weight > b.own_weight; });
     return m;
 }
 

@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "congestion/congestion_report.h"
 #include "model/thresholds.h"
@@ -61,11 +64,23 @@ Measured congested() {
 }
 
 // Per test and process: ctest -j runs this file's tests side by side, and a
-// file one test rewrites must not be the one another is reading.
+// file one test rewrites must not be the one another is reading. Removed
+// when the process ends.
 std::string write(const std::string& name, const json& j) {
+    struct Written {
+        std::vector<std::string> paths;
+        Written() = default;
+        Written(const Written&) = delete;
+        Written& operator=(const Written&) = delete;
+        ~Written() {
+            for (const std::string& p : paths) std::remove(p.c_str());
+        }
+    };
+    static Written written;
     std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "-" +
                        ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" + name;
     std::ofstream(path) << j.dump();
+    written.paths.push_back(path);
     return path;
 }
 
