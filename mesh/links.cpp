@@ -57,6 +57,7 @@ std::vector<CableSuspect> cable_suspects(const MeshLinks& m) {
         c.total_flows += s.total_flows;
     }
     std::vector<CableSuspect> out;
+    out.reserve(by_link.size());
     for (auto& [_, c] : by_link) out.push_back(std::move(c));
     std::stable_sort(out.begin(), out.end(), [](const CableSuspect& a, const CableSuspect& b) {
         return a.own_weight > b.own_weight;
