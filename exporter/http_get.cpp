@@ -60,21 +60,24 @@ Result<Target> parse_url(std::string_view url) {
 /// Appends what the socket has to `into` once it is readable, by `end`: the
 /// bytes read, 0 once the server closed, -1 on the deadline or an error.
 ssize_t read_some(int fd, std::string& into, Steady::time_point end, std::string* why) {
-    pollfd p{fd, POLLIN, 0};
-    int rc = ::poll(&p, 1, remaining_ms(end));
-    if (rc == 0) {
-        *why = "no whole answer in time";
-        return -1;
-    }
     char buf[16384];
-    ssize_t n = rc > 0 ? ::recv(fd, buf, sizeof buf, 0) : -1;
-    if (n < 0) {
-        if (rc > 0 && (errno == EAGAIN || errno == EINTR)) return read_some(fd, into, end, why);
-        *why = std::strerror(errno);
-        return -1;
+    for (;;) {  // a signal, or a wake-up with nothing to read, waits again by `end`
+        pollfd p{fd, POLLIN, 0};
+        const int rc = ::poll(&p, 1, remaining_ms(end));
+        if (rc == 0) {
+            *why = "no whole answer in time";
+            return -1;
+        }
+        const ssize_t n = rc > 0 ? ::recv(fd, buf, sizeof buf, 0) : -1;
+        if (n >= 0) {
+            into.append(buf, static_cast<size_t>(n));
+            return n;
+        }
+        if (errno != EAGAIN && errno != EINTR) {
+            *why = std::strerror(errno);
+            return -1;
+        }
     }
-    into.append(buf, static_cast<size_t>(n));
-    return n;
 }
 
 struct Head {
