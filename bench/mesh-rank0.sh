@@ -10,7 +10,7 @@
 # 6 GB here: `SKIP_ALL_PAIRS_4096=1` leaves it out.
 # Measured 2026-12-06 (2 cores, RelWithDebInfo), rank 0 in all / peak memory:
 #   cover        1,024: 0.05 s 10 MB   2,048: 0.07 s 20 MB   4,096: 0.19 s 37 MB
-#   roce-cover   1,024: 1.7 s 84 MB    2,048: 4.2 s 205 MB   4,096: 9.2 s 433 MB
+#   roce-cover   1,024: 1.1 s 68 MB    2,048: 3.1 s 173 MB   4,096: 6.7 s 369 MB
 #   all-pairs    1,024: 10.1 s 400 MB  2,048: 44 s 1.5 GB    4,096: 181 s 6.0 GB
 # (before 2026-12-06: all-pairs 1,024 18.2 s 1,093 MB, about 1 KB a flow;
 # roce-cover 4,096 11 s 1.15 GB.)

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "model/route.h"
 
@@ -155,7 +156,11 @@ size_t TracedPathOracle::KeyHash::operator()(const Key& k) const {
 }
 
 void TracedPathOracle::add(Guid src, Guid dst, int variant, std::vector<Lane> lanes) {
-    const bool fresh = paths_.insert_or_assign(Key{src, dst, variant}, std::move(lanes)).second;
+    if (pool_.size() + lanes.size() > UINT32_MAX)
+        throw std::length_error("more than 4 billion lanes of traced paths");
+    const Span at{static_cast<uint32_t>(pool_.size()), static_cast<uint32_t>(lanes.size())};
+    pool_.insert(pool_.end(), lanes.begin(), lanes.end());
+    const bool fresh = paths_.insert_or_assign(Key{src, dst, variant}, at).second;
     auto& to = partners_[src];
     // A destination's variants come together (one trace of each port); one
     // that came apart would be listed twice, which only costs a second look.
@@ -177,7 +182,8 @@ FlowPath TracedPathOracle::path(const MeshEndpoint& src, const MeshEndpoint& dst
             fmt::format("no traced path from {} to {} (variant {})", src.name, dst.name, variant);
         return out;
     }
-    out.lanes = it->second;
+    const auto first = pool_.begin() + it->second.offset;
+    out.lanes.assign(first, first + it->second.count);
     return out;
 }
 
