@@ -270,10 +270,9 @@ int run(int argc, char** argv) {
     }
 
     std::printf(
-        "%d hosts (%dx%dx%d), %s: %zu traces, %zu rounds (%zu adaptive), %zu flows, report %.1f "
-        "MB, "
-        "%zu summary lines; %zu of 2 bad lanes named, %zu lanes named; the plan message %.0f KB "
-        "(a channel's line limit %.0f KB)\n",
+        "%d hosts (%dx%dx%d), %s: %zu traces, %zu rounds (%zu adaptive), %zu flows, "
+        "report %.1f MB, %zu summary lines; %zu of 2 bad lanes named, %zu lanes named; "
+        "the plan message %.0f KB (a channel's line limit %.0f KB)\n",
         hosts, roce ? sim.roce->spines() : shape.spines, roce ? sim.roce->leaves() : shape.leaves,
         shape.hosts_per_leaf, pattern.c_str(), d.traces.size(), d.rounds.size(), adaptive,
         d.flows.size(), static_cast<double>(bytes.n) / 1e6, summary.size(), found, named.size(),

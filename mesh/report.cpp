@@ -465,27 +465,27 @@ void write_mesh_run_json(std::ostream& out, const MeshRunData& d, const MeshAnal
     head["flows"] = json::array();
     const std::string text = head.dump(1, ' ', false, json::error_handler_t::replace);
     struct Slot {
-        std::string_view key;
+        std::string empty;  ///< `\n "key": []`: the only top-level key of that name at
+                            ///< the top level's indent (a newline in a string is escaped)
         size_t count;
         std::function<json(size_t)> element;
         size_t at = 0;
     };
     std::vector<Slot> slots = {
-        {"rounds", d.rounds.size(), [&](size_t i) { return round_json(d, i); }},
-        {"flows", d.flows.size(), [&](size_t i) { return flow_json(d, a, i); }}};
-    // Each is the only top-level key of that name, at the top level's indent
-    // (a newline inside a string is written escaped).
-    for (Slot& x : slots) x.at = text.find(fmt::format("\n \"{}\": []", x.key));
+        {"\n \"rounds\": []", d.rounds.size(), [&](size_t i) { return round_json(d, i); }},
+        {"\n \"flows\": []", d.flows.size(), [&](size_t i) { return flow_json(d, a, i); }}};
+    for (Slot& x : slots) x.at = text.find(x.empty);
     std::sort(slots.begin(), slots.end(), [](const Slot& l, const Slot& r) { return l.at < r.at; });
     size_t from = 0;
     for (const Slot& x : slots) {
-        out << std::string_view(text).substr(from, x.at - from) << "\n \"" << x.key << "\": [";
+        // Up to the slot's "[", its elements, then on after its "]".
+        out << std::string_view(text).substr(from, x.at + x.empty.size() - 1 - from);
         for (size_t i = 0; i < x.count; ++i) {
             out << (i == 0 ? "\n  " : ",\n  ")
                 << x.element(i).dump(-1, ' ', false, json::error_handler_t::replace);
         }
         out << (x.count == 0 ? "]" : "\n ]");
-        from = x.at + x.key.size() + 8;  // the slot: newline, space, quoted key, ": []"
+        from = x.at + x.empty.size();
     }
     out << std::string_view(text).substr(from) << '\n';
 }
