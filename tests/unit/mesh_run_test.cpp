@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "fake_mesh_comm.h"
+#include "fake_traces.h"
 #include "mesh/cover_traces.h"
 #include "mesh/plan.h"
 #include "mesh/report.h"
@@ -517,18 +518,11 @@ TEST(CoverTraces, OneRanksTracesOn2048RanksFitOneMessageAndStopAtTheBound) {
     o.trace_sports = [&](const std::string&, const std::string& dst,
                          const std::vector<uint16_t>& sports) {
         ++traced;
-        std::vector<FlowTrace> out;
-        for (uint16_t s : sports) {
-            FlowTrace t;
-            t.sport = s;
-            t.end = "silent";
-            t.hops = {{1, "10.200.1.1", "leaf-rack17-a.fabric.example.net", 0.051},
-                      {2, "10.201.9.1", "spine-row03-09.fabric.example.net", 0.083},
-                      {3, dst.substr(0, dst.rfind('.')) + ".1", "leaf-rack44-b.fabric.example.net",
-                       0.112}};
-            out.push_back(std::move(t));
-        }
-        return out;
+        return fake::traces_over(
+            sports,
+            {{1, "10.200.1.1", "leaf-rack17-a.fabric.example.net", 0.051},
+             {2, "10.201.9.1", "spine-row03-09.fabric.example.net", 0.083},
+             {3, dst.substr(0, dst.rfind('.')) + ".1", "leaf-rack44-b.fabric.example.net", 0.112}});
     };
     const std::vector<uint16_t> sports = {49152, 49153, 49154, 49155, 49156, 49157, 49158, 49159};
     const std::string sampled = rank_traces_message(o, ranks, 5, sports, 64);

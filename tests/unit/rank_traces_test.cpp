@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "fake_mesh_comm.h"
+#include "fake_traces.h"
 #include "host/roce_gather.h"
 
 namespace fabscope::perf {
@@ -23,18 +24,7 @@ TraceSports fake_trace(std::atomic<int>& calls) {
     return [&calls](const std::string& from, const std::string& to,
                     const std::vector<uint16_t>& sports) {
         ++calls;
-        std::vector<FlowTrace> out;
-        for (uint16_t s : sports) {
-            FlowTrace t;
-            t.sport = s;
-            t.end = "silent";
-            TraceHop h;
-            h.ttl = 1;
-            h.address = from + ">" + to;
-            t.hops.push_back(h);
-            out.push_back(t);
-        }
-        return out;
+        return fake::traces_over(sports, {TraceHop{.ttl = 1, .address = from + ">" + to}});
     };
 }
 
