@@ -34,7 +34,7 @@
 #include "mesh/plan.h"
 #include "mesh/report.h"
 #include "model/paths.h"
-#include "pairtest/channel.h"
+#include "net/channel.h"
 #include "ranks/rank.h"
 #include "tests/unit/test_fabrics.h"
 #include "trace/roce_sport.h"

@@ -9,9 +9,9 @@
 #include <benchmark/benchmark.h>
 
 #include "../tests/unit/test_fabrics.h"
+#include "check/validate.h"
 #include "model/plan.h"
 #include "model/plan_diff.h"
-#include "model/validation.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // bench/routing_bench: the routing checks (credit loops, holes, uplink
-// balance: model/routing_checks.h) on leaf-spine fabrics routed D-mod-K as
+// balance: check/routing_checks.h) on leaf-spine fabrics routed D-mod-K as
 // the lab's OpenSM routes them, from 648 to 16,384 hosts: time and peak
 // memory per size; with --load NAME=SNAPSHOT, on swept labs' own tables
 // (bench/routing.sh passes the 2,048-host lab's).
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bench/peak_rss.h"
-#include "model/routing_checks.h"
+#include "check/routing_checks.h"
 #include "model/snapshot.h"
 #include "tests/unit/test_fabrics.h"
 

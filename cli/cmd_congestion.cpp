@@ -13,7 +13,7 @@
 #include "congestion/congestion_report.h"
 #include "congestion/ib_run.h"
 #include "congestion/roce_run.h"
-#include "model/duration.h"
+#include "util/duration.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
 

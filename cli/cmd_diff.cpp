@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <memory>
 
+#include "check/validate.h"
 #include "cli/cli.h"
 #include "model/json_io.h"
 #include "model/snapshot.h"
-#include "model/validation.h"
 #include "reports/validation_report.h"
 #include "util/exit_status.h"
 #include "util/time_util.h"

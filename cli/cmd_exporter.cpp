@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
 #include "exporter/exporter.h"
-#include "model/duration.h"
+#include "util/duration.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
 #include "util/version.h"

@@ -10,9 +10,9 @@
 #include "cli/rank_exit.h"
 #include "mesh/incast_report.h"
 #include "mesh/incast_run.h"
-#include "model/duration.h"
 #include "model/json_io.h"
 #include "model/thresholds.h"
+#include "util/duration.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
 #ifdef FABSCOPE_HAVE_MPI
@@ -110,8 +110,7 @@ int run_mesh_incast(const MeshIncastArgs& a, const Globals& g) {
                      "mesh run: %d ranks (%s), incast toward rank %d, probe from rank %d "
                      "(READ %s, %s alone), WRITE %s for %s\n",
                      (*comm)->size(), perf::MpiComm::launcher().c_str(), o.receiver, o.prober,
-                     a.probe_size.c_str(), a.probe_time.c_str(),
-                     perf::format_size(o.spec.size).c_str(),
+                     a.probe_size.c_str(), a.probe_time.c_str(), format_size(o.spec.size).c_str(),
                      format_duration(o.spec.duration).c_str());
     }
     perf::IncastOutcome out = perf::run_incast(**comm, perf::open_ibv_device, o, interrupt_token());

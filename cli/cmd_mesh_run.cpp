@@ -21,10 +21,10 @@
 #include "mesh/run.h"
 #include "mesh/switch_pma.h"
 #include "mesh/tracing.h"
-#include "model/duration.h"
 #include "model/json_io.h"
 #include "model/paths.h"
-#include "pairtest/auth.h"
+#include "net/auth.h"
+#include "util/duration.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
 #ifdef FABSCOPE_HAVE_MPI

@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "mesh/agent.h"
 #include "model/json_io.h"
-#include "pairtest/auth.h"
+#include "net/auth.h"
 #include "pairtest/matrix.h"
 #include "pairtest/run.h"
 #include "pairtest/server.h"

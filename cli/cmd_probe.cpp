@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "cli/cli.h"
-#include "model/duration.h"
-#include "pairtest/auth.h"
+#include "net/auth.h"
 #include "probe/service.h"
+#include "util/duration.h"
 #include "util/exit_status.h"
 #include "util/host_name.h"
 #include "util/interrupt.h"

@@ -8,13 +8,13 @@
 #include <memory>
 #include <optional>
 
-#include "check/routing_live.h"
+#include "check/live/routing_live.h"
+#include "check/routing_checks.h"
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
 #include "model/paths.h"
 #include "model/port_label.h"
 #include "model/route.h"
-#include "model/routing_checks.h"
 #include "model/snapshot.h"
 #include "model/thresholds.h"
 #include "util/exit_status.h"

@@ -10,10 +10,9 @@
 #include <filesystem>
 #include <memory>
 
-#include "check/validate_run.h"
+#include "check/live/validate_run.h"
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
-#include "model/duration.h"
 #include "model/json_io.h"
 #include "model/plan.h"
 #include "model/snapshot.h"
@@ -24,6 +23,7 @@
 #include "reports/prometheus_textfile.h"
 #include "reports/report_model.h"
 #include "reports/validation_report.h"
+#include "util/duration.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
 #include "util/time_util.h"

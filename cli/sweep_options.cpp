@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
+#include "check/link_checks.h"
 #include "discover/plane_sweep.h"
-#include "model/link_checks.h"
 #include "model/tiers.h"
 #include "reports/discover_summary.h"
 #include "reports/prometheus_textfile.h"

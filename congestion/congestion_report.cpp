@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "check/counter_checks.h"
 #include "model/port_label.h"
 
 namespace fabscope {

@@ -11,7 +11,7 @@
 
 #include "congestion/vl_xmit_wait.h"
 #include "congestion/xmit_wait_tree.h"
-#include "model/counter_checks.h"
+#include "model/counter_readings.h"
 #include "model/thresholds.h"
 #include "util/term.h"
 

@@ -6,8 +6,8 @@
 // the RoCE one (congestion/roce_run.h); cli/ parses the options.
 
 #include "discover/live_session.h"
-#include "model/duration.h"
 #include "model/thresholds.h"
+#include "util/duration.h"
 #include "util/interrupt.h"
 #include "util/progress.h"
 #include "util/result.h"

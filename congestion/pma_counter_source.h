@@ -12,9 +12,9 @@
 #include <set>
 #include <vector>
 
+#include "check/counter_checks.h"
 #include "congestion/counter_source.h"
 #include "discover/mad_engine.h"
-#include "model/counter_checks.h"
 #include "model/fabric.h"
 
 namespace fabscope {

@@ -8,8 +8,8 @@
 #include <functional>
 #include <string>
 
-#include "model/duration.h"
 #include "model/thresholds.h"
+#include "util/duration.h"
 #include "util/interrupt.h"
 #include "util/progress.h"
 #include "util/term.h"

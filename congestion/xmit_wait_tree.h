@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "model/counter_checks.h"
+#include "model/counter_readings.h"
 #include "model/fabric.h"
 #include "model/finding.h"
 #include "model/thresholds.h"

@@ -1,5 +1,5 @@
 #pragma once
-// What a check of credit loops per VL (model/vl_credit_loops.h) reads from a
+// What a check of credit loops per VL (check/vl_credit_loops.h) reads from a
 // live fabric, only where the one-VL check found a loop: the SL of each flow
 // that crosses a cyclic component, from the SA (a SubnAdmGet PathRecord by
 // SLID and DLID: the SL the SM gives that path, as LASH, DFSSSP and
@@ -8,8 +8,8 @@
 // Unanswered queries are left out: the check then keeps the one-VL loops;
 // the SA is asked for one flow first, and for none more if it does not answer.
 
+#include "check/vl_credit_loops.h"
 #include "discover/mad_engine.h"
-#include "model/vl_credit_loops.h"
 
 namespace fabscope {
 

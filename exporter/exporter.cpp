@@ -5,12 +5,12 @@
 #include <csignal>
 #include <thread>
 
+#include "check/link_checks.h"
+#include "check/sm_checks.h"
 #include "exporter/http_server.h"
 #include "exporter/metrics_state.h"
-#include "model/duration.h"
-#include "model/link_checks.h"
-#include "model/sm_checks.h"
 #include "model/tiers.h"
+#include "util/duration.h"
 #include "util/exit_status.h"
 #include "util/printable.h"
 #include "util/time_util.h"

@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "model/duration.h"
+#include "util/duration.h"
 #include "util/exit_status.h"
 #include "util/unique_fd.h"
 

@@ -44,7 +44,7 @@ std::vector<HealthFinding> check_port_rate(const HostInventory& inv, const Expec
 std::vector<HealthFinding> check_pcie(const HostInventory& inv);
 std::vector<HealthFinding> check_roce_gid(const HostInventory& inv);
 std::vector<HealthFinding> check_ib_sm(const HostInventory& inv);
-/// Each RoCE port's module by its own limits (model/module_eeprom.h):
+/// Each RoCE port's module by its own limits (formats/module_eeprom.h):
 /// beyond an alarm threshold or in its fault state an error, beyond a
 /// warning threshold or a latched alarm a warning. A port without a module
 /// to read (a veth, Soft-RoCE) is no finding.

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "model/plan.h"
-#include "model/yaml_io.h"
+#include "util/yaml_io.h"
 
 namespace fabscope::host {
 namespace {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "formats/module_eeprom.h"
 #include "host/sysfs_file.h"
 #include "model/link_rate.h"
-#include "model/module_eeprom.h"
 
 namespace fabscope::host {
 

@@ -3,11 +3,11 @@
 // netlink interface (ETHTOOL_MSG_MODULE_EEPROM_GET, Linux 5.13 and later;
 // what `ethtool -m` reads), in the caller's network namespace, with a
 // deadline: the lower page, page 00h, then the pages its memory map has
-// (model/module_eeprom.h). Needs CAP_NET_ADMIN.
+// (formats/module_eeprom.h). Needs CAP_NET_ADMIN.
 
 #include <string>
 
-#include "model/module_eeprom.h"
+#include "formats/module_eeprom.h"
 
 namespace fabscope::host {
 

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "host/roce_fabric.h"
-#include "model/duration.h"
 #include "model/finding.h"
 #include "ranks/comm.h"
 #include "trace/roce_trace.h"
+#include "util/duration.h"
 
 namespace fabscope::host {
 

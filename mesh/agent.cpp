@@ -9,11 +9,11 @@
 #include "mesh/ring_run.h"
 #include "mesh/tracing.h"
 #include "mesh/wire.h"
-#include "model/duration.h"
-#include "pairtest/auth.h"
-#include "pairtest/protocol.h"
+#include "net/auth.h"
+#include "net/message.h"
 #include "ranks/comm_relay.h"
 #include "ranks/protocol.h"
+#include "util/duration.h"
 #include "util/host_name.h"
 
 namespace fabscope::perf {

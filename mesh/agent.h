@@ -14,7 +14,7 @@
 #include "mesh/hosts.h"
 #include "mesh/order.h"
 #include "mesh/run.h"
-#include "pairtest/channel.h"
+#include "net/channel.h"
 #include "pairtest/session.h"
 
 namespace fabscope::perf {

@@ -13,8 +13,8 @@
 #include "congestion/roce_change_json.h"
 #include "mesh/pair_up.h"
 #include "mesh/wire.h"
-#include "model/duration.h"
 #include "ranks/protocol.h"
+#include "util/duration.h"
 #include "util/host_name.h"
 
 namespace fabscope::perf {

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "pairtest/protocol.h"
+#include "net/message.h"
 
 namespace fabscope::perf {
 namespace {

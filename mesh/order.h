@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "mesh/run.h"
-#include "model/duration.h"
 #include "rdma/caps.h"
 #include "rdma/test_spec.h"
 #include "trace/roce_trace.h"
+#include "util/duration.h"
 #include "util/result.h"
 
 namespace fabscope::perf {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "model/duration.h"
 #include "ranks/comm.h"
 #include "ranks/rank.h"
 #include "rdma/verbs_device.h"
+#include "util/duration.h"
 
 namespace fabscope::perf {
 

@@ -12,9 +12,9 @@
 #include "mesh/paths_ib.h"
 #include "mesh/plan.h"
 #include "mesh/wire.h"
-#include "model/duration.h"
 #include "ranks/protocol.h"
 #include "rdma/stats.h"
+#include "util/duration.h"
 #include "util/host_name.h"
 
 namespace fabscope::perf {

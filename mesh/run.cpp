@@ -14,7 +14,7 @@
 #include "mesh/plan.h"
 #include "mesh/report.h"
 #include "mesh/wire.h"
-#include "model/duration.h"
+#include "util/duration.h"
 #include "util/host_name.h"
 
 namespace fabscope::perf {

@@ -15,12 +15,12 @@
 #include "mesh/results/switch_evidence.h"
 #include "model/fabric.h"
 #include "model/finding.h"
-#include "model/packed_json.h"
 #include "ranks/rank.h"
 #include "rdma/test_spec.h"
 #include "trace/hop_sequences.h"
 #include "trace/roce_trace.h"
 #include "util/name_table.h"
+#include "util/packed_json.h"
 
 namespace fabscope::perf {
 

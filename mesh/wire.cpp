@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "model/duration.h"
 #include "ranks/comm.h"
 #include "trace/udp_probe.h"
+#include "util/duration.h"
 
 namespace fabscope::perf {
 namespace {

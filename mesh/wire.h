@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "model/duration.h"
 #include "ranks/rank.h"
 #include "rdma/open_device.h"
 #include "rdma/test_spec.h"
 #include "rdma/verbs_device.h"
+#include "util/duration.h"
 #include "util/interrupt.h"
 
 namespace fabscope::perf {

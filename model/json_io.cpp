@@ -11,9 +11,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "model/json_shape.h"
 #include "util/exit_status.h"
 #include "util/input_file.h"
+#include "util/json_shape.h"
 #include "util/memory.h"
 #include "util/output_file.h"
 

@@ -1,19 +1,14 @@
 #pragma once
 // Partitions: P_Keys as the P_Key tables hold them (15-bit key, bit 15 the
-// full membership), and the hosts' tables checked against the plan's
-// partitions (OpenSM's partitions.conf, by node name).
+// full membership) and a port's membership of one (the check of the hosts'
+// tables against the plan: check/partition_checks.h).
 
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "model/fabric.h"
-#include "model/finding.h"
-
 namespace fabscope {
-
-struct Plan;
 
 inline constexpr uint16_t kPkeyFullMember = 0x8000;
 inline constexpr uint16_t kPkeyBaseMask = 0x7FFF;
@@ -30,16 +25,5 @@ std::string_view name(Membership m);  ///< "none", "limited", "full"
 /// A port's membership of the partition with base key `base`: Full when an
 /// entry has the full bit, Limited when only a limited one is there.
 Membership membership_of(const std::vector<uint16_t>& pkeys, uint16_t base);
-
-/// The CA ports' P_Key tables against the plan's partitions: a host missing
-/// from a partition it is planned in (`partition_missing`), in one the plan
-/// does not give it (`partition_unexpected`), with the other membership
-/// (`partition_membership`), or whose switch port filters a partition it is
-/// in (`partition_filtered`, where the switch enforces partitions). One
-/// finding per partition and kind, naming every port. The default partition
-/// is checked only where the plan names it.
-std::vector<Finding> check_partitions(const Fabric& f, const Plan& plan);
-/// "3 partitions, 16 host ports", or why nothing was compared.
-std::string partitions_check_detail(const Fabric& f, const Plan& plan);
 
 }  // namespace fabscope

@@ -7,8 +7,8 @@
 #include <set>
 
 #include "model/partitions.h"
-#include "model/yaml_io.h"
 #include "util/printable.h"
+#include "util/yaml_io.h"
 
 namespace fabscope {
 namespace {

@@ -7,7 +7,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "model/module_eeprom.h"
+#include "formats/module_eeprom.h"
 
 namespace fabscope {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "model/counter_checks.h"
+#include "model/counter_readings.h"
 
 namespace fabscope {
 

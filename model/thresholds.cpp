@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "model/yaml_io.h"
+#include "util/yaml_io.h"
 
 namespace fabscope {
 

@@ -22,8 +22,8 @@
 #include <string>
 
 #include "model/counters.h"
-#include "model/duration.h"
 #include "model/finding.h"
+#include "util/duration.h"
 #include "util/result.h"
 
 namespace fabscope {
@@ -44,7 +44,7 @@ struct XmitWaitLimit {
     int tick_multiplier = 1;
 };
 
-/// Bit error rate (model/ber.h): a port's received BER whose 95 % lower
+/// Bit error rate (check/ber.h): a port's received BER whose 95 % lower
 /// confidence bound is above `warn` is a warning, above `error` an error.
 /// The raw (pre-FEC) BER of RS-FEC ports has its own: RS(544,514), HDR's and
 /// NDR's FEC, delivers 1e-12 up to a raw BER near 2.4e-4 (IEEE 802.3's limit
@@ -56,7 +56,7 @@ struct BerLimit {
     double raw_error = 1e-4;
 };
 
-/// The forwarding tables (model/routing_checks.h): a leaf whose busiest
+/// The forwarding tables (check/routing_checks.h): a leaf whose busiest
 /// uplink carries more than `imbalance` times the mean of its uplinks.
 struct RoutingLimits {
     double imbalance = 1.5;

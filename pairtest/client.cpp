@@ -8,8 +8,8 @@
 
 #include "congestion/flow_congestion.h"
 #include "model/json_io.h"
-#include "pairtest/auth.h"
-#include "pairtest/protocol.h"
+#include "net/auth.h"
+#include "net/message.h"
 #include "pairtest/session.h"
 #include "util/exit_status.h"
 #include "util/host_name.h"

@@ -4,12 +4,12 @@
 
 #include <cstdio>
 
-#include "model/duration.h"
 #include "model/thresholds.h"
-#include "pairtest/auth.h"
+#include "net/auth.h"
 #include "pairtest/run_table.h"
 #include "trace/flow_path.h"
 #include "trace/roce_trace.h"
+#include "util/duration.h"
 
 namespace fabscope::perf {
 namespace {

@@ -14,8 +14,8 @@
 #include <mutex>
 #include <thread>
 
-#include "pairtest/auth.h"
-#include "pairtest/protocol.h"
+#include "net/auth.h"
+#include "net/message.h"
 #include "util/exit_status.h"
 
 namespace fabscope::perf {

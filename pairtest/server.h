@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "pairtest/allow_list.h"
+#include "net/allow_list.h"
 #include "pairtest/session.h"
 #include "rdma/verbs_device.h"
 #include "util/interrupt.h"

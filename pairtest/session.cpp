@@ -9,8 +9,8 @@
 #include <exception>
 
 #include "model/json_io.h"
-#include "pairtest/auth.h"
-#include "pairtest/protocol.h"
+#include "net/auth.h"
+#include "net/message.h"
 #include "util/exit_status.h"
 #include "util/host_name.h"
 

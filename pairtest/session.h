@@ -23,7 +23,7 @@
 #include <string_view>
 
 #include "model/thresholds.h"
-#include "pairtest/channel.h"
+#include "net/channel.h"
 #include "pairtest/results/result.h"
 #include "rdma/caps.h"
 #include "rdma/open_device.h"
@@ -31,6 +31,10 @@
 #include "util/interrupt.h"
 
 namespace fabscope::perf {
+
+/// Version 2: the server speaks first (welcome, with the challenge), and
+/// tells the client which caps it applied.
+inline constexpr int kProtocol = 2;
 
 struct PeerOptions {
     std::optional<int> gid_index;

@@ -4,9 +4,9 @@
 #include <poll.h>
 
 #include "model/json_io.h"
-#include "pairtest/auth.h"
-#include "pairtest/channel.h"
-#include "pairtest/protocol.h"
+#include "net/auth.h"
+#include "net/channel.h"
+#include "net/message.h"
 
 namespace fabscope::probe {
 namespace {

@@ -3,7 +3,7 @@
 // short exchange per peer (and again when a peer's probes all go
 // unanswered: it may have restarted with a new QP). The agent that is asked
 // answers only addresses of its --allow list, only with the shared secret
-// (HMAC of a fresh nonce, pairtest/auth.h) when it has one, and only hosts
+// (HMAC of a fresh nonce, net/auth.h) when it has one, and only hosts
 // of its pinglist file; each exchange has a deadline of `timeout`, so a
 // client that stalls holds the listener that long and no longer.
 //
@@ -16,10 +16,10 @@
 #include <functional>
 #include <string>
 
-#include "model/duration.h"
-#include "pairtest/allow_list.h"
+#include "net/allow_list.h"
 #include "probe/pinglist.h"
 #include "rdma/ud_port.h"
+#include "util/duration.h"
 #include "util/interrupt.h"
 #include "util/result.h"
 

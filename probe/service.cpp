@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "exporter/http_server.h"
-#include "pairtest/channel.h"
+#include "net/channel.h"
 #include "probe/render.h"
 #include "util/printable.h"
 #include "util/time_util.h"

@@ -15,7 +15,7 @@
 
 #include "exporter/http_request.h"
 #include "exporter/listen_address.h"
-#include "pairtest/allow_list.h"
+#include "net/allow_list.h"
 #include "probe/engine.h"
 #include "probe/hello.h"
 #include "rdma/ud_port.h"

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "pairtest/protocol.h"
-#include "rdma/test_spec.h"
+#include "net/message.h"
+#include "util/byte_size.h"
 
 namespace fabscope::perf {
 namespace {

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "pairtest/channel.h"
+#include "net/channel.h"
 #include "ranks/comm.h"
 
 namespace fabscope::perf {

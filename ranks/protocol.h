@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "model/duration.h"
 #include "ranks/comm.h"
 #include "ranks/rank.h"
+#include "util/duration.h"
 
 namespace fabscope::perf {
 

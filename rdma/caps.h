@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "model/duration.h"
 #include "rdma/endpoint_info.h"
 #include "rdma/test_spec.h"
 #include "rdma/verbs_device.h"
+#include "util/duration.h"
 
 namespace fabscope::perf {
 

@@ -45,12 +45,6 @@ std::optional<uint32_t> parse_size(std::string_view s) {
     return static_cast<uint32_t>(v);
 }
 
-std::string format_size(uint64_t b) {
-    if (b >= (1ULL << 20) && b % (1ULL << 20) == 0) return fmt::format("{}M", b >> 20);
-    if (b >= 1024 && b % 1024 == 0) return fmt::format("{}K", b >> 10);
-    return std::to_string(b);
-}
-
 nlohmann::json spec_to_json(const TestSpec& s) {
     return {{"op", name(s.op)},
             {"measure", s.measure == Measure::Bandwidth ? "bandwidth" : "latency"},

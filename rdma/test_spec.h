@@ -9,7 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "model/duration.h"
+#include "util/byte_size.h"
+#include "util/duration.h"
 #include "util/result.h"
 
 namespace fabscope::perf {
@@ -41,7 +42,6 @@ std::string_view name(Op op);
 std::optional<Op> parse_op(std::string_view s);
 /// "64K", "1M", "4096" -> bytes; at most 1 GiB.
 std::optional<uint32_t> parse_size(std::string_view s);
-std::string format_size(uint64_t bytes);
 
 nlohmann::json spec_to_json(const TestSpec& s);
 /// Throws nlohmann errors with the path of a bad value (json_io::guarded).

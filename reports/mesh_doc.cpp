@@ -131,7 +131,7 @@ void read_header(const json& j, MeshRunDoc& d) {
     d.pattern = json_io::get_string(j, "pattern");
     d.launcher = json_io::get_string(j, "launcher", "");
     perf::TestSpec spec = perf::spec_from_json(json_io::get_object(j, "spec"));
-    d.test = fmt::format("{} {}", spec.name(), perf::format_size(spec.size));
+    d.test = fmt::format("{} {}", spec.name(), format_size(spec.size));
     d.slow_ratio = json_io::get_double(j, "slow_ratio");
     if (!(d.slow_ratio > 0 && d.slow_ratio < 1))
         json_io::fail(j.at("slow_ratio"), "must be between 0 and 1");
@@ -404,7 +404,7 @@ std::vector<std::string> ring_lines(const MeshRingDoc& r, bool name_plane) {
     out.push_back(fmt::format(
         "{}ring all-reduce of {} over {} ranks ({} order): busbw {:.3g} GB/s (algbw {:.3g} "
         "GB/s, {:.3g} ms)",
-        plane, perf::format_size(at->bytes), r.ranks, r.ordered_by, at->busbw_gbs, at->algbw_gbs,
+        plane, format_size(at->bytes), r.ranks, r.ordered_by, at->busbw_gbs, at->algbw_gbs,
         at->time_us / 1e3));
     if (!r.slowest) return out;
     const MeshRingCostDoc& c = *r.slowest;
@@ -425,7 +425,7 @@ std::string ring_planes_line(const MeshRingPlanesDoc& p) {
         "plane {}'s ring is the slowest of {} at {}: a job splitting each all-reduce over the "
         "planes runs at busbw {:.3g} GB/s, {:.0f} % below the {:.3g} GB/s were it as fast as "
         "plane {}'s",
-        p.slowest_plane, p.planes, perf::format_size(p.bytes), p.busbw_gbs, p.cost * 100,
+        p.slowest_plane, p.planes, format_size(p.bytes), p.busbw_gbs, p.cost * 100,
         p.busbw_if_fastest_gbs, p.fastest_plane);
 }
 

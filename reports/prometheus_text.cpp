@@ -7,7 +7,7 @@
 #include <map>
 #include <utility>
 
-#include "model/ber.h"
+#include "check/ber.h"
 #include "util/exit_status.h"
 
 namespace fabscope {

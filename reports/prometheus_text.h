@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/counter_checks.h"
+#include "model/counter_readings.h"
 #include "model/fabric.h"
 #include "model/finding.h"
 #include "util/result.h"

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <map>
 
+#include "check/validate.h"
 #include "model/fingerprint.h"
 #include "model/thresholds.h"
-#include "model/validation.h"
 #include "pairtest/results/compare.h"
 #include "reports/cables_sections.h"
 #include "reports/report_runs.h"

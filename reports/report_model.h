@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "model/collective_bench.h"
+#include "formats/collective_bench.h"
 #include "model/snapshot.h"
 #include "model/tiers.h"
 #include "pairtest/results/report.h"

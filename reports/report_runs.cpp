@@ -188,7 +188,7 @@ std::vector<ReportFinding> ring_findings(const MeshRingDoc& r,
                    fmt::format("{}ring all-reduce of {} over {} ranks: {:.3g} GB/s bus "
                                "bandwidth, {:.0f}% of the {:.3g} GB/s expected{}",
                                name_plane ? fmt::format("plane {}: ", r.plane) : std::string(),
-                               perf::format_size(at->bytes), r.ranks, at->busbw_gbs,
+                               format_size(at->bytes), r.ranks, at->busbw_gbs,
                                100 * at->busbw_gbs / *expect_busbw_gbps, *expect_busbw_gbps, why),
                    {},
                    {},

@@ -1,8 +1,8 @@
 #include "reports/result_file.h"
 
 #include "model/json_io.h"
-#include "model/json_shape.h"
 #include "util/input_file.h"
+#include "util/json_shape.h"
 
 namespace fabscope {
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "model/collective_bench.h"
+#include "formats/collective_bench.h"
 #include "util/result.h"
 
 namespace fabscope {

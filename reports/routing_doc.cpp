@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
+#include "check/routing_checks.h"
 #include "model/fabric.h"
 #include "model/paths.h"
-#include "model/routing_checks.h"
 
 namespace fabscope {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // The routing section of a report: what the snapshot's forwarding tables do
-// with the traffic (model/routing_checks.h, the analysis validate makes),
+// with the traffic (check/routing_checks.h, the analysis validate makes),
 // named for people: per leaf, how many destinations each uplink carries and
 // their spread; per credit loop, its cables in dependency order, each from
 // the port that sends to the port that receives, for the table and for the

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "model/duration.h"
 #include "util/clock.h"
+#include "util/duration.h"
 #include "util/result.h"
 
 namespace fabscope::perf {

@@ -25,8 +25,7 @@ PairMatrix build_pairs(const std::vector<perf::PerfReport>& reports,
                                 : i < names.size()     ? names[i]
                                                        : fmt::format("run {}", i + 1);
         for (const perf::TestResult& r : rep.results) {
-            const std::string test =
-                fmt::format("{} {}", r.spec.name(), perf::format_size(r.spec.size));
+            const std::string test = fmt::format("{} {}", r.spec.name(), format_size(r.spec.size));
             if (!by_test.count(test)) order.push_back(test);
             by_test[test].push_back({row, r.peer_host.empty() ? r.peer : r.peer_host, &r});
         }

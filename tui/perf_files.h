@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "model/collective_bench.h"
+#include "formats/collective_bench.h"
 #include "pairtest/results/report.h"
 #include "reports/mesh_doc.h"
 #include "reports/probe_doc.h"

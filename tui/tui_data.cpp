@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <iterator>
 
-#include "model/duration.h"
+#include "check/validate.h"
 #include "model/port_label.h"
-#include "model/validation.h"
 #include "reports/report_runs.h"
+#include "util/duration.h"
 #include "util/time_util.h"
 
 namespace fabscope::tui {

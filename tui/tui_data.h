@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "model/counter_checks.h"
+#include "check/validate.h"
+#include "model/counter_readings.h"
 #include "model/snapshot.h"
 #include "model/thresholds.h"
-#include "model/validation.h"
 #include "pairtest/results/compare.h"
 #include "reports/congestion_doc.h"
 #include "tui/board.h"

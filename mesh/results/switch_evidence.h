@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "model/counter_checks.h"
+#include "model/counter_readings.h"
 #include "model/fabric.h"
 
 namespace fabscope::perf {

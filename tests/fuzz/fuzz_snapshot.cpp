@@ -5,8 +5,8 @@
 #include <sstream>
 #include <string>
 
+#include "check/link_checks.h"
 #include "model/json_io.h"
-#include "model/link_checks.h"
 #include "model/snapshot.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "loopback.h"
-#include "pairtest/channel.h"
+#include "net/channel.h"
 #include "ranks/comm_relay.h"
 
 namespace fabscope::perf {

@@ -3,7 +3,7 @@
 // its bounds and errors, and what the report makes of it: findings, checks
 // and the JUnit suite a cluster acceptance run gates on.
 
-#include "model/collective_bench.h"
+#include "formats/collective_bench.h"
 
 #include <gtest/gtest.h>
 

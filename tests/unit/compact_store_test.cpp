@@ -10,9 +10,9 @@
 #include "mesh/collect.h"
 #include "mesh/plan.h"
 #include "mesh/run_data.h"
-#include "model/packed_json.h"
 #include "trace/hop_sequences.h"
 #include "util/name_table.h"
+#include "util/packed_json.h"
 
 namespace fabscope {
 namespace {

@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "check/validate.h"
 #include "congestion/congestion_report.h"
 #include "congestion/counter_source.h"
 #include "congestion/xmit_wait_tree.h"
-#include "model/validation.h"
 #include "schema_check.h"
 #include "test_fabrics.h"
 #include "xmit_wait_readings.h"

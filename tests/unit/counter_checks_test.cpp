@@ -1,16 +1,16 @@
-#include "model/counter_checks.h"
+#include "check/counter_checks.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 
-#include "model/duration.h"
-#include "model/identity_checks.h"
+#include "check/identity_checks.h"
 #include "model/port_rates.h"
 #include "model/snapshot.h"
 #include "model/thresholds.h"
 #include "test_fabrics.h"
+#include "util/duration.h"
 
 namespace fabscope {
 namespace {

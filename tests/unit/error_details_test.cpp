@@ -7,9 +7,9 @@
 
 #include <array>
 
+#include "check/ber.h"
+#include "check/counter_checks.h"
 #include "discover/pma_decode.h"
-#include "model/ber.h"
-#include "model/counter_checks.h"
 #include "model/thresholds.h"
 #include "test_fabrics.h"
 

@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 
+#include "check/validate.h"
 #include "congestion/dcb_settings.h"
 #include "congestion/ethtool_stats.h"
 #include "congestion/ip_ecn.h"
@@ -23,7 +24,6 @@
 #include "discover/sweep.h"
 #include "fake_fabric.h"
 #include "model/plan.h"
-#include "model/validation.h"
 #include "reports/validation_report.h"
 #include "schema_check.h"
 #include "test_fabrics.h"

@@ -14,9 +14,9 @@
 
 #include <array>
 
+#include "check/ber.h"
 #include "discover/pma_decode.h"
 #include "discover/smp_decode.h"
-#include "model/ber.h"
 #include "model/counters_json.h"
 #include "model/thresholds.h"
 #include "test_fabrics.h"

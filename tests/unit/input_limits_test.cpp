@@ -8,17 +8,17 @@
 #include <filesystem>
 #include <fstream>
 
-#include "model/counter_checks.h"
-#include "model/duration.h"
-#include "model/identity_checks.h"
+#include "check/identity_checks.h"
+#include "model/counter_readings.h"
 #include "model/json_io.h"
-#include "model/json_shape.h"
 #include "model/plan.h"
 #include "model/snapshot.h"
 #include "model/thresholds.h"
 #include "pairtest/results/report.h"
 #include "test_fabrics.h"
+#include "util/duration.h"
 #include "util/input_file.h"
+#include "util/json_shape.h"
 #include "util/printable.h"
 
 namespace fabscope {

@@ -1,4 +1,4 @@
-#include "model/link_checks.h"
+#include "check/link_checks.h"
 
 #include <gtest/gtest.h>
 

@@ -23,7 +23,7 @@
 #include "mesh/report.h"
 #include "mesh_world.h"
 #include "model/paths.h"
-#include "pairtest/channel.h"
+#include "net/channel.h"
 #include "ranks/rank.h"
 #include "schema_check.h"
 #include "test_fabrics.h"

@@ -3,7 +3,7 @@
 // 00h and 03h) and CMIS 5 (lower page, upper pages 00h, 01h, 02h and 11h),
 // as ethtool's qsfp.h and cmis.h number them; no module was read.
 
-#include "model/module_eeprom.h"
+#include "formats/module_eeprom.h"
 
 #include <gtest/gtest.h>
 

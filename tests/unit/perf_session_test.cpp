@@ -14,10 +14,10 @@
 #include <thread>
 
 #include "loopback.h"
-#include "pairtest/allow_list.h"
-#include "pairtest/auth.h"
-#include "pairtest/channel.h"
-#include "pairtest/protocol.h"
+#include "net/allow_list.h"
+#include "net/auth.h"
+#include "net/channel.h"
+#include "net/message.h"
 #include "pairtest/results/report.h"
 #include "pairtest/run.h"
 #include "pairtest/server.h"

@@ -7,10 +7,10 @@
 
 #include <string>
 
+#include "formats/module_eeprom.h"
 #include "host/health_checks.h"
 #include "host/health_expect.h"
 #include "host/inventory.h"
-#include "model/module_eeprom.h"
 #include "model/plan.h"
 #include "roce_host_fixture.h"
 #include "schema_check.h"

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
+#include "check/validate.h"
 #include "model/plan_diff.h"
-#include "model/validation.h"
 #include "test_fabrics.h"
 
 namespace fabscope {

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "check/identity_checks.h"
 #include "discover/smp_decode.h"
-#include "model/identity_checks.h"
 #include "model/snapshot.h"
 #include "schema_check.h"
 #include "test_fabrics.h"

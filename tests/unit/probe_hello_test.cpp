@@ -14,8 +14,8 @@
 #include <mutex>
 #include <thread>
 
-#include "pairtest/auth.h"
-#include "pairtest/channel.h"
+#include "net/auth.h"
+#include "net/channel.h"
 #include "probe/hello.h"
 
 namespace fabscope::probe {

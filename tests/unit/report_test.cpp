@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "check/validate.h"
 #include "model/plan.h"
-#include "model/validation.h"
 #include "reports/csv_report.h"
 #include "reports/escape.h"
 #include "reports/fabric_svg.h"

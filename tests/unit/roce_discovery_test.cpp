@@ -7,11 +7,11 @@
 
 #include <algorithm>
 
+#include "check/validate.h"
 #include "host/roce_fabric.h"
 #include "host/roce_host_json.h"
 #include "model/plan.h"
 #include "model/tiers.h"
-#include "model/validation.h"
 
 namespace fabscope::host {
 namespace {

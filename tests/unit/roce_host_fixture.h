@@ -3,8 +3,8 @@
 // holding `module`, and rxe0 port 1 without one (a veth: the kernel has
 // nothing to read).
 
+#include "formats/module_eeprom.h"
 #include "host/inventory.h"
-#include "model/module_eeprom.h"
 
 namespace fabscope::testing {
 

@@ -2,7 +2,7 @@
 // tables are written here as a subnet manager would (D-mod-K on a leaf-spine,
 // min-hop on a ring of switches, which is known to make credit loops).
 
-#include "model/routing_checks.h"
+#include "check/routing_checks.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -13,10 +13,10 @@
 #include <map>
 #include <regex>
 
+#include "check/link_checks.h"
+#include "check/validate.h"
 #include "congestion/flow_congestion.h"
-#include "model/link_checks.h"
 #include "model/snapshot.h"
-#include "model/validation.h"
 #include "pairtest/results/compare.h"
 #include "pairtest/results/report.h"
 #include "rdma/stats.h"

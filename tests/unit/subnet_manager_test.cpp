@@ -5,12 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include "check/partition_checks.h"
+#include "check/sm_checks.h"
 #include "discover/smp_decode.h"
 #include "discover/sweep.h"
 #include "fake_fabric.h"
 #include "model/partitions.h"
 #include "model/plan.h"
-#include "model/sm_checks.h"
 #include "model/snapshot.h"
 #include "model/tiers.h"
 #include "model/validation.h"

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 
+#include "check/link_checks.h"
 #include "fake_fabric.h"
-#include "model/link_checks.h"
 #include "model/route.h"
 #include "model/tiers.h"
 #include "test_fabrics.h"

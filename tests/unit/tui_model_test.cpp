@@ -7,8 +7,8 @@
 #include <csignal>
 #include <thread>
 
+#include "check/validate.h"
 #include "model/port_rates.h"
-#include "model/validation.h"
 #include "test_fabrics.h"
 #include "tui/board.h"
 #include "tui/canvas.h"

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
+#include "check/validate.h"
 #include "model/port_label.h"
-#include "model/validation.h"
 #include "test_fabrics.h"
 #include "tui/tui_data.h"
 #include "tui_scenario.h"

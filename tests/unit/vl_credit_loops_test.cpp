@@ -4,7 +4,7 @@
 // gives (the paths over one "dateline" cable on SL 1) they are gone; a
 // flow's SL or a table missing leaves the one-VL loops and says so.
 
-#include "model/vl_credit_loops.h"
+#include "check/vl_credit_loops.h"
 
 #include <gtest/gtest.h>
 
