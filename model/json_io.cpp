@@ -166,14 +166,12 @@ Error in_file(const std::string& path, const Error& e) {
 
 void release(json& j) noexcept {
     // Documents are at most kMaxJsonDepth deep: the recursion is bounded.
-    if (j.is_array()) {
-        auto& a = j.get_ref<json::array_t&>();
-        for (json& e : a) release(e);
-        json::array_t().swap(a);  // every element a scalar or empty now: nothing to flatten
-    } else if (j.is_object()) {
-        auto& o = j.get_ref<json::object_t&>();
-        for (auto& member : o) release(member.second);
-        o.clear();
+    if (auto* a = j.get_ptr<json::array_t*>()) {
+        for (json& e : *a) release(e);
+        json::array_t().swap(*a);  // every element a scalar or empty now: nothing to flatten
+    } else if (auto* o = j.get_ptr<json::object_t*>()) {
+        for (auto& member : *o) release(member.second);
+        o->clear();
     }
 }
 
