@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -27,11 +29,25 @@ struct ReportCommand {
     std::vector<std::string> findings;  ///< --finding: what the ticket is about
     std::vector<std::string> link;      ///< --link A B: both ends, in pairs
     std::string format = "html";
-    double expect_busbw = 0;  ///< GB/s; 0 = not judged
-    std::string thresholds;   ///< --thresholds: collective.busbw_gbps
+    std::string expect_busbw;  ///< --expect-busbw as given (GB/s); "" = not judged
+    std::string thresholds;    ///< --thresholds: collective.busbw_gbps
     std::string output = "-";
     std::string command_line;
 };
+
+/// A bus bandwidth a gate compares with: above 0 and finite. NaN would pass
+/// every comparison, and 0 or less judges nothing.
+Result<double> expect_busbw_of(const std::string& text) {
+    double v = 0;
+    const char* end = text.data() + text.size();
+    auto [at, ec] = std::from_chars(text.data(), end, v);
+    if (ec != std::errc() || at != end || !std::isfinite(v) || v <= 0 || v > 1e6)
+        return make_error(fmt::format("--expect-busbw {}: a bus bandwidth in GB/s above 0 and at "
+                                      "most 1000000 (e.g. 180)",
+                                      text.substr(0, 64)),
+                          kExitUsage);
+    return v;
+}
 
 int run_report(const ReportCommand& o, const Globals& g) {
     using Renderer = std::string (*)(const ReportModel&);
@@ -55,7 +71,11 @@ int run_report(const ReportCommand& o, const Globals& g) {
         meta.expect_busbw_gbps = t->collective.busbw_gbps;
         meta.imbalance_limit = t->routing.imbalance;
     }
-    if (o.expect_busbw > 0) meta.expect_busbw_gbps = o.expect_busbw;  // the flag wins
+    if (!o.expect_busbw.empty()) {  // the flag wins
+        auto busbw = expect_busbw_of(o.expect_busbw);
+        if (!busbw) return report(busbw.error(), g);
+        meta.expect_busbw_gbps = *busbw;
+    }
     auto m = load_report(o.inputs, meta);
     if (!m) return report(m.error(), g);
     FindingFilter keep{o.findings, {}};
@@ -110,7 +130,6 @@ void add_report(CLI::App& app, Context& ctx, const std::vector<std::string>& arg
     cmd->add_option("--expect-busbw", o->expect_busbw,
                     "nccl-tests inputs: the bus bandwidth (GB/s, nccl-tests' unit) the largest "
                     "message must reach; below it is an error finding and a failing JUnit case")
-        ->check(CLI::PositiveNumber)
         ->type_name("GBPS");
     cmd->add_option("--thresholds", o->thresholds,
                     "Thresholds file (as validate's): its collective.busbw_gbps is the bus "

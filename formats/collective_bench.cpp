@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <set>
 
 #include "util/exit_status.h"
@@ -32,9 +34,41 @@ std::optional<T> number(std::string_view s) {
     return v;
 }
 
-bool all_digits(std::string_view s) {
-    return !s.empty() &&
-           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+/// nccl-tests prints "nan" or "inf" when a run went wrong (a timer of 0, a
+/// bandwidth divided by it); from_chars reads them, and NaN passes every
+/// comparison a gate makes, so they are refused wherever a number is read.
+bool non_finite(std::string_view s) {
+    auto v = number<double>(s);
+    return v && !std::isfinite(*v);
+}
+
+Error non_finite_error(const std::string& where, std::string_view field, std::string_view what) {
+    return make_error(fmt::format("{}: {} \"{}\" is not a finite number (nccl-tests prints nan "
+                                  "or inf when its run went wrong)",
+                                  where, field, what.substr(0, 32)),
+                      kExitUsage);
+}
+
+/// Starts as a message size would: a digit, or a sign or a non-finite word
+/// that from_chars reads ("-1", "nan", "inf"). Such a first field makes the
+/// line a row, readable or not: skipping it would let the gate judge the
+/// next size instead.
+/// A timestamp ("2026-12-07", "23:00:01") or a tagged line ("[1,0]<stdout>:")
+/// is no size: the token is one number as written, with a unit or not
+/// ("1024.0", "-8", "1e3", "8K").
+bool size_like(std::string_view s) {
+    if (non_finite(s)) return true;
+    size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+    if (i >= s.size() || s[i] < '0' || s[i] > '9') return false;
+    for (size_t k = i + 1; k < s.size(); ++k) {
+        const char c = s[k];
+        const bool sign_of_exponent =
+            (c == '-' || c == '+') && (s[k - 1] == 'e' || s[k - 1] == 'E');
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != ',' &&
+            !sign_of_exponent)
+            return false;
+    }
+    return true;
 }
 
 /// The columns of the header line, by name, as the rows carry them.
@@ -76,6 +110,17 @@ Result<Layout> layout_of(const std::vector<std::string_view>& t, const std::stri
     return l;
 }
 
+/// A line the reader must take as a result row, readable or not: its first
+/// field is a size (even a bad one), or it has the header's columns with
+/// numbers where the first time, algbw and busbw are. Anything else (NCCL
+/// INFO logs, a launcher's words) is skipped.
+bool row_like(const std::vector<std::string_view>& t, const Layout& l) {
+    if (size_like(t[0])) return true;
+    const size_t at = l.prefix.size();
+    return t.size() == l.width() && number<double>(t[at]) && number<double>(t[at + 1]) &&
+           number<double>(t[at + 2]);
+}
+
 /// One half's four fields; nullopt when they are "N/A" (not run).
 Result<std::optional<CollectiveTiming>> timing_of(const std::vector<std::string_view>& t, size_t at,
                                                   const std::string& where) {
@@ -84,6 +129,10 @@ Result<std::optional<CollectiveTiming>> timing_of(const std::vector<std::string_
     auto time = number<double>(t[at]);
     auto alg = number<double>(t[at + 1]);
     auto bus = number<double>(t[at + 2]);
+    static const char* const names[] = {"time", "algbw", "busbw"};
+    for (size_t k = 0; k < 3; ++k) {
+        if (non_finite(t[at + k])) return non_finite_error(where, names[k], t[at + k]);
+    }
     if (!time || !alg || !bus || *time < 0 || *alg < 0 || *bus < 0)
         return make_error(
             fmt::format("{}: time, algbw and busbw must be numbers of 0 or more", where),
@@ -92,6 +141,7 @@ Result<std::optional<CollectiveTiming>> timing_of(const std::vector<std::string_
     x.algbw_gbps = *alg;
     x.busbw_gbps = *bus;
     if (t[at + 3] != "N/A") {
+        if (non_finite(t[at + 3])) return non_finite_error(where, "#wrong", t[at + 3]);
         x.wrong = number<uint64_t>(t[at + 3]);
         if (!x.wrong)
             return make_error(fmt::format("{}: #wrong \"{}\" is not a count", where, t[at + 3]),
@@ -109,6 +159,7 @@ Result<CollectiveRow> row_of(const std::vector<std::string_view>& t, const Layou
     CollectiveRow r;
     for (size_t i = 0; i < l.prefix.size(); ++i) {
         const std::string& c = l.prefix[i];
+        if (non_finite(t[i])) return non_finite_error(where, c, t[i]);
         bool ok = true;
         if (c == "size") {
             auto v = number<uint64_t>(t[i]);
@@ -159,6 +210,22 @@ std::optional<CollectiveRank> rank_of(const std::vector<std::string_view>& t) {
     }
     if (!have_rank || r.host.empty()) return std::nullopt;
     return r;
+}
+
+/// "# Out of bounds values : 0 OK": nccl-tests' own check of every result.
+/// Anything but a count of 0 and OK (a count, FAILED, a word it should not
+/// print) is its check failing, which the report takes as elements wrong.
+Status read_out_of_bounds(const std::vector<std::string_view>& t, const std::string& where,
+                          CollectiveBench& b) {
+    if (non_finite(t[6])) return non_finite_error(where, "Out of bounds values", t[6]);
+    b.out_of_bounds = number<uint64_t>(t[6]);
+    std::string said;
+    for (size_t i = 6; i < t.size() && said.size() < 64; ++i)
+        said += (said.empty() ? "" : " ") + std::string(t[i].substr(0, 32));
+    b.out_of_bounds_said = said;
+    b.out_of_bounds_failed =
+        b.out_of_bounds.value_or(1) != 0 || (t.size() > 7 && t[7] != "OK") || t.size() > 8;
+    return Ok{};
 }
 
 size_t type_bytes(std::string_view type) {
@@ -254,13 +321,14 @@ Result<CollectiveBench> parse_nccl_tests(std::string_view text, const std::strin
                     b.ranks.push_back(std::move(*r));
                 }
             } else if (t.size() > 6 && t[1] == "Out" && t[3] == "bounds") {
-                b.out_of_bounds = number<uint64_t>(t[6]);
+                if (auto bad = read_out_of_bounds(t, where, b); !bad) return bad.error();
             } else if (t.size() > 5 && t[1] == "Avg" && t[2] == "bus") {
+                if (non_finite(t[5])) return non_finite_error(where, "Avg bus bandwidth", t[5]);
                 b.avg_busbw_gbps = number<double>(t[5]);
             }
             continue;
         }
-        if (!layout || !all_digits(t[0])) continue;  // a log line, not a row
+        if (!layout || !row_like(t, *layout)) continue;  // a log line, not a row
         auto r = row_of(t, *layout, where);
         if (!r) return r.error();
         if (b.rows.size() >= kMaxBenchRows)

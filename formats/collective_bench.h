@@ -8,7 +8,9 @@
 //
 // Lines that are neither the header, a rank, a data row nor the summary
 // (NCCL INFO logs, a launcher's words) are skipped; a row that looks like
-// data and is not is an error naming its line. Bounded: kMaxBenchBytes,
+// data (a size-like first field, or the header's columns with numbers where
+// the times are) and cannot be read is an error naming its line, and so is
+// a number that is not finite (nan, inf) anywhere fabscope reads one. Bounded: kMaxBenchBytes,
 // kMaxBenchRows rows, kMaxBenchRanks ranks, lines of kMaxBenchLine bytes.
 
 #include <cstdint>
@@ -58,7 +60,10 @@ struct CollectiveBench {
     std::vector<CollectiveRank> ranks;
     std::vector<CollectiveRow> rows;
     std::optional<uint64_t> out_of_bounds;  ///< "# Out of bounds values : N"
-    std::optional<double> avg_busbw_gbps;   ///< "# Avg bus bandwidth : X"
+    /// That line said anything but "0 OK" (a count, FAILED, no count at all).
+    bool out_of_bounds_failed = false;
+    std::string out_of_bounds_said;        ///< what followed its ':' ("3 FAILED"), at most 64 bytes
+    std::optional<double> avg_busbw_gbps;  ///< "# Avg bus bandwidth : X"
 
     /// Elements wrong over every row and both halves.
     uint64_t wrong() const;

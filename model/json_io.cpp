@@ -13,6 +13,7 @@
 
 #include "util/exit_status.h"
 #include "util/input_file.h"
+#include "util/json_census.h"
 #include "util/json_shape.h"
 #include "util/memory.h"
 #include "util/output_file.h"
@@ -105,13 +106,24 @@ Result<json> parse_json_text(const std::string& text, const std::string& origin)
                                       origin, kMaxJsonDepth, line, col),
                           kExitUsage);
     }
-    if (auto left = available_memory_bytes(); left && shape.parsed_bytes() > *left) {
-        return make_error(
-            fmt::format("{}: loading it would take about {} of memory and {} is available", origin,
-                        format_bytes(shape.parsed_bytes()), format_bytes(*left)),
-            kExitUsage);
-    }
     try {
+        if (auto left = available_memory_bytes(); left && shape.parsed_bytes() > *left) {
+            return make_error(
+                fmt::format("{}: loading it would take about {} of memory and {} is available",
+                            origin, format_bytes(shape.parsed_bytes()), format_bytes(*left)),
+                kExitUsage);
+        }
+        // The first estimate counts values; the census reads the document
+        // as the parser will and costs it as the parser allocates (vectors
+        // grown by doubling), and refuses duplicate keys and huge strings.
+        auto census = census_json(text, origin);
+        if (!census) return census.error();
+        if (auto left = available_memory_bytes(); left && census->parsed_bytes() > *left) {
+            return make_error(
+                fmt::format("{}: loading it would take about {} of memory and {} is available",
+                            origin, format_bytes(census->parsed_bytes()), format_bytes(*left)),
+                kExitUsage);
+        }
         return json::parse(text);
     } catch (const json::parse_error& e) {
         if (e.byte >= text.size()) {
@@ -150,6 +162,17 @@ Result<json> read_json_file(const std::string& path) {
 
 Error in_file(const std::string& path, const Error& e) {
     return make_error(fmt::format("{}: {}", path, e.message), kExitUsage);
+}
+
+void release(json& j) noexcept {
+    // Documents are at most kMaxJsonDepth deep: the recursion is bounded.
+    if (auto* a = j.get_ptr<json::array_t*>()) {
+        for (json& e : *a) release(e);
+        json::array_t().swap(*a);  // every element a scalar or empty now: nothing to flatten
+    } else if (auto* o = j.get_ptr<json::object_t*>()) {
+        for (auto& member : *o) release(member.second);
+        o->clear();
+    }
 }
 
 Status write_json_file(const json& j, const std::string& path) {
@@ -216,6 +239,21 @@ std::string get_string(const json& j, const char* key) {
 
 std::string get_string(const json& j, const char* key, const std::string& dflt) {
     return j.contains(key) && !j.at(key).is_null() ? get_string(j, key) : dflt;
+}
+
+std::string get_string_at_most(const json& j, const char* key, size_t max) {
+    const json& v = get(j, key);
+    if (!v.is_string()) fail(v, "must be a string");
+    const auto& s = v.get_ref<const std::string&>();
+    if (s.size() > max)
+        fail(v, fmt::format("a string of {} bytes, longer than the {} this field holds", s.size(),
+                            max));
+    return s;
+}
+
+std::string get_string_at_most(const json& j, const char* key, size_t max,
+                               const std::string& dflt) {
+    return j.contains(key) && !j.at(key).is_null() ? get_string_at_most(j, key, max) : dflt;
 }
 
 bool get_bool(const json& j, const char* key, bool dflt) {

@@ -142,7 +142,7 @@ std::vector<Plane> planes_from_json(const json& j) {
             p.sm_lid = static_cast<Lid>(json_io::get_uint_checked(sm, "lid", 0xBFFF));
             p.sm_guid = json_io::get_guid(sm, "guid", 0);
         }
-        p.ca = printable(json_io::get_string(e, "ca", ""));
+        p.ca = printable(json_io::get_string_at_most(e, "ca", 64, ""));  // IB_DEVICE_NAME_MAX
         p.ca_port = static_cast<int>(
             e.contains("ca_port") ? json_io::get_uint_checked(e, "ca_port", 254) : 0);
         p.local_port_guid = json_io::get_guid(e, "local_port_guid", 0);

@@ -71,6 +71,16 @@ constexpr uint64_t kMaxUnicastLid = 0xBFFF;  // 0xC000 and up are multicast
 constexpr uint64_t kMaxLmc = 7;              // three bits
 constexpr uint64_t kMaxLftSize = kMaxUnicastLid + 1;
 constexpr uint8_t kNoRoute = 255;
+// The sizes of the fields the strings fill: an IB NodeDescription is 64
+// bytes; a RoCE node is named by its LLDP system name (802.1AB: up to 255)
+// or "host device" (64 + 1 + 64).
+constexpr size_t kMaxNodeDescription = 64;
+constexpr size_t kMaxRoceNodeDescription = 255;
+constexpr size_t kMaxTierName = 32;      // "tier 12", "unreachable"
+constexpr size_t kMaxCaName = 64;        // IB_DEVICE_NAME_MAX
+constexpr size_t kMaxPath = 4096;        // PATH_MAX
+constexpr size_t kMaxToolVersion = 128;  // "0.9.0-123-gabcdef0-dirty"
+constexpr size_t kMaxTimestamp = 64;     // "2026-11-29T16:01:54Z"
 
 uint16_t get_mtu(const json& m, const char* key) {
     auto v = json_io::get_uint<uint16_t>(m, key, 0);
@@ -164,12 +174,26 @@ json node_json(const Node& n, int tier) {
     return j;
 }
 
-Node node_from_json(const json& j) {
+/// The node's "lid" is derived (port 0's for a switch, else its lowest port
+/// LID) and recomputed; one that says otherwise was edited or belongs to
+/// another fabric, and a reader trusting it (jq, a script) would see another.
+void check_node_lid(const json& j, const Node& n) {
+    if (!j.contains("lid")) return;
+    const auto lid = json_io::get_uint_checked(j, "lid", kMaxUnicastLid);
+    if (lid != n.lid())
+        json_io::fail(
+            j.at("lid"),
+            fmt::format("{} is not the node's LID: its ports give {} ({})", lid, n.lid(),
+                        n.type == NodeType::Switch ? "port 0's"
+                                                   : "the lowest LID of its ports, 0 for none"));
+}
+
+Node node_from_json(const json& j, size_t max_description) {
     Node n;
     n.guid = json_io::get_guid(j, "guid");
     n.type = json_io::get_enum<NodeType>(j, "type");
     // Printed on terminals and in reports: cleaned as the sweep cleans it off the wire.
-    n.description = printable(json_io::get_string(j, "description"));
+    n.description = printable(json_io::get_string_at_most(j, "description", max_description));
     n.system_guid = json_io::get_guid(j, "system_guid", 0);
     n.vendor_id = static_cast<uint32_t>(json_io::get_hex(j, "vendor_id", 0, 0xFFFFFF));
     n.device_id = static_cast<uint16_t>(json_io::get_hex(j, "device_id", 0, UINT16_MAX));
@@ -199,12 +223,45 @@ Node node_from_json(const json& j) {
             n.lft.push_back(e.get<uint8_t>());
         }
     }
+    check_node_lid(j, n);
+    if (j.contains("tier")) json_io::get_string_at_most(j, "tier", kMaxTierName);
     return n;
 }
 
 }  // namespace
 
 namespace {
+
+/// One of the schema's methods: another is a document fabscope did not
+/// write (or a newer one, which would bump the version).
+std::string source_method(const json& src) {
+    static const char* const kMethods[] = {"ibnetdisc", "ibnetdiscover-cache", "sweep",
+                                           "roce-lldp", "roce-lldp-trace",     "planes"};
+    std::string m = json_io::get_string_at_most(src, "method", 32, "");
+    if (m.empty()) return m;
+    for (const char* k : kMethods) {
+        if (m == k) return m;
+    }
+    json_io::fail(src.at("method"),
+                  fmt::format("\"{}\" is not one of ibnetdisc, ibnetdiscover-cache, sweep, "
+                              "roce-lldp, roce-lldp-trace, planes",
+                              printable(m)));
+}
+
+/// "" or an ISO 8601 date-time, as the schema says ("2026-11-29T16:01:54Z"):
+/// the date and time are checked, the fraction and zone left as written.
+std::string source_started(const json& src) {
+    std::string t = json_io::get_string_at_most(src, "started", kMaxTimestamp, "");
+    static constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd";
+    bool ok = t.empty() || t.size() >= kShape.size();
+    for (size_t i = 0; ok && !t.empty() && i < kShape.size(); ++i)
+        ok = kShape[i] == 'd' ? (t[i] >= '0' && t[i] <= '9') : t[i] == kShape[i];
+    if (!ok)
+        json_io::fail(src.at("started"), fmt::format("\"{}\" is not an ISO 8601 date-time such as "
+                                                     "2026-11-29T16:01:54Z",
+                                                     printable(t)));
+    return printable(t);
+}
 
 json link_json(const Fabric& f, const Link& l) {
     const Port* pa = f.port(l.a);
@@ -354,14 +411,16 @@ Result<Snapshot> snapshot_from_json(const json& j) {
         Snapshot s;
         if (j.contains("source")) {
             const json& src = json_io::get_object(j, "source");
-            s.source.method = printable(json_io::get_string(src, "method", ""));
-            s.source.ca = printable(json_io::get_string(src, "ca", ""));
+            s.source.method = source_method(src);
+            s.source.ca = printable(json_io::get_string_at_most(src, "ca", kMaxCaName, ""));
             s.source.ca_port = static_cast<int>(
                 src.contains("ca_port") ? json_io::get_uint_checked(src, "ca_port", kMaxPortNum)
                                         : 0);
-            s.source.input_file = printable(json_io::get_string(src, "input_file", ""));
-            s.source.tool_version = printable(json_io::get_string(src, "tool_version", ""));
-            s.source.started = printable(json_io::get_string(src, "started", ""));
+            s.source.input_file =
+                printable(json_io::get_string_at_most(src, "input_file", kMaxPath, ""));
+            s.source.tool_version =
+                printable(json_io::get_string_at_most(src, "tool_version", kMaxToolVersion, ""));
+            s.source.started = source_started(src);
             s.source.duration_s = json_io::get_double(src, "duration_s", 0);
             if (s.source.duration_s < 0)
                 json_io::fail(src.at("duration_s"), "must not be negative");
@@ -386,8 +445,11 @@ Result<Snapshot> snapshot_from_json(const json& j) {
             s.source.pkeys_read = json_io::get_bool(src, "pkeys_read", false);
             s.source.interrupted = json_io::get_bool(src, "interrupted", false);
         }
+        const size_t max_description =
+            s.source.method.starts_with("roce-") ? kMaxRoceNodeDescription : kMaxNodeDescription;
         std::vector<Node> nodes;
-        for (const json& n : json_io::get_array(j, "nodes")) nodes.push_back(node_from_json(n));
+        for (const json& n : json_io::get_array(j, "nodes"))
+            nodes.push_back(node_from_json(n, max_description));
         auto fabric = Fabric::build(std::move(nodes));
         if (!fabric) return fabric.error();
         s.fabric = std::move(fabric).value();

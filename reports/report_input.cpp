@@ -132,6 +132,12 @@ Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMet
     for (const std::string& path : paths) {
         auto file = read_result_file(path);
         if (!file) return file.error();
+        // However this input ends (read, refused), its document is freed
+        // without nlohmann's flattening copy (json_io::release).
+        struct Release {
+            nlohmann::json& doc;
+            ~Release() { json_io::release(doc); }
+        } release{file->doc};
         if (file->nccl_tests) {
             meta.inputs.push_back(
                 fmt::format("{} (nccl-tests: {})", path, collective_title(*file->nccl_tests)));

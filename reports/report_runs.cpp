@@ -115,23 +115,33 @@ std::vector<ReportFinding> collective_findings(const CollectiveBench& b,
     }
     // The rows' #wrong, or nccl-tests' own count where the rows say none.
     const uint64_t wrong = b.wrong() > 0 ? b.wrong() : b.out_of_bounds.value_or(0);
-    if (wrong > 0) {
+    // nccl-tests' check said FAILED (or printed no count) while the rows say
+    // nothing wrong: still its check failing, never a pass.
+    const bool check_failed = wrong == 0 && b.out_of_bounds_failed;
+    if (wrong > 0 || check_failed) {
+        const std::string what =
+            check_failed ? fmt::format(
+                               "nccl-tests' check of its results failed (\"Out of bounds values : "
+                               "{}\")",
+                               b.out_of_bounds_said)
+                         : fmt::format("{} element{} computed wrong", wrong, wrong == 1 ? "" : "s");
+        nlohmann::json ev = {{"source", b.source}, {"wrong", b.wrong()}, {"rows", wrong_rows}};
+        if (b.out_of_bounds_failed) ev["out_of_bounds"] = b.out_of_bounds_said;
         out.push_back(
             {"collective",
              "collective_wrong",
              Severity::Error,
              fmt::format(
-                 "{}: {} element{} computed wrong{}: a rank's GPU, NIC or memory "
-                 "corrupts data (not a slow link); find it by rerunning on halves "
-                 "of the hosts",
-                 title, wrong, wrong == 1 ? "" : "s",
+                 "{}: {}{}: a rank's GPU, NIC or memory corrupts data (not a slow link); find it "
+                 "by rerunning on halves of the hosts",
+                 title, what,
                  wrong_rows.empty()
                      ? std::string()
                      : fmt::format(" (first at {} B, {})", wrong_rows[0]["size"].get<uint64_t>(),
                                    wrong_rows[0]["half"].get<std::string>())),
              {},
              {},
-             {{"source", b.source}, {"wrong", b.wrong()}, {"rows", wrong_rows}}});
+             std::move(ev)});
     }
     const CollectiveRow* top = b.largest();
     if (expect_busbw_gbps && top && top->out_of_place) {

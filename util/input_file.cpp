@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <new>
+#include <optional>
 
 #include "util/exit_status.h"
 #include "util/memory.h"
@@ -97,8 +98,17 @@ const char* non_regular_kind(mode_t mode) {
 Error out_of_memory(const std::string& path) {
     std::error_code ec;
     uint64_t size = path == "-" ? 0 : std::filesystem::file_size(path, ec);
-    return make_error(fmt::format("{}: out of memory while loading it{}", path,
-                                  ec || size == 0 ? "" : fmt::format(" ({})", format_bytes(size))),
+    // What the load had: the memory it held is given back by now, so what is
+    // available again is what it started with.
+    std::optional<uint64_t> left = available_memory_bytes();
+    std::string figures;
+    if (!ec && size != 0) figures = fmt::format("the file is {}", format_bytes(size));
+    if (left)
+        figures += fmt::format("{}{} of memory available", figures.empty() ? "" : ", ",
+                               format_bytes(*left));
+    return make_error(fmt::format("{}: out of memory while loading it{}: give fabscope more "
+                                  "memory (ulimit -v, the cgroup) or a smaller file",
+                                  path, figures.empty() ? "" : " (" + figures + ")"),
                       kExitUsage);
 }
 

@@ -89,6 +89,72 @@ TEST_F(Cli, AFileTooBigForTheMemoryLeftIsExit2NamingIt) {
     EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
 }
 
+TEST_F(Cli, A60MBSnapshotOfNumbersUnderAMemoryLimitIsExit2NotAnAbort) {
+    // A valid snapshot with 30 million numbers in a key fabscope does not
+    // know (readers must skip those) peaks at 1.9 GB parsed; under a limit
+    // that the old estimate let through, report, discover and validate died
+    // of std::bad_alloc (SIGABRT, exit 134).
+    json j = snapshot(nodes());
+    std::string text = j.dump();
+    std::string numbers = R"("later_member": [)";
+    numbers.reserve(60'000'000);
+    for (int i = 0; i < 30'000'000; ++i) numbers += "0,";
+    numbers.back() = ']';
+    text.insert(1, numbers + ",");
+    auto f = write("numbers.json", text);
+    text.clear();
+    text.shrink_to_fit();
+    for (const char* command : {"report \"$1\" -o \"$1.html\"", "discover --load \"$1\"",
+                                "validate --load \"$1\" --interval 0"}) {
+        const std::string line = std::string("ulimit -v 1700000 && exec \"$0\" ") + command;
+        auto r = run({"/bin/sh", "-c", line, fabscope(), f});
+        SCOPED_TRACE(command);
+        expect_input_error(r, f + ": loading it would take about ");
+        EXPECT_NE(r.err.find(" of memory and "), std::string::npos) << r.err;
+    }
+    // The same limit leaves room for a snapshot of the same fabric without them.
+    auto small = write("small.json", j.dump());
+    auto r = run({"/bin/sh", "-c", "ulimit -v 1700000 && exec \"$0\" discover --load \"$1\"",
+                  fabscope(), small});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST_F(Cli, ANonFiniteBusBandwidthOrAGarbledRowIsExit2NamingTheLine) {
+    // nan passed --expect-busbw ("nan < 180" is false); a row whose size is
+    // not all digits was skipped and the gate judged the size before it.
+    const std::string nccl = std::string(FABSCOPE_SOURCE_DIR) + "/tests/fixtures/nccl/";
+    auto r = run({fabscope(), "report", nccl + "all_reduce_perf-nan.txt", "--expect-busbw", "180",
+                  "-f", "junit", "-o", (dir_ / "nan.xml").string()});
+    expect_input_error(r, "all_reduce_perf-nan.txt:41: busbw \"nan\" is not a finite number");
+    r = run({fabscope(), "report", nccl + "all_reduce_perf-garbled.txt", "--expect-busbw", "180",
+             "-f", "junit", "-o", (dir_ / "garbled.xml").string()});
+    expect_input_error(r, "all_reduce_perf-garbled.txt:41: size \"8.0e+09\" is not a number");
+    // nccl-tests' own check failing is a failing case, as wrong elements are.
+    r = run({fabscope(), "report", nccl + "all_reduce_perf-oob-failed.txt", "-f", "junit", "-o",
+             (dir_ / "oob.xml").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::ifstream in(dir_ / "oob.xml");
+    std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(xml.find("<failure type=\"collective_wrong\""), std::string::npos) << xml;
+}
+
+TEST_F(Cli, AnExpectedBusBandwidthOfZeroOrNotFiniteIsExit2NamingTheFlag) {
+    // 0 printed DBL_MAX in 309 digits (CLI11's range); nan would judge nothing.
+    const std::string nccl =
+        std::string(FABSCOPE_SOURCE_DIR) + "/tests/fixtures/nccl/all_reduce_perf-healthy.txt";
+    for (const char* bad : {"0", "-5", "nan", "inf", "1e999", "fast"}) {
+        auto r = run({fabscope(), "report", nccl, "--expect-busbw", bad, "-o",
+                      (dir_ / "bad.html").string()});
+        SCOPED_TRACE(bad);
+        expect_input_error(r, std::string("--expect-busbw ") + bad +
+                                  ": a bus bandwidth in GB/s above 0 and at most 1000000");
+        EXPECT_LT(r.err.size(), 200u) << r.err;
+    }
+    auto r = run(
+        {fabscope(), "report", nccl, "--expect-busbw", "180.5", "-o", (dir_ / "ok.html").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(Cli, PerfRunsThresholdsFileIsCheckedBeforeAnyDeviceIsOpened) {
     // A bad limits file is exit 2 naming it and the value, not exit 3 for
     // the missing device (this machine has none) after it.

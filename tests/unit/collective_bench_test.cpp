@@ -14,6 +14,7 @@
 #include "model/thresholds.h"
 #include "reports/junit_report.h"
 #include "reports/report_model.h"
+#include "reports/report_runs.h"
 
 namespace fabscope {
 namespace {
@@ -183,6 +184,102 @@ TEST(CollectiveReport, AWrongElementIsAnErrorWhateverTheBandwidth) {
     JunitReport j = junit_report(m);
     EXPECT_EQ(j.failures, 1u);
     EXPECT_NE(j.xml.find("<failure type=\"collective_wrong\""), std::string::npos);
+}
+
+TEST(CollectiveBench, ANumberThatIsNotFiniteIsAnErrorNamingItsLine) {
+    // NaN passed the gate: "busbw < expected" is false for it.
+    auto nan = parse_nccl_tests(nccl_fixture("all_reduce_perf-nan.txt"), "nan.txt");
+    ASSERT_FALSE(nan);
+    EXPECT_EQ(nan.error().code, 2);
+    EXPECT_NE(nan.error().message.find("nan.txt:41: busbw \"nan\" is not a finite number"),
+              std::string::npos)
+        << nan.error().message;
+    const std::string header =
+        "# nThread 1\n#       size         count      type   redop    root     time   algbw   "
+        "busbw #wrong     time   algbw   busbw #wrong\n";
+    const std::string row =
+        "  1024  256  float  sum  -1  10.0  0.10  0.10  0  10.0  0.10  0.10  0\n";
+    struct Case {
+        std::string text;
+        const char* says;
+    };
+    const Case cases[] = {
+        {header + "  1024  256  float  sum  -1  10.0  0.10  -nan  0  10.0  0.10  0.10  0\n",
+         "x.txt:3: busbw \"-nan\" is not a finite number"},
+        {header + "  1024  256  float  sum  -1  inf  0.10  0.10  0  10.0  0.10  0.10  0\n",
+         "x.txt:3: time \"inf\" is not a finite number"},
+        {header + "  1024  256  float  sum  -1  10.0  0.10  0.10  0  10.0  NaN  0.10  0\n",
+         "x.txt:3: algbw \"NaN\" is not a finite number"},
+        {header + row + "# Out of bounds values : nan FAILED\n",
+         "x.txt:4: Out of bounds values \"nan\" is not a finite number"},
+        {header + row + "# Avg bus bandwidth    : -nan\n",
+         "x.txt:4: Avg bus bandwidth \"-nan\" is not a finite number"},
+    };
+    for (const Case& c : cases) {
+        auto b = parse_nccl_tests(c.text, "x.txt");
+        ASSERT_FALSE(b) << c.says;
+        EXPECT_NE(b.error().message.find(c.says), std::string::npos) << b.error().message;
+        EXPECT_EQ(b.error().code, 2);
+    }
+}
+
+TEST(CollectiveBench, ARowThatCannotBeReadIsAnErrorNotALogLine) {
+    // It was skipped (its size is not all digits) and the gate judged the
+    // size before it, as the user guide says it must not.
+    auto garbled = parse_nccl_tests(nccl_fixture("all_reduce_perf-garbled.txt"), "g.txt");
+    ASSERT_FALSE(garbled);
+    EXPECT_EQ(garbled.error().code, 2);
+    EXPECT_NE(garbled.error().message.find("g.txt:41: size \"8.0e+09\" is not a number"),
+              std::string::npos)
+        << garbled.error().message;
+    const std::string header =
+        "#       size         count      type   redop    root     time   algbw   "
+        "busbw #wrong     time   algbw   busbw #wrong\n";
+    const std::string row =
+        "  1024  256  float  sum  -1  10.0  0.10  0.10  0  10.0  0.10  0.10  0\n";
+    for (const char* bad :
+         {"  -1024  256  float  sum  -1  10.0  0.10  0.10  0  10.0  0.10  0.10  0\n",
+          "  2048x  512  float  sum  -1  10.0  0.10  0.10  0\n",
+          "  big  512  float  sum  -1  10.0  0.10  0.10  0  10.0  0.10  0.10  0\n"}) {
+        auto b = parse_nccl_tests(header + row + bad, "x.txt");
+        ASSERT_FALSE(b) << bad;
+        EXPECT_NE(b.error().message.find("x.txt:3: "), std::string::npos) << b.error().message;
+    }
+    // Log lines are still skipped: a launcher's timestamp, a tagged line, NCCL
+    // INFO with as many words as the header has columns.
+    auto logs = parse_nccl_tests(
+        header + "2026-12-07 23:00:01 job 42 started\n23:00:02 ranks up\n[1,0]<stdout>: hello\n" +
+            "gpu001:41000:41000 [0] NCCL INFO Channel 00/02 : 0 1 2 3 4 5\n" + row,
+        "x.txt");
+    ASSERT_TRUE(logs) << logs.error().message;
+    EXPECT_EQ(logs->rows.size(), 1u);
+}
+
+TEST(CollectiveReport, OutOfBoundsValuesOtherThanZeroOkIsCollectiveWrong) {
+    // Every row's #wrong is 0: nccl-tests' own check was the only one to fail.
+    ReportModel m = report_of("all_reduce_perf-oob-failed.txt", 180);
+    EXPECT_EQ(m.verdict(), "FAIL");
+    ASSERT_EQ(m.findings.size(), 1u);
+    EXPECT_EQ(m.findings[0].kind, "collective_wrong");
+    EXPECT_EQ(m.findings[0].evidence["out_of_bounds"], "2 FAILED");
+    const std::string header =
+        "#       size         count      type   redop    root     time   algbw   "
+        "busbw #wrong     time   algbw   busbw #wrong\n"
+        "  1024  256  float  sum  -1  10.0  0.10  0.10  0  10.0  0.10  0.10  0\n";
+    for (const char* said : {"0 FAILED", "garbage", "0 OK but not really"}) {
+        auto b = parse_nccl_tests(header + "# Out of bounds values : " + said + "\n", "x.txt");
+        ASSERT_TRUE(b) << b.error().message;
+        EXPECT_TRUE(b->out_of_bounds_failed) << said;
+        auto f = collective_findings(*b, std::nullopt);
+        ASSERT_EQ(f.size(), 1u) << said;
+        EXPECT_EQ(f[0].kind, "collective_wrong");
+        EXPECT_NE(f[0].summary.find("nccl-tests' check of its results failed"), std::string::npos)
+            << f[0].summary;
+    }
+    auto ok = parse_nccl_tests(header + "# Out of bounds values : 0 OK\n", "x.txt");
+    ASSERT_TRUE(ok);
+    EXPECT_FALSE(ok->out_of_bounds_failed);
+    EXPECT_TRUE(collective_findings(*ok, std::nullopt).empty());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // on load, links that name no node, duplicate YAML keys, sub-millisecond
 // durations. Each case failed before its fix.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -18,7 +19,9 @@
 #include "test_fabrics.h"
 #include "util/duration.h"
 #include "util/input_file.h"
+#include "util/json_census.h"
 #include "util/json_shape.h"
+#include "util/memory.h"
 #include "util/printable.h"
 
 namespace fabscope {
@@ -177,11 +180,116 @@ TEST_F(InputFile, LinksNamingNodesThatDoNotExistAreAnError) {
 TEST_F(InputFile, DescriptionsAreCleanedOnLoadAsOffTheWire) {
     json j = small_snapshot();
     j["nodes"][0]["description"] = "h1\x1b]0;owned\x07\x1b[2J HCA-1";
-    j["source"] = {{"method", "sweep\r\x1b[1A"}};
+    j["source"] = {{"method", "sweep"}, {"tool_version", "0.9\r\x1b[1A"}};
     auto s = load_snapshot(write("escape.json", j.dump()));
     ASSERT_TRUE(s) << s.error().message;
     EXPECT_EQ(s->fabric.nodes()[0].description, "h1?]0;owned??[2J HCA-1");
-    EXPECT_EQ(s->source.method, "sweep??[1A");
+    EXPECT_EQ(s->source.tool_version, "0.9??[1A");
+}
+
+TEST_F(InputFile, StringsAreCappedAtTheSizeOfTheirField) {
+    // A NodeDescription is 64 bytes on the wire; 200 MB of one was exit 3.
+    json j = small_snapshot();
+    j["nodes"][1]["description"] = std::string(65, 'x');
+    EXPECT_EQ(snapshot_error("desc.json", j),
+              ": /nodes/1/description: a string of 65 bytes, longer than the 64 this field holds");
+    j["nodes"][1]["description"] = std::string(64, 'x');
+    EXPECT_TRUE(load_snapshot(write("desc64.json", j.dump())));
+    // A RoCE node is named by its LLDP system name: up to 255 bytes.
+    j["source"] = {{"method", "roce-lldp"}};
+    j["nodes"][1]["description"] = std::string(255, 'x');
+    EXPECT_TRUE(load_snapshot(write("desc-roce.json", j.dump())));
+    j["nodes"][1]["description"] = std::string(256, 'x');
+    EXPECT_EQ(snapshot_error("desc-roce-long.json", j),
+              ": /nodes/1/description: a string of 256 bytes, longer than the 255 this field "
+              "holds");
+    j = small_snapshot();
+    j["source"] = {{"ca", std::string(65, 'm')}};
+    EXPECT_EQ(snapshot_error("ca.json", j),
+              ": /source/ca: a string of 65 bytes, longer than the 64 this field holds");
+    j["source"] = {{"method", "guessed"}};
+    EXPECT_EQ(snapshot_error("method.json", j),
+              ": /source/method: \"guessed\" is not one of ibnetdisc, ibnetdiscover-cache, sweep, "
+              "roce-lldp, roce-lldp-trace, planes");
+    j["source"] = {{"started", "yesterday"}};
+    EXPECT_EQ(snapshot_error("started.json", j),
+              ": /source/started: \"yesterday\" is not an ISO 8601 date-time such as "
+              "2026-11-29T16:01:54Z");
+    j["source"] = {{"started", "2026-11-29T16:01:54.250+01:00"}};
+    EXPECT_TRUE(load_snapshot(write("started-ok.json", j.dump())));
+    j = small_snapshot();
+    j["nodes"][0]["tier"] = std::string(33, 't');
+    EXPECT_EQ(snapshot_error("tier.json", j),
+              ": /nodes/0/tier: a string of 33 bytes, longer than the 32 this field holds");
+    // Any string: past 1 MiB it is refused before the document is built.
+    std::string huge = R"({"format": "fabscope-perf", "x": [{"note": ")" +
+                       std::string((1 << 20) + 1, 'a') + "\"}]}";
+    EXPECT_EQ(error_of("huge-string.json", huge, json_io::read_json_file),
+              ": /x/0/note: a string of 1048577 bytes, more than the 1048576 fabscope reads in "
+              "one");
+}
+
+TEST_F(InputFile, ANodesLidIsItsPortsLid) {
+    // Derived and recomputed, so it was never looked at: 70000 loaded.
+    json j = small_snapshot();
+    j["nodes"][0]["lid"] = 70000;
+    EXPECT_EQ(snapshot_error("node-lid.json", j),
+              ": /nodes/0/lid: 70000 is out of range (at most 49151)");
+    const uint64_t port_lid = j["nodes"][0]["ports"][0]["lid"].get<uint64_t>();
+    j["nodes"][0]["lid"] = port_lid + 1;
+    EXPECT_EQ(snapshot_error("node-lid-other.json", j),
+              fmt::format(": /nodes/0/lid: {} is not the node's LID: its ports give {} (the "
+                          "lowest LID of its ports, 0 for none)",
+                          port_lid + 1, port_lid));
+    const uint64_t leaf_lid = j["nodes"][kLeaf]["lid"].get<uint64_t>();
+    j["nodes"][kLeaf]["lid"] = leaf_lid + 100;
+    j["nodes"][0]["lid"] = port_lid;
+    auto e = snapshot_error("switch-lid.json", j);
+    EXPECT_NE(e.find(fmt::format("/nodes/4/lid: {} is not the node's LID", leaf_lid + 100)),
+              std::string::npos)
+        << e;
+    EXPECT_NE(e.find("(port 0's)"), std::string::npos) << e;
+    // An unassigned host port: LID 0, the node's 0 too.
+    j = small_snapshot();
+    j["nodes"][0]["ports"][0]["lid"] = 0;
+    j["nodes"][0]["lid"] = 0;
+    EXPECT_TRUE(load_snapshot(write("lid0.json", j.dump())));
+    j["nodes"][0].erase("lid");  // and absent: nothing to check
+    EXPECT_TRUE(load_snapshot(write("no-lid.json", j.dump())));
+}
+
+TEST_F(InputFile, ADuplicateKeyIsAnErrorNamingItsPath) {
+    // nlohmann keeps the last silently; a second "format" gave "not a
+    // fabscope snapshot" for one that says it is.
+    std::string text = small_snapshot().dump();
+    std::string dup_format = text;
+    dup_format.insert(1, R"("format": "other", )");
+    EXPECT_EQ(error_of("dup-format.json", dup_format, load_snapshot),
+              ": /format: duplicate key \"format\" (JSON keeps one of them silently: say it "
+              "once)");
+    std::string dup_lid = text;
+    const size_t at = dup_lid.find(R"("lid":)", dup_lid.find(R"("ports":)"));
+    dup_lid.insert(at, R"("lid": 7, )");
+    EXPECT_EQ(error_of("dup-lid.json", dup_lid, load_snapshot),
+              ": /nodes/0/ports/0/lid: duplicate key \"lid\" (JSON keeps one of them silently: "
+              "say it once)");
+    // The same key in two objects is no duplicate.
+    EXPECT_TRUE(json_io::parse_json_text(R"([{"a": 1}, {"a": 2, "b": {"a": 3}}])", "x"));
+}
+
+TEST_F(InputFile, TheCensusCostsArraysAsTheyGrow) {
+    // 1,000 numbers in one array: a vector of 1,024 slots of 24 bytes, and
+    // up to three times its values again while nlohmann's destructor
+    // flattens it.
+    std::string text = "[";
+    for (int i = 0; i < 1000; ++i) text += std::to_string(i) + ",";
+    text.back() = ']';
+    auto c = json_io::census_json(text, "x");
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ(c->arrays, 1u);
+    EXPECT_EQ(c->array_slots, 1024u);
+    EXPECT_EQ(c->largest_container, 1000u);
+    EXPECT_EQ(c->parsed_bytes(), 32u + 1024u * 24 + 3u * 1000 * 24);
 }
 
 TEST_F(InputFile, PlanNamesAreCleanedToo) {
@@ -240,11 +348,15 @@ Result<int> runs_out_of_memory(const json&) {
 
 TEST_F(InputFile, RunningOutOfMemoryWhileLoadingIsAnInputError) {
     // It ended as "internal error", exit 3.
-    EXPECT_EQ(error_of("oom.json", "{\"a\": 1}",
-                       [](const std::string& p) {
-                           return json_io::load_file<int>(p, runs_out_of_memory);
-                       }),
-              ": out of memory while loading it (8 bytes)");
+    // With the figures: the file's size and the memory it had.
+    const std::string e = error_of("oom.json", "{\"a\": 1}", [](const std::string& p) {
+        return json_io::load_file<int>(p, runs_out_of_memory);
+    });
+    EXPECT_EQ(e.rfind(": out of memory while loading it (the file is 8 bytes, ", 0), 0u) << e;
+    EXPECT_NE(e.find(" of memory available): give fabscope more memory (ulimit -v, the cgroup) "
+                     "or a smaller file"),
+              std::string::npos)
+        << e;
 }
 
 TEST_F(InputFile, DuplicateYamlKeysAreAnError) {
