@@ -39,7 +39,7 @@ void check_subnet(Validation& v, const ValidationInput& in) {
     if (in.sm_read) {
         SmCheckInput sm{in.fabric, true, in.plan ? in.plan->sm_standby : std::nullopt, in.sm_after,
                         in.sm_interval_s};
-        auto found = check_subnet_managers(sm);
+        auto found = in.sm_findings ? *in.sm_findings : check_subnet_managers(sm);
         v.findings.insert(v.findings.end(), found.begin(), found.end());
         v.checks.push_back({"subnet_manager", "subnet managers: one master, standbys, activity",
                             sm_check_detail(sm)});
@@ -61,7 +61,8 @@ Validation validate(const ValidationInput& in) {
     v.checks.push_back({"inventory", "nodes and links",
                         fmt::format("{} nodes, {} links", f.nodes().size(), f.links().size())});
 
-    std::vector<Finding> heuristics = check_links(f, in.tiers);
+    std::vector<Finding> heuristics =
+        in.link_findings ? *in.link_findings : check_links(f, in.tiers);
     v.checks.push_back({"links",
                         "widths and speeds against what both ends can do and against their "
                         "peers; port states",

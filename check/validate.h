@@ -43,9 +43,15 @@ struct ValidationInput {
     const SmReadings* sm_after = nullptr;
     double sm_interval_s = 0;
     /// The forwarding tables' analysis made beforehand (a live validate
-    /// checks its loops again per VL: model/vl_credit_loops.h); nullptr:
+    /// checks its loops again per VL: check/vl_credit_loops.h); nullptr:
     /// validate makes it, on one VL.
     const RoutingAnalysis* routing = nullptr;
+    /// The sweep's own findings beyond `sweep_problems`, made beforehand
+    /// (check/sweep_findings.h, as discover and the exporter make them): the
+    /// links' checks, and the subnet managers' when `sm_read`. nullptr:
+    /// validate makes them (a caller without a sweep: the TUI, tests).
+    const std::vector<Finding>* link_findings = nullptr;
+    const std::vector<Finding>* sm_findings = nullptr;
 };
 
 Validation validate(const ValidationInput& in);

@@ -13,10 +13,10 @@
 #include "cli/cli.h"
 #include "cli/sweep_options.h"
 #include "model/paths.h"
-#include "model/port_label.h"
 #include "model/route.h"
 #include "model/snapshot.h"
 #include "model/thresholds.h"
+#include "reports/route_report.h"
 #include "util/exit_status.h"
 
 namespace fabscope::cli {
@@ -30,81 +30,11 @@ struct RouteCommand {
     bool balance = false;
 };
 
-nlohmann::json end_json(const Fabric& f, PortRef r) {
-    nlohmann::json j = to_json(port_label(f, r));
-    const Node* n = f.node(r.node);
-    j["type"] = n ? name(n->type) : "";
-    return j;
-}
-
-std::string render(const Fabric& f, const Node& src, const Node& dst, const Route& r) {
-    std::string out =
-        fmt::format("Route {} (LID {}) -> {} (LID {}), {} hop{}\n", src.description, src.lid(),
-                    dst.description, r.dlid, r.hops.size(), r.hops.size() == 1 ? "" : "s");
-    size_t width = 0;
-    for (const Hop& h : r.hops) width = std::max(width, describe(f, h.from).size());
-    for (const Hop& h : r.hops) {
-        out += fmt::format("  {:<{}}  ->  {}\n", describe(f, h.from), width, describe(f, h.to));
-    }
-    return out;
-}
-
-/// Per switch, leaves first: each egress port's destination LIDs, and a
-/// leaf's spread over its uplinks.
-std::string render_balance(const Fabric& f, const RoutingAnalysis& a) {
-    std::string out = fmt::format("Routing: {}\n", routing_check_detail(a));
-    for (bool leaves : {true, false}) {
-        for (const SwitchBalance& b : a.balance) {
-            if (b.leaf != leaves) continue;
-            const Node* n = f.node(b.node);
-            out += fmt::format("{} ({}){}\n", n ? n->description : format_guid(b.node),
-                               b.leaf ? "leaf" : "switch",
-                               b.leaf ? fmt::format(": {} destinations up, spread {:.2f}x",
-                                                    b.uplink_destinations, b.uplink_spread)
-                                      : "");
-            for (const PortLoad& l : b.ports) {
-                const Port* p = f.port(l.port);
-                out += fmt::format("  [{:>3}] {:>6} LIDs  {}{}\n", l.port.port, l.destinations,
-                                   p && p->peer ? describe(f, *p->peer) : "(no link)",
-                                   l.uplink ? "  uplink" : "");
-            }
-        }
-    }
-    return out;
-}
-
-nlohmann::json balance_json(const Fabric& f, const RoutingAnalysis& a) {
-    nlohmann::json switches = nlohmann::json::array();
-    for (const SwitchBalance& b : a.balance) {
-        nlohmann::json ports = nlohmann::json::array();
-        for (const PortLoad& l : b.ports) {
-            const Port* p = f.port(l.port);
-            if (!p || !p->peer) continue;  // a port without a cable carries nothing
-            ports.push_back({{"port", l.port.port},
-                             {"peer", end_json(f, *p->peer)},
-                             {"uplink", l.uplink},
-                             {"destinations", l.destinations}});
-        }
-        switches.push_back({{"switch", end_json(f, {b.node, 0})},
-                            {"leaf", b.leaf},
-                            {"uplink_destinations", b.uplink_destinations},
-                            {"uplink_spread", b.uplink_spread},
-                            {"ports", std::move(ports)}});
-    }
-    nlohmann::json findings = nlohmann::json::array();
-    for (const Finding& x : routing_findings(f, a, default_thresholds().routing.imbalance))
-        findings.push_back(finding_to_json(f, x));
-    return {{"destinations", a.destinations}, {"sources", a.sources},
-            {"dependencies", a.dependencies}, {"credit_loops", a.loops.size()},
-            {"vl_basis", a.vl_basis},         {"switches", std::move(switches)},
-            {"findings", std::move(findings)}};
-}
-
 int run_balance(const Fabric& f, const RoutingAnalysis& a, const Globals& g) {
+    const auto findings = routing_findings(f, a, default_thresholds().routing.imbalance);
     if (!g.quiet) std::fputs(render_balance(f, a).c_str(), stderr);
-    if (g.json) std::printf("%s\n", balance_json(f, a).dump(1).c_str());
-    const bool clean = routing_findings(f, a, default_thresholds().routing.imbalance).empty();
-    return clean ? kExitClean : kExitFindings;
+    if (g.json) std::printf("%s\n", balance_json(f, a, findings).dump(1).c_str());
+    return findings.empty() ? kExitClean : kExitFindings;
 }
 
 int run_route(const RouteCommand& o, const Globals& g) {
@@ -176,19 +106,8 @@ int run_route(const RouteCommand& o, const Globals& g) {
         }
         return report(e, g);
     }
-    if (!g.quiet) std::fputs(render(f, **src, **dst, *route).c_str(), stderr);
-    if (g.json) {
-        nlohmann::json hops = nlohmann::json::array();
-        for (const Hop& h : route->hops)
-            hops.push_back({{"from", end_json(f, h.from)}, {"to", end_json(f, h.to)}});
-        nlohmann::json j{{"source", end_json(f, route->source)},
-                         {"destination", (*dst)->description},
-                         {"destination_guid", format_guid((*dst)->guid)},
-                         {"dlid", dlid},
-                         {"complete", true},
-                         {"hops", std::move(hops)}};
-        std::printf("%s\n", j.dump(1).c_str());
-    }
+    if (!g.quiet) std::fputs(render_route(f, **src, **dst, *route).c_str(), stderr);
+    if (g.json) std::printf("%s\n", route_json(f, **dst, *route).dump(1).c_str());
     return kExitClean;
 }
 

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "check/link_checks.h"
+#include "check/sweep_findings.h"
 #include "discover/plane_sweep.h"
 #include "model/tiers.h"
 #include "reports/discover_summary.h"
@@ -105,10 +105,8 @@ Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, bool all_ports, co
 int write_discovery(const Snapshot& snap, std::vector<Finding> problems, const std::string& output,
                     const Globals& g, bool interrupted_now, const std::string& prom,
                     const nlohmann::json& more, uint8_t prom_metrics) {
-    Tiers tiers = classify_tiers(snap.fabric);
-    std::vector<Finding> findings = std::move(problems);
-    auto checks = check_links(snap.fabric, tiers);
-    findings.insert(findings.end(), checks.begin(), checks.end());
+    const Tiers tiers = classify_tiers(snap.fabric);
+    const std::vector<Finding> findings = sweep_findings({snap, tiers, std::move(problems)}).all();
 
     nlohmann::json extra{{"findings", findings_to_json(snap.fabric, findings)}};
     extra.update(more);

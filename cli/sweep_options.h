@@ -42,9 +42,9 @@ Result<LiveSession> open_live_session(const LiveSweepOptions& o, const Globals& 
 /// are a usage error). Stops on Ctrl-C (interrupt handlers installed here).
 Result<SweepOutput> run_live_sweep(const LiveSweepOptions& o, bool all_ports, const Globals& g);
 
-/// What `discover` and `sweep` do with a discovery: the link checks added to
-/// the sweep's `problems`, the snapshot (with the findings) written to
-/// `output` and/or stdout (--json), the summary on stderr. A discovery
+/// What `discover` and `sweep` do with a discovery: the sweep's findings
+/// (check/sweep_findings.h, as the exporter's) from its `problems`, the snapshot (with the
+/// findings) written to `output` and/or stdout (--json), the summary on stderr. A discovery
 /// interrupted just now is written all the same, marked incomplete (by the
 /// sweep), and returns 130. With `prom`, the metrics go to that file too
 /// (node_exporter's textfile collector). `more`: members added to the

@@ -5,8 +5,7 @@
 #include <csignal>
 #include <thread>
 
-#include "check/link_checks.h"
-#include "check/sm_checks.h"
+#include "check/sweep_findings.h"
 #include "exporter/http_server.h"
 #include "exporter/metrics_state.h"
 #include "model/tiers.h"
@@ -40,12 +39,8 @@ void sweep_loop(const ExporterOptions& o, const SweepFunction& sweep, const Stop
             log_line(o, fmt::format("sweep failed: {}", out.error().message));
         } else {
             auto view = std::make_shared<SweepView>();
-            Tiers tiers = classify_tiers(out->snapshot.fabric);
-            view->findings = std::move(out->problems);
-            auto checks = check_links(out->snapshot.fabric, tiers);
-            view->findings.insert(view->findings.end(), checks.begin(), checks.end());
-            auto sms = check_subnet_managers({out->snapshot.fabric, out->snapshot.source.sm_read});
-            view->findings.insert(view->findings.end(), sms.begin(), sms.end());
+            const Tiers tiers = classify_tiers(out->snapshot.fabric);
+            view->findings = sweep_findings({out->snapshot, tiers, std::move(out->problems)}).all();
             view->fabric = std::move(out->snapshot.fabric);
             view->complete = out->snapshot.source.complete;
             view->sm_read = out->snapshot.source.sm_read;

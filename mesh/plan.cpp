@@ -11,6 +11,7 @@
 
 #include "mesh/paths_ib.h"
 #include "mesh/paths_traced.h"
+#include "mesh/ring_plan.h"
 #include "schedule/localize.h"
 
 namespace fabscope::perf {
@@ -84,15 +85,16 @@ PathSource path_source(const MeshRunData& d, const TracedFabric& traced) {
 }
 
 std::vector<std::vector<MeshPair>> plan_cover(const MeshRunData& d, size_t max_rounds,
-                                              Coverage* coverage, size_t passes) {
+                                              Schedule* scheduled, size_t passes) {
     const TracedFabric traced = d.routes ? TracedFabric{} : traced_fabric(d);
     const PathSource s = path_source(d, traced);
     // No switch-to-switch lane (no router answered, or every rank under one
     // leaf): nothing to cover, and all-pairs tells its hosts apart best.
     if (!s.oracle || s.lanes.empty()) return {};
     Schedule plan = cover(s.endpoints, *s.oracle, s.lanes, max_rounds, passes);
-    if (coverage) *coverage = coverage_of(plan, s.endpoints, *s.oracle, s.lanes);
-    return mesh_rounds(s.ranks, plan.rounds, s.steer);
+    auto rounds = mesh_rounds(s.ranks, plan.rounds, s.steer);
+    if (scheduled) *scheduled = std::move(plan);
+    return rounds;
 }
 
 std::vector<std::vector<MeshPair>> plan_leaf(const MeshRunData& d) {
@@ -162,11 +164,11 @@ size_t planned_pairs_at_once(const MeshRunData& d) {
     return at_once;
 }
 
-std::string plan_run(MeshRunData& d, const PlanRequest& r) {
+std::string plan_run(MeshRunData& d, const PlanRequest& r, Schedule* cover_scheduled) {
     d.pattern = "all-pairs";
     if (r.pattern == "cover") {
         d.pattern = "cover";
-        d.rounds = plan_cover(d, r.max_cover_rounds, nullptr, r.cover_passes);
+        d.rounds = plan_cover(d, r.max_cover_rounds, cover_scheduled, r.cover_passes);
         d.cover_passes = r.cover_passes;
         // No router answered (not Soft-RoCE, one subnet), or every rank
         // is under one leaf: nothing to cover, so every pair is tested.
@@ -177,6 +179,9 @@ std::string plan_run(MeshRunData& d, const PlanRequest& r) {
     } else if (r.pattern == "leaf") {
         d.pattern = "leaf";
         d.rounds = plan_leaf(d);
+    } else if (r.pattern == "ring") {
+        d.pattern = "ring";
+        plan_rings(d, r.ring_sizes, r.ring_iterations);
     }
     if (d.rounds.empty() && d.pattern == "all-pairs") d.rounds = plan_all_pairs(d.ranks);
     d.planned_rounds = d.rounds.size();
@@ -185,6 +190,8 @@ std::string plan_run(MeshRunData& d, const PlanRequest& r) {
     if (d.pattern == "pairs") return "no pair of " + r.pairs_from + " can run (see the findings)";
     if (d.pattern == "leaf")
         return "no two ranks the snapshot knows share a leaf (see the findings)";
+    if (d.pattern == "ring")
+        return "fewer than two ranks of any plane can take part in a ring (see the findings)";
     return "fewer than two ranks can test (see the findings)";
 }
 

@@ -46,9 +46,10 @@ PathSource path_source(const MeshRunData& d, const TracedFabric& traced);
 
 /// Cover over the run's paths: every switch-to-switch lane each way,
 /// `passes` times with other pairs each time, in at most `max_rounds`;
-/// `coverage` is what the plan crosses of the lanes.
+/// `scheduled` gets the scheduler's own account (the lanes its first pass
+/// crosses, the pairs it wanted without a path), for a dry run to print.
 std::vector<std::vector<MeshPair>> plan_cover(const MeshRunData& d, size_t max_rounds,
-                                              Coverage* coverage = nullptr, size_t passes = 1);
+                                              Schedule* scheduled = nullptr, size_t passes = 1);
 
 /// All pairs under each leaf, every leaf at once (InfiniBand: the leaf is
 /// the switch a rank's port is cabled to in the snapshot).
@@ -74,18 +75,23 @@ size_t planned_pairs_at_once(const MeshRunData& d);
 
 /// What rank 0 plans from besides the run's data.
 struct PlanRequest {
-    std::string pattern = "all-pairs";  ///< "cover", "pairs", "leaf"
+    std::string pattern = "all-pairs";  ///< "cover", "pairs", "leaf", "ring"
     size_t max_cover_rounds = 8;
     size_t cover_passes = 1;
     std::vector<NamedPair> pairs;  ///< "pairs"
     std::string pairs_from;
+    std::vector<uint64_t> ring_sizes;  ///< "ring": the all-reduce's sizes, bytes
+    uint32_t ring_iterations = 0;
 };
 
-/// Plans `r.pattern` into d.rounds and d.pattern (a cover with nothing to
-/// cover, no router having answered or every rank under one leaf, tests
-/// every pair), with every planned direction in d.flows. Returns why the
-/// run cannot start ("" when it can).
-std::string plan_run(MeshRunData& d, const PlanRequest& r);
+/// The one dispatch of a mesh run's patterns, `mesh run`'s and `mesh
+/// plan`'s (mesh/dry_run.h): plans `r.pattern` into d.rounds and d.pattern
+/// (a cover with nothing to cover, no router having answered or every rank
+/// under one leaf, tests every pair; a ring fills d.rings, its edges the one
+/// round), with every planned direction in d.flows. `cover_scheduled`: a
+/// cover's own account (plan_cover). Returns why the run cannot start (""
+/// when it can).
+std::string plan_run(MeshRunData& d, const PlanRequest& r, Schedule* cover_scheduled = nullptr);
 
 /// Rounds `first`.. of d.rounds as flows not yet run.
 void add_flows(MeshRunData& d, size_t first);

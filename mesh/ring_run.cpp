@@ -11,6 +11,7 @@
 #include "mesh/pair_up.h"
 #include "mesh/paths_ib.h"
 #include "mesh/plan.h"
+#include "mesh/ring_plan.h"
 #include "mesh/wire.h"
 #include "ranks/protocol.h"
 #include "rdma/stats.h"
@@ -30,20 +31,10 @@ constexpr uint32_t kRingReceives = 512;
 /// steps 0..2, the connect report step 0's; size k is step kFirstSizeStep + k.
 constexpr size_t kFirstSizeStep = 3;
 
-/// The flow label of edge `e` (RoCE: it chooses the UDP source port, so the
-/// ECMP path; fixed, so the same ring takes the same paths run after run).
-uint32_t edge_label(size_t e) {
-    return static_cast<uint32_t>(0x100 + e) & 0xFFFFFU;
-}
-
 /// The colour of edge `e` of a ring of `n`: neighbouring edges differ, so a
 /// rank pairs with one neighbour at a time (an odd ring needs a third).
 int edge_colour(size_t e, size_t n) {
     return n % 2 == 1 && e + 1 == n ? 2 : static_cast<int>(e % 2);
-}
-
-uint32_t chunk_of(uint64_t bytes, size_t n) {
-    return static_cast<uint32_t>(std::max<uint64_t>(1, (bytes + n - 1) / n));
 }
 
 /// One rank's ring through its steps.
@@ -102,68 +93,33 @@ struct Ring {
 /// The endpoints' buffers hold the largest step.
 EndpointConfig ring_config(const Ring& x, size_t edge) {
     TestSpec s;
-    s.size = chunk_of(*std::max_element(x.sizes.begin(), x.sizes.end()), x.n());
+    s.size = ring_chunk(*std::max_element(x.sizes.begin(), x.sizes.end()), x.n());
     s.tx_depth = 4;
     EndpointConfig c = endpoint_config(s, x.o.peer);
     c.recv_depth = kRingReceives;
-    c.flow_label = edge_label(edge);
+    c.flow_label = ring_edge_label(edge);
     return c;
 }
 
 /// Rank 0: the ring, its sizes and its one round of flows (the edges), or "abort".
 json plan_on_root(Ring& x) {
     MeshRunData& d = x.d;
-    d.pattern = "ring";
     d.spec = x.o.spec;
     if (x.o.routes) {
         d.routes = x.o.routes;
         d.routes_from = x.o.routes_from;
         for (MeshFinding& f : ranks_not_in_routes(d)) d.findings.push_back(std::move(f));
     }
-    std::vector<uint64_t> leaf_of(d.ranks.size(), 0);
-    const PathSource s = ib_paths(d);
-    for (size_t i = 0; i < s.ranks.size(); ++i)
-        leaf_of[static_cast<size_t>(s.ranks[i])] = s.endpoints[i].leaf;
-    std::vector<MeshPair> edges;
+    const std::string no_plan = plan_run(
+        d, {.pattern = "ring", .ring_sizes = x.t.sizes, .ring_iterations = x.t.iterations});
     json orders = json::array();
-    const uint64_t largest = *std::max_element(x.t.sizes.begin(), x.t.sizes.end());
-    for (const auto& [plane, members] : ranks_by_plane(d.ranks)) {
-        RingResult ring{.plane = plane, .first_flow = edges.size()};
-        ring.order = ring_order(members, leaf_of, &ring.ordered_by);
-        const size_t n = ring.order.size();
-        if (n == 1) {
-            d.findings.push_back(
-                {"ring-too-small", ring.order[0], 0,
-                 fmt::format("{} is the only rank of plane {} able to take part: the plane has "
-                             "no ring",
-                             who(d.ranks, ring.order[0]), plane)});
-        }
-        if (n < 2) continue;
-        for (size_t e = 0; e < n; ++e) {
-            edges.push_back({.a = ring.order[e],
-                             .b = ring.order[(e + 1) % n],
-                             .both_ways = false,
-                             .label_ab = edge_label(e)});
-        }
-        for (uint64_t bytes : x.t.sizes) {
-            RingSize rs{.bytes = bytes, .chunk = chunk_of(bytes, n), .iterations = x.t.iterations};
-            for (size_t e = ring.first_flow; e < edges.size(); ++e)
-                rs.edges.push_back({.src = edges[e].a, .dst = edges[e].b});
-            ring.sizes.push_back(std::move(rs));
-        }
-        d.spec.size = std::max(d.spec.size, chunk_of(largest, n));
-        orders.push_back(ring.order);
-        d.rings.push_back(std::move(ring));
-    }
+    for (const RingResult& ring : d.rings) orders.push_back(ring.order);
     x.place.assign(d.ranks.size(), {-1, -1});
     for (size_t ri = 0; ri < d.rings.size(); ++ri) {
         const std::vector<int>& order = d.rings[ri].order;
         for (size_t e = 0; e < order.size(); ++e)
             x.place.at(static_cast<size_t>(order[e])) = {static_cast<int>(ri), static_cast<int>(e)};
     }
-    if (!edges.empty()) d.rounds = {edges};
-    d.planned_rounds = d.rounds.size();
-    add_flows(d, 0);
     if (x.o.cannot_start.empty() && !d.rounds.empty())
         read_switch_counters_before(d, x.o.read_switch_counters);
     json plan = {{"ranks", ranks_json(d.ranks)}, {"orders", orders},
@@ -171,9 +127,8 @@ json plan_on_root(Ring& x) {
                  {"warmup", x.t.warmup},         {"timeout_ms", x.t.timeout.count()}};
     if (!x.o.cannot_start.empty())
         plan["abort"] = x.o.cannot_start;
-    else if (d.rings.empty())
-        plan["abort"] =
-            "fewer than two ranks of any plane can take part in a ring (see the findings)";
+    else if (!no_plan.empty())
+        plan["abort"] = no_plan;
     return plan;
 }
 
@@ -313,7 +268,7 @@ bool connect(Ring& x) {
 /// This rank's all-reduces of one size, as it reports them.
 json my_size(Ring& x, size_t k) {
     const uint64_t bytes = x.sizes[k];
-    RingSteps s{.chunk = chunk_of(bytes, x.n()),
+    RingSteps s{.chunk = ring_chunk(bytes, x.n()),
                 .steps = ring_steps(x.n()),
                 .iterations = x.iterations,
                 .warmup = x.warmup,
@@ -493,29 +448,6 @@ void finish(Ring& x) {
 }
 
 }  // namespace
-
-std::vector<int> ring_order(const std::vector<MeshRank>& ranks,
-                            const std::vector<uint64_t>& leaf_of, std::string* ordered_by) {
-    std::vector<uint64_t> leaves;  // in the order of their first rank
-    std::map<uint64_t, std::vector<int>> under;
-    std::vector<int> unknown;
-    for (const MeshRank& r : ranks) {
-        if (!r.error.empty() || r.gone || r.coordinator) continue;
-        const auto i = static_cast<size_t>(r.rank);
-        const uint64_t leaf = i < leaf_of.size() ? leaf_of[i] : 0;
-        if (leaf == 0) {
-            unknown.push_back(r.rank);
-            continue;
-        }
-        if (!under.count(leaf)) leaves.push_back(leaf);
-        under[leaf].push_back(r.rank);
-    }
-    std::vector<int> order;
-    for (uint64_t leaf : leaves) order.insert(order.end(), under[leaf].begin(), under[leaf].end());
-    order.insert(order.end(), unknown.begin(), unknown.end());
-    if (ordered_by) *ordered_by = leaves.empty() ? "rank" : "leaf";
-    return order;
-}
 
 MeshRunOutcome run_ring(MeshComm& comm, const OpenDevice& open, const MeshRunOptions& o,
                         const StopToken& stop) {

@@ -37,10 +37,4 @@ namespace fabscope::perf {
 MeshRunOutcome run_ring(MeshComm& comm, const OpenDevice& open, const MeshRunOptions& o,
                         const StopToken& stop);
 
-/// Rank 0's ring: the ranks that can test, those under one leaf next to each
-/// other (`leaf_of`: a rank's leaf, 0 unknown), leaves in the order of their
-/// first rank, ranks of no known leaf last; `ordered_by` says which.
-std::vector<int> ring_order(const std::vector<MeshRank>& ranks,
-                            const std::vector<uint64_t>& leaf_of, std::string* ordered_by);
-
 }  // namespace fabscope::perf

@@ -41,13 +41,14 @@ std::string_view name(Pattern p) {
         case Pattern::Leaf: return "leaf";
         case Pattern::Incast: return "incast";
         case Pattern::Pairs: return "pairs";
+        case Pattern::Ring: return "ring";
     }
     return "?";
 }
 
 std::optional<Pattern> parse_pattern(std::string_view s) {
-    for (Pattern p :
-         {Pattern::AllPairs, Pattern::Cover, Pattern::Leaf, Pattern::Incast, Pattern::Pairs}) {
+    for (Pattern p : {Pattern::AllPairs, Pattern::Cover, Pattern::Leaf, Pattern::Incast,
+                      Pattern::Pairs, Pattern::Ring}) {
         if (name(p) == s) return p;
     }
     return std::nullopt;

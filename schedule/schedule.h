@@ -18,7 +18,9 @@
 
 namespace fabscope {
 
-enum class Pattern { AllPairs, Cover, Leaf, Incast, Pairs };
+/// Ring: each endpoint sends to the next of its plane's ring, one way, in
+/// one round (a ring all-reduce's edges: mesh/ring_plan.h plans it).
+enum class Pattern { AllPairs, Cover, Leaf, Incast, Pairs, Ring };
 std::string_view name(Pattern p);
 std::optional<Pattern> parse_pattern(std::string_view s);
 

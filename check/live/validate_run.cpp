@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "check/live/routing_live.h"
+#include "check/sweep_findings.h"
 #include "check/validate.h"
 #include "congestion/live_reading.h"
 #include "congestion/xmit_wait_tree.h"
@@ -16,14 +17,17 @@ namespace {
 
 /// Every check over what was read; PortXmitWait over the interval as
 /// congestion trees in place of one xmit_wait finding per port.
-void judge(ValidateOutcome& out, const std::vector<Finding>& problems, bool after_complete,
+void judge(ValidateOutcome& out, std::vector<Finding> problems, bool after_complete,
            const ValidateInputs& in) {
     const Fabric& fabric = out.snapshot.fabric;
     Tiers tiers = classify_tiers(fabric);
     CounterReadings before = readings_of(fabric);
+    SweepFindings swept = sweep_findings(
+        {out.snapshot, tiers, std::move(problems), in.plan ? in.plan->sm_standby : std::nullopt,
+         out.sm_after ? &*out.sm_after : nullptr, out.sm_interval_s});
     ValidationInput vi{fabric,
                        tiers,
-                       problems,
+                       std::move(swept.problems),
                        before.empty() ? nullptr : &before,
                        out.after ? &*out.after : nullptr,
                        in.plan ? &*in.plan : nullptr,
@@ -34,6 +38,8 @@ void judge(ValidateOutcome& out, const std::vector<Finding>& problems, bool afte
     vi.sm_after = out.sm_after ? &*out.sm_after : nullptr;
     vi.sm_interval_s = out.sm_interval_s;
     vi.routing = out.routing ? &*out.routing : nullptr;
+    vi.link_findings = &swept.links;
+    vi.sm_findings = &swept.subnet_managers;
     out.validation = validate(vi);
     out.counter_readings = out.after ? 2 : before.empty() ? 0 : 1;
     if (!out.after) return;
@@ -78,7 +84,7 @@ Result<ValidateOutcome> validate_live(LiveSession& session, const ValidateInputs
             out.interrupted = true;
         }
     }
-    judge(out, swept->problems, after_complete, in);
+    judge(out, std::move(swept->problems), after_complete, in);
     return out;
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -140,6 +141,16 @@ CmdResult Lab::fault(const std::vector<std::string>& words) const {
     std::vector<std::string> full{fabscope(), "lab", "fault", "--dir", dir_};
     full.insert(full.end(), words.begin(), words.end());
     return run(full);
+}
+
+FrozenSm::FrozenSm(const Lab& lab) {
+    auto state = nlohmann::json::parse(slurp(lab.dir() + "/state.json"));
+    pid_ = state["processes"]["opensm"]["pid"].get<int>();
+    if (pid_ > 0) ::kill(pid_, SIGSTOP);
+}
+
+FrozenSm::~FrozenSm() {
+    if (pid_ > 0) ::kill(pid_, SIGCONT);
 }
 
 namespace {

@@ -77,6 +77,19 @@ class Lab {
     bool up_ = false;
 };
 
+/// The lab's own OpenSM, stopped with SIGSTOP until this goes out of scope:
+/// its port still claims IsSM and no longer answers SMInfo.
+class FrozenSm {
+  public:
+    explicit FrozenSm(const Lab& lab);
+    ~FrozenSm();
+    FrozenSm(const FrozenSm&) = delete;
+    FrozenSm& operator=(const FrozenSm&) = delete;
+
+  private:
+    int pid_ = 0;
+};
+
 /// What ibnetdiscover printed: node GUIDs with descriptions, and links as
 /// ordered pairs of (node GUID, port) with the rate it showed ("4xHDR").
 struct PeerTopology {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -306,6 +307,58 @@ TEST_F(PrometheusLab, ARealPrometheusSeesSymbolErrorsRiseOnExactlyThatPort) {
 
     // SIGTERM stops it cleanly, through `lab exec`.
     EXPECT_EQ(exporter.stop(), 0) << slurp(eo.stdout_path);
+}
+
+/// The `fabscope_findings{kind,severity} count` samples of a Prometheus text.
+std::set<std::string> finding_samples(const std::string& text) {
+    std::set<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("fabscope_findings{", 0) == 0) out.insert(line);
+    }
+    return out;
+}
+
+// One fabric, its master SM frozen (its port claims IsSM and does not answer
+// SMInfo): the `.prom` of `sweep --prom` and the exporter's `/metrics` carry
+// the same findings, the subnet managers' among them. (The exporter checked
+// the subnet managers and `sweep` did not.)
+TEST_F(PrometheusLab, SweepPromAndTheExporterCarryTheSameFindings) {
+    FrozenSm frozen(*lab_);
+    const std::vector<std::string> fast{"-t", "100", "--retries", "1"};
+    const std::string textfile = dir_ + "/fabscope.prom";
+    std::vector<std::string> sweep{fabscope(), "sweep", "-q", "--no-routes", "--prom", textfile};
+    sweep.insert(sweep.end(), fast.begin(), fast.end());
+    CmdResult sp = lab_->exec(sweep);
+    ASSERT_EQ(sp.exit_code, 0) << sp.err;
+    const std::set<std::string> from_sweep = finding_samples(slurp(textfile));
+
+    const int port = free_port();
+    ASSERT_GT(port, 0);
+    SpawnOptions eo;
+    eo.argv = {fabscope(), "lab",      "exec",     "--dir",    lab_->dir(),
+               "--",       fabscope(), "exporter", "--listen", "127.0.0.1:" + std::to_string(port)};
+    eo.argv.insert(eo.argv.end(), fast.begin(), fast.end());
+    eo.stdout_path = exporter_log();
+    eo.stderr_path = eo.stdout_path;
+    Child exporter(eo);
+    httplib::Client c("127.0.0.1", port);
+    std::string scraped;
+    ASSERT_TRUE(eventually(30s, [&] {
+        auto r = c.Get("/metrics");
+        scraped = r ? r->body : "";
+        return scraped.find("\nfabscope_last_sweep_success 1") != std::string::npos;
+    })) << slurp(exporter_log());
+    const std::set<std::string> from_exporter = finding_samples(scraped);
+
+    EXPECT_EQ(from_sweep, from_exporter) << slurp(textfile) << "\n----\n" << scraped;
+    bool sm_not_answering = false;
+    for (const std::string& s : from_exporter) {
+        std::printf("%s\n", s.c_str());
+        sm_not_answering |= s.find("kind=\"sm_not_answering\"") != std::string::npos;
+    }
+    EXPECT_TRUE(sm_not_answering) << scraped;
+    EXPECT_EQ(exporter.stop(), 0) << slurp(exporter_log());
 }
 
 // The exporter as a neighbour would test it: 500 idle sockets, two clients

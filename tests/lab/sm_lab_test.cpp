@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <csignal>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -64,24 +63,6 @@ SmInfoLine parse_sminfo(const std::string& text) {
     }
     return s;
 }
-
-/// The lab's own OpenSM, stopped with SIGSTOP until this goes out of scope.
-class FrozenSm {
-  public:
-    explicit FrozenSm(const Lab& lab) {
-        json state = json::parse(slurp(lab.dir() + "/state.json"));
-        pid_ = state["processes"]["opensm"]["pid"].get<pid_t>();
-        if (pid_ > 0) ::kill(pid_, SIGSTOP);
-    }
-    ~FrozenSm() {
-        if (pid_ > 0) ::kill(pid_, SIGCONT);
-    }
-    FrozenSm(const FrozenSm&) = delete;
-    FrozenSm& operator=(const FrozenSm&) = delete;
-
-  private:
-    pid_t pid_ = 0;
-};
 
 TEST(SmLab, AStandbyAsSminfoSeesItThenStoppedThenTheMasterFrozen) {
     Lab lab({"--spines", "1", "--leaves", "2", "--hosts-per-leaf", "4"});

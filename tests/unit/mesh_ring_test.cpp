@@ -10,6 +10,7 @@
 
 #include "mesh/report.h"
 #include "mesh/results/ring.h"
+#include "mesh/ring_plan.h"
 #include "mesh/ring_run.h"
 #include "mesh_world.h"
 #include "reports/mesh_doc.h"
