@@ -15,8 +15,10 @@ import re
 import subprocess
 import sys
 
-PRODUCT = ("util", "model", "discover", "check", "congestion", "rdma", "trace", "schedule", "pairtest",
-           "ranks", "mesh", "host", "reports", "lab", "tui", "exporter", "cli")
+sys.dont_write_bytecode = True  # no __pycache__ left in the checkout
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import layout_table  # noqa: E402  (beside this script; the product's folders)
+
 TRIVIAL = re.compile(r"^[{}()\[\];,]*$|^(public|private|protected):$|^#(include|pragma)")
 
 
@@ -50,7 +52,8 @@ def main():
     root = os.path.realpath(a.root)
     files = subprocess.run(["git", "ls-files", "*.cpp", "*.h"], cwd=root, check=True,
                            capture_output=True, text=True).stdout.split()
-    files = [f for f in files if f.split("/", 1)[0] in PRODUCT]
+    product = set(layout_table.product_folders(root))
+    files = [f for f in files if f.split("/", 1)[0] in product]
     allowed = set()
     allow_file = os.path.join(root, "scripts", "duplicates-allowed")
     if os.path.exists(allow_file):

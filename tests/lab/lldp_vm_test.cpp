@@ -58,11 +58,24 @@ lldp_show "$L" a1 > a1.lldp.txt
 # hostname) and traces to one host under the other leaf. b2 probes with a
 # 10 s timeout, so it is still tracing when it is killed (the others wait
 # 300 ms); --enable-recovery keeps mpirun from killing the others with it.
+# b2 is tracing once the routers' answers to its probes come in (ICMP time
+# exceeded: nothing else in this run expires a TTL).
+time_exceeded() {
+    ip netns exec b2 awk '/^Icmp:/ { if (!c) { for (i = 1; i <= NF; i++) if ($i == "InTimeExcds") c = i } else print $c }' /proc/net/snmp
+}
+answers=$(time_exceeded)
 t0=$(date +%s.%N)
 FABSCOPE_MPIRUN_OPTIONS="--enable-recovery --timeout 100" fabric_mpirun_all sh -c "t=300ms; [ \$(hostname) = b2 ] && t=10s; exec $F discover --roce --mpi --trace --names /run/fabric.hosts --trace-timeout \$t --gather-timeout 8 --lldp-socket $L/\$(hostname).sock -o $PWD/roce.json" 2> discover.err &
 job=$!
-for i in $(seq 1 300); do grep -q 'tracing paths' discover.err 2>/dev/null && break; sleep 0.1; done
-sleep 0.5
+# Its probes wait up to 10 s for their answers, so once the first answer is
+# in it is still tracing when killed; at most 30 s for that answer.
+ok=0
+end=$(($(date +%s) + 30))
+while [ "$(date +%s)" -lt "$end" ]; do
+    [ "$(time_exceeded)" -gt "$answers" ] && ok=1 && break
+    sleep 0.1
+done
+echo "b2_tracing=$ok"
 for p in $(ip netns pids b2); do
     [ "$(cat /proc/$p/comm 2>/dev/null)" = fabscope ] && kill -9 "$p" && echo "victim=$p"
 done
@@ -108,6 +121,7 @@ echo "lldpd_left=$left"
     std::printf("%s\n", g.output.c_str());
     ASSERT_EQ(g.exit_code, 0);
     EXPECT_EQ(g.value("lldp_ready"), "1");
+    EXPECT_EQ(g.value("b2_tracing"), "1");  // killed while it traces, not before
     EXPECT_FALSE(g.value("victim").empty());
     // The killed rank's traces are a finding in the snapshot; the run
     // ended by its deadline (8 s for the traces), not mpirun's 100 s.

@@ -273,6 +273,7 @@ class SlowSource : public FabricSource {
   public:
     explicit SlowSource(std::chrono::milliseconds delay) : delay_(delay) {}
     Result<Reading> read(const StopToken& stop) override {
+        ++began_;
         stop.sleep_for(delay_);  // as a sweep: cut short when stopped
         if (fail_) return make_error("the local port went down");
         Reading r;
@@ -282,35 +283,12 @@ class SlowSource : public FabricSource {
     }
     bool more() const override { return true; }
     std::atomic<bool> fail_{false};
-    std::atomic<int> reads_{0};
+    std::atomic<int> began_{0};  ///< readings begun (on the poller's thread)
+    std::atomic<int> reads_{0};  ///< readings ended with data
 
   private:
     std::chrono::milliseconds delay_;
 };
-
-TEST(TuiPoller, TheScreenNeverWaitsForASlowFabric) {
-    auto src = std::make_unique<SlowSource>(std::chrono::milliseconds(300));
-    SlowSource* s = src.get();
-    Poller p(std::move(src), DataBuilder({}), std::chrono::milliseconds(50));
-    p.start();
-    const auto t0 = std::chrono::steady_clock::now();
-    EXPECT_EQ(p.latest(), nullptr);  // in the middle of the first reading: no wait
-    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(50));
-    EXPECT_TRUE(p.reading_since().has_value());
-    while (p.generation() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    ASSERT_NE(p.latest(), nullptr);
-    EXPECT_EQ(p.latest()->board.tiers[0].size(), 2u);
-    // A failed reading keeps the last data and says why.
-    s->fail_ = true;
-    const uint64_t g = p.generation();
-    while (p.generation() == g) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    EXPECT_EQ(p.latest()->meta.error, "the local port went down");
-    EXPECT_EQ(p.latest()->board.tiers[0].size(), 2u);
-    // Stopping mid-reading cancels the reading and joins the thread.
-    const auto t1 = std::chrono::steady_clock::now();
-    p.stop();
-    EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(150));
-}
 
 /// Polls `done` every 5 ms until it holds or 5 s pass; whether it held.
 template <class F>
@@ -321,6 +299,33 @@ bool eventually(F done) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return true;
+}
+
+TEST(TuiPoller, TheScreenNeverWaitsForASlowFabric) {
+    auto src = std::make_unique<SlowSource>(std::chrono::milliseconds(300));
+    SlowSource* s = src.get();
+    Poller p(std::move(src), DataBuilder({}), std::chrono::milliseconds(50));
+    p.start();
+    // In the middle of the first reading, on the poller's thread: no wait.
+    // (Before its thread reads, no data and no wait would prove nothing.)
+    ASSERT_TRUE(eventually([&] { return s->began_ > 0; })) << "the poller's thread never read";
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(p.latest(), nullptr);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(50));
+    EXPECT_TRUE(p.reading_since().has_value());
+    ASSERT_TRUE(eventually([&] { return p.generation() > 0; })) << "no reading in 5 s";
+    ASSERT_NE(p.latest(), nullptr);
+    EXPECT_EQ(p.latest()->board.tiers[0].size(), 2u);
+    // A failed reading keeps the last data and says why.
+    s->fail_ = true;
+    const uint64_t g = p.generation();
+    ASSERT_TRUE(eventually([&] { return p.generation() != g; })) << "no second reading in 5 s";
+    EXPECT_EQ(p.latest()->meta.error, "the local port went down");
+    EXPECT_EQ(p.latest()->board.tiers[0].size(), 2u);
+    // Stopping mid-reading cancels the reading and joins the thread.
+    const auto t1 = std::chrono::steady_clock::now();
+    p.stop();
+    EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(150));
 }
 
 TEST(TuiPoller, PausedUntilAskedToReadNow) {
@@ -385,7 +390,8 @@ TEST(TuiPoller, CtrlCCancelsTheReadingInFlight) {
     Poller p(std::make_unique<StoppableSource>(seen), DataBuilder({}),
              std::chrono::milliseconds(50));
     p.start();
-    wait_until(seen->reading);
+    ASSERT_TRUE(eventually([&] { return seen->reading.load(); }))
+        << "the poller's thread never read";
     interrupt_token().request_stop(SIGINT);
     wait_until(seen->ended);
     const bool ended = seen->ended;
