@@ -7,15 +7,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "net/auth.h"
 #include "net/message.h"
+#include "net/pending.h"
 #include "util/exit_status.h"
 
 namespace fabscope::perf {
@@ -23,9 +26,10 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
+/// A client whose hello has been read (and its proof checked).
 struct Waiting {
     Channel ch;
-    std::string nonce;
+    nlohmann::json hello;
 };
 
 // The sessions: a worker serves the queue one client at a time while the
@@ -129,6 +133,96 @@ Server::~Server() {
     if (fd_ >= 0) ::close(fd_);
 }
 
+namespace {
+
+/// The accept loop's state: the queue the worker serves and the
+/// connections not heard from yet.
+struct Gate {
+    const ServeOptions& o;
+    const StopToken& stop;
+    const Log& log;
+    Queue& queue;
+    PendingHellos pending;
+    bool secret = false;
+
+    /// A new connection: refused (not allowed, --once, the queue full), or
+    /// welcomed with a nonce and held until its hello.
+    void admit(Channel ch) {
+        if (!o.allow.allows(ch.peer_ip())) {
+            log(fmt::format("perf serve: refused {}: not in --allow ({})", ch.peer(),
+                            o.allow.describe()));
+            refuse(ch, fmt::format("this server does not answer {} (not in its --allow)",
+                                   ch.peer_ip()));
+            return;
+        }
+        if (o.once && queue.served() + (queue.idle() ? 0 : 1) > 0) {
+            refuse(ch, "this server runs one session only (--once) and is busy with it");
+            return;
+        }
+        if (queue.full(o.max_queue)) {
+            busy(ch);
+            return;
+        }
+        std::string nonce = secret ? make_nonce() : "";
+        if (secret && nonce.empty()) {
+            refuse(ch, "the server has no randomness for its challenge");
+            return;
+        }
+        nlohmann::json welcome{{"type", "welcome"},
+                               {"protocol", kProtocol},
+                               {"auth", secret},
+                               {"waiting", queue.ahead()}};
+        if (secret) welcome["nonce"] = nonce;
+        if (!ch.send(welcome, Millis(1000))) return;
+        if (auto dropped = pending.add(std::move(ch), std::move(nonce))) {
+            log(fmt::format("perf serve: dropped {}: {} connections from {} without a hello",
+                            dropped->ch.peer(), o.pending.per_source, dropped->ch.peer_ip()));
+            refuse(dropped->ch, "too many connections from your address without a hello");
+        }
+    }
+
+    void busy(Channel& ch) {
+        log(fmt::format("perf serve: refused {}: {} clients already waiting", ch.peer(),
+                        o.max_queue));
+        refuse(ch, fmt::format("busy: {} clients are already waiting (--max-queue); try "
+                               "again later",
+                               o.max_queue));
+    }
+
+    /// A connection heard from: a hello that proves the secret joins the
+    /// queue; anything else ends here, with a log line.
+    void heard(PendingHellos::Heard& h) {
+        Channel& ch = h.entry.ch;
+        if (!h.message) {
+            log(fmt::format("perf serve: session from {} ended: no hello: {}", ch.peer(),
+                            h.message.error().message));
+            return;
+        }
+        const nlohmann::json& hello = *h.message;
+        if (message_type(hello) != "hello" || message_int(hello, "protocol") != kProtocol) {
+            refuse(ch, fmt::format("expected a fabscope perf hello (protocol {})", kProtocol));
+            log(fmt::format("perf serve: session from {} ended: not a hello of protocol {}",
+                            ch.peer(), kProtocol));
+            return;
+        }
+        if (secret && !auth_matches(o.peer.secret, h.entry.token, message_text(hello, "auth"))) {
+            refuse(ch,
+                   "authentication failed: this server needs the shared secret (perf run "
+                   "--secret-file)");
+            log(fmt::format("perf serve: session from {} ended: authentication failed", ch.peer()));
+            return;
+        }
+        ch.set_stop(&stop);
+        if (queue.full(o.max_queue)) {
+            busy(ch);
+            return;
+        }
+        (void)queue.push(Waiting{std::move(ch), hello}, o.max_queue);
+    }
+};
+
+}  // namespace
+
 int Server::run(const VerbsDevice& dev, const StopToken& stop, const Log& log) {
     const ServeOptions& o = opts_;
     const bool secret = !o.peer.secret.empty();
@@ -140,57 +234,32 @@ int Server::run(const VerbsDevice& dev, const StopToken& stop, const Log& log) {
     Queue queue;
     std::thread worker([&] {
         queue.serve_all(
-            [&](Waiting& w) { serve_session(dev, w.ch, peer, o.limits, w.nonce, log); });
+            [&](Waiting& w) { serve_session(dev, w.ch, peer, o.limits, w.hello, log); });
     });
+    PendingLimits limits = o.pending;
+    limits.grace = std::min(limits.grace, o.limits.handshake_timeout);
+    Gate gate{o, stop, log, queue, PendingHellos(limits), secret};
     int code = kExitClean;
+    std::vector<pollfd> fds;
     for (;;) {
         if (stop.stop_requested()) {
             code = kExitInterrupted;
             break;
         }
         if (o.once && queue.served() > 0) break;
-        if (o.idle_timeout.count() > 0 && queue.idle() &&
+        if (o.idle_timeout.count() > 0 && queue.idle() && gate.pending.size() == 0 &&
             SteadyClock::now() - queue.last_end() > o.idle_timeout) {
             log(fmt::format("perf serve: no client within {}; stopping",
                             format_duration(o.idle_timeout)));
             break;
         }
-        pollfd p[2] = {{fd_, POLLIN, 0}, {stop.fd(), POLLIN, 0}};
-        if (::poll(p, 2, 100) <= 0 || !(p[0].revents & POLLIN)) continue;
-        auto ch = Channel::accept(fd_, Millis(1));
-        if (!ch) continue;
-        if (!o.allow.allows(ch->peer_ip())) {
-            log(fmt::format("perf serve: refused {}: not in --allow ({})", ch->peer(),
-                            o.allow.describe()));
-            refuse(*ch, fmt::format("this server does not answer {} (its --allow is {})",
-                                    ch->peer_ip(), o.allow.describe()));
-            continue;
-        }
-        if (o.once && queue.served() + (queue.idle() ? 0 : 1) > 0) {
-            refuse(*ch, "this server runs one session only (--once) and is busy with it");
-            continue;
-        }
-        if (queue.full(o.max_queue)) {
-            log(fmt::format("perf serve: refused {}: {} clients already waiting", ch->peer(),
-                            o.max_queue));
-            refuse(*ch, fmt::format("busy: {} clients are already waiting (--max-queue); try "
-                                    "again later",
-                                    o.max_queue));
-            continue;
-        }
-        Waiting w{std::move(*ch), secret ? make_nonce() : ""};
-        if (secret && w.nonce.empty()) {
-            refuse(w.ch, "the server has no randomness for its challenge");
-            continue;
-        }
-        nlohmann::json welcome{{"type", "welcome"},
-                               {"protocol", kProtocol},
-                               {"auth", secret},
-                               {"waiting", queue.ahead()}};
-        if (secret) welcome["nonce"] = w.nonce;
-        if (!w.ch.send(welcome, Millis(1000))) continue;
-        w.ch.set_stop(&stop);
-        if (queue.push(std::move(w), o.max_queue) < 0) continue;
+        fds = {{fd_, POLLIN, 0}, {stop.fd(), POLLIN, 0}};
+        gate.pending.poll_fds(fds);
+        if (::poll(fds.data(), fds.size(), 100) < 0) continue;
+        // Hellos first: a client that answered is queued before a newcomer.
+        for (PendingHellos::Heard& h : gate.pending.take_ready()) gate.heard(h);
+        if (!(fds[0].revents & POLLIN)) continue;
+        if (auto ch = Channel::accept(fd_, Millis(1))) gate.admit(std::move(*ch));
     }
     queue.stop();
     worker.join();

@@ -1,7 +1,10 @@
 #pragma once
 // `fabscope perf serve`: a network service. It answers one session at a
 // time; while one runs, up to `max_queue` clients wait (told how many are
-// ahead) and more are refused with a message. Only clients from the allow
+// ahead) and more are refused with a message. A client enters the queue
+// only once its hello (with the proof of the secret) is read: hellos are
+// read at once, each under a short grace, so clients that connect and say
+// nothing never hold a place nor delay one that answers. Only clients from the allow
 // list are answered (loopback by default), and with a secret only those
 // that prove they know it. A session that misbehaves ends with a log line;
 // the server goes on.
@@ -10,6 +13,7 @@
 #include <string>
 
 #include "net/allow_list.h"
+#include "net/pending.h"
 #include "pairtest/session.h"
 #include "rdma/verbs_device.h"
 #include "util/interrupt.h"
@@ -22,7 +26,11 @@ struct ServeOptions {
     PeerOptions peer;              ///< peer.secret: the shared secret ("" = none)
     SessionLimits limits;
     AllowList allow = AllowList::loopback();
-    size_t max_queue = 4;    ///< clients waiting while one is served
+    size_t max_queue = 4;  ///< clients waiting (their hello read) while one is served
+    /// Connections welcomed and not heard from yet: read at once, each with
+    /// its grace (at most limits.handshake_timeout), bounded per address and
+    /// in all (net/pending.h).
+    PendingLimits pending;
     bool once = false;       ///< exit after one session
     Millis idle_timeout{0};  ///< exit when no client comes for this long (0: never)
 };

@@ -87,23 +87,14 @@ std::string our_part(TestEndpoint& me, const TestSpec& s, Channel& ch, const Pee
 // The steps of one session on the server; returns why it ended early ("" if
 // it ran to the end).
 std::string serve_steps(const VerbsDevice& dev, Channel& ch, const PeerOptions& o,
-                        const SessionLimits& lim, const std::string& nonce, const Log& log) {
+                        const SessionLimits& lim, const json& hello_msg, const Log& log) {
     const auto start = SteadyClock::now();
     Deadline d{start + lim.handshake_timeout, std::min(lim.step_timeout, lim.handshake_timeout)};
     auto refuse = [&](const std::string& why) {
         (void)ch.send({{"type", "error"}, {"message", why}}, d.next());
         return why;
     };
-    auto hello = ch.receive(d.next());
-    if (!hello) return "no hello: " + hello.error().message;
-    if (message_type(*hello) != "hello" || message_int(*hello, "protocol") != kProtocol) {
-        return refuse(fmt::format("expected a fabscope perf hello (protocol {})", kProtocol));
-    }
-    if (!nonce.empty() && !auth_matches(o.secret, nonce, message_text(*hello, "auth"))) {
-        return refuse(
-            "authentication failed: this server needs the shared secret (perf run "
-            "--secret-file)");
-    }
+    const json* hello = &hello_msg;
     // Another kind of session (a coordinator's mesh order): its handler's.
     for (const auto& [key, handler] : lim.hello_handlers) {
         if (hello->is_object() && hello->contains(key))
@@ -197,10 +188,10 @@ Millis run_deadline(const TestSpec& s) {
 }
 
 void serve_session(const VerbsDevice& dev, Channel& ch, const PeerOptions& peer,
-                   const SessionLimits& limits, const std::string& nonce, const Log& log) {
+                   const SessionLimits& limits, const nlohmann::json& hello, const Log& log) {
     std::string why;
     try {
-        why = serve_steps(dev, ch, peer, limits, nonce, log);
+        why = serve_steps(dev, ch, peer, limits, hello, log);
     } catch (const std::exception& e) {
         why = fmt::format("internal error: {}", e.what());
     }

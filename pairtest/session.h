@@ -82,12 +82,12 @@ struct SessionLimits {
     std::map<std::string, HelloHandler> hello_handlers;
 };
 
-/// Answers one session on `ch` (the welcome already sent with `nonce`; ""
-/// when no secret is needed). Whatever the client sends, this returns: a
-/// bad message, a deadline or an exception end this session with a log
-/// line, and the server goes on.
+/// Answers one session on `ch` (the welcome sent, and `hello` read from it
+/// and authenticated: pairtest/server.h). Whatever the client sends, this
+/// returns: a bad message, a deadline or an exception end this session with
+/// a log line, and the server goes on.
 void serve_session(const VerbsDevice& dev, Channel& ch, const PeerOptions& peer,
-                   const SessionLimits& limits, const std::string& nonce, const Log& log);
+                   const SessionLimits& limits, const nlohmann::json& hello, const Log& log);
 
 /// What this side asks of its device for `s`.
 EndpointConfig endpoint_config(const TestSpec& s, const PeerOptions& o);

@@ -290,20 +290,70 @@ TEST(PerfServe, QueueIsBoundedAndTheRestRefused) {
     o.max_queue = 1;
     o.limits.handshake_timeout = 1500ms;
     TestServer srv(o);
+    const std::string hello =
+        json{{"type", "hello"}, {"protocol", kProtocol}, {"spec", spec_to_json(quick_spec())}}
+            .dump() +
+        "\n";
     RawClient a(srv.port());  // served: its hello answered, then it says nothing
     EXPECT_EQ(json::parse(a.line())["waiting"], 0);
-    a.write(json{{"type", "hello"}, {"protocol", kProtocol}, {"spec", spec_to_json(quick_spec())}}
-                .dump() +
-            "\n");
+    a.write(hello);
     // The worker has taken it from the queue: the one place left is b's.
     EXPECT_EQ(json::parse(a.line())["type"], "endpoint");
-    RawClient b(srv.port());  // waits behind a
+    RawClient b(srv.port());  // waits behind a, once its hello is read
     EXPECT_EQ(json::parse(b.line())["waiting"], 1);
-    RawClient c(srv.port());  // one too many
+    b.write(hello);
+    RawClient c(srv.port());  // one too many: refused at once, or when its hello comes
     json refusal = json::parse(c.line());
+    if (refusal["type"] == "welcome") {
+        c.write(hello);
+        refusal = json::parse(c.line());
+    }
     EXPECT_EQ(refusal["type"], "error");
     EXPECT_NE(refusal["message"].get<std::string>().find("busy"), std::string::npos);
     EXPECT_EQ(srv.log_count("already waiting"), 1u);
+}
+
+/// A TCP connection to the loopback server from source address `from`
+/// (127.0.0.0/8 is all loopback), or -1.
+int connect_from(const char* from, uint16_t port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in src{};
+    src.sin_family = AF_INET;
+    ::inet_pton(AF_INET, from, &src.sin_addr);
+    sockaddr_in dst{};
+    dst.sin_family = AF_INET;
+    dst.sin_port = htons(port);
+    dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) == 0 &&
+        ::connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof dst) == 0)
+        return fd;
+    if (fd >= 0) ::close(fd);
+    return -1;
+}
+
+// Fifty connections that say nothing, from another address and from the
+// client's own: a client that answers is still served at once, with the
+// secret too, and each of them either waits out its grace or makes room.
+TEST(PerfServe, IdleConnectionsNeverKeepAClientOut) {
+    for (const char* from : {"127.0.0.2", "127.0.0.1"}) {
+        ServeOptions o;
+        ASSERT_TRUE(o.allow.add("127.0.0.0/8"));
+        o.peer.secret = "correct horse";
+        o.limits.handshake_timeout = 5000ms;
+        TestServer srv(o);
+        std::vector<int> idle;
+        for (int i = 0; i < 50; ++i) idle.push_back(connect_from(from, srv.port()));
+        for (int fd : idle) EXPECT_GE(fd, 0);
+        PeerOptions p = quick_peer();
+        p.secret = "correct horse";
+        auto t0 = std::chrono::steady_clock::now();
+        TestResult r = run_client(srv.dev(), srv.where(), quick_spec(), p);
+        auto took = std::chrono::steady_clock::now() - t0;
+        EXPECT_TRUE(r.ok) << from << ": " << r.error;
+        // The test itself runs 100 ms; the rest is the handshake.
+        EXPECT_LT(took, 1000ms) << from;
+        for (int fd : idle) ::close(fd);
+    }
 }
 
 TEST(PerfServe, HandshakeHasADeadlineWhateverTheClientTrickles) {
