@@ -11,6 +11,7 @@
 #include "cli/sweep_options.h"
 #include "host/roce_host_json.h"
 #include "model/json_io.h"
+#include "ranks/launcher.h"
 #include "util/duration.h"
 #include "util/exit_status.h"
 #include "util/host_name.h"
@@ -196,13 +197,10 @@ int run_discover_roce_mpi(const RoceRun& run, const host::RoceHost& mine) {
                                got.traced.value_or(nullptr));
 #else
     (void)mine;
-    return report(
-        make_error("discover --roce --mpi: this fabscope was built without MPI. Install Open MPI "
-                   "(Debian, Ubuntu: apt-get install libopenmpi-dev openmpi-bin) and build "
-                   "again, or write one report per host (--host-report FILE) and assemble them "
-                   "with --merge",
-                   kExitCannotRun),
-        run.g);
+    return report(perf::built_without_mpi("discover --roce --mpi",
+                                          ", or write one report per host (--host-report FILE) "
+                                          "and assemble them with --merge"),
+                  run.g);
 #endif
 }
 

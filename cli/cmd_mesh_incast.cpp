@@ -12,6 +12,7 @@
 #include "mesh/incast_run.h"
 #include "model/json_io.h"
 #include "model/thresholds.h"
+#include "ranks/launcher.h"
 #include "util/duration.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
@@ -143,11 +144,7 @@ int run_mesh_incast(const MeshIncastArgs& a, const Globals& g) {
 #else
 int run_mesh_incast(const MeshIncastArgs& a, const Globals& g) {
     if (auto c = check(a); !c) return report(c.error(), g);
-    return report(make_error("mesh run: this fabscope was built without MPI. Install Open MPI "
-                             "(Debian, Ubuntu: apt-get install libopenmpi-dev openmpi-bin) and "
-                             "build again",
-                             kExitCannotRun),
-                  g);
+    return report(perf::built_without_mpi("mesh run", ""), g);
 }
 #endif
 

@@ -17,13 +17,14 @@
 #include "cli/sweep_options.h"
 #include "mesh/agent.h"
 #include "mesh/report.h"
-#include "mesh/ring_run.h"
 #include "mesh/run.h"
+#include "mesh/run_pattern.h"
 #include "mesh/switch_pma.h"
 #include "mesh/tracing.h"
 #include "model/json_io.h"
 #include "model/paths.h"
 #include "net/auth.h"
+#include "ranks/launcher.h"
 #include "util/duration.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
@@ -409,9 +410,7 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
     }
     if (root && !g.quiet)
         announce(o, fmt::format("{} ranks ({})", (*comm)->size(), perf::MpiComm::launcher()));
-    perf::MeshRunOutcome out = o.pattern == "ring"
-                                   ? perf::run_ring(**comm, open, *opts, interrupt_token())
-                                   : perf::run_mesh(**comm, open, *opts, interrupt_token());
+    perf::MeshRunOutcome out = perf::run_pattern(**comm, open, *opts, interrupt_token());
     if (out.peers_gone) (*comm)->finalize_with_peers_gone();
     if (!root) return non_root_exit(out, (*comm)->rank());
     if (!routes) return report(routes.error(), g);
@@ -424,12 +423,11 @@ int run_mesh_mpi(const MeshRunCommand& o, const Globals& g) {
     auto opts = options_of(o);
     if (!opts) return report(opts.error(), g);
     if (auto routes = load_routes(o, g, *opts); !routes) return report(routes.error(), g);
-    return report(make_error("mesh run: this fabscope was built without MPI. Install Open MPI "
-                             "(Debian, Ubuntu: apt-get install libopenmpi-dev openmpi-bin) and "
-                             "build again: CMake finds it. Then launch one rank per endpoint: "
-                             "mpirun -np N --map-by ppr:1:node fabscope mesh run -o mesh.json",
-                             kExitCannotRun),
-                  g);
+    return report(
+        perf::built_without_mpi("mesh run",
+                                ": CMake finds it. Then launch one rank per endpoint: mpirun -np N "
+                                "--map-by ppr:1:node fabscope mesh run -o mesh.json"),
+        g);
 }
 #endif
 

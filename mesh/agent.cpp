@@ -6,7 +6,7 @@
 #include <exception>
 #include <thread>
 
-#include "mesh/ring_run.h"
+#include "mesh/run_pattern.h"
 #include "mesh/tracing.h"
 #include "mesh/wire.h"
 #include "net/auth.h"
@@ -64,8 +64,7 @@ std::string agent_steps(const MeshAgentBounds& bounds, const OpenDevice& open_de
                     format_size(od.spec.size), format_duration(limit)));
     StopToken stop(peer.stop);
     AgentComm comm(ch, od.rank, od.size, MeshClock::now() + limit, &stop);
-    MeshRunOutcome out =
-        od.pattern == "ring" ? run_ring(comm, open, m, stop) : run_mesh(comm, open, m, stop);
+    MeshRunOutcome out = run_pattern(comm, open, m, stop);
     if (!out.error.empty()) return out.error;
     return "";
 }
@@ -185,8 +184,7 @@ MeshRunOutcome coordinate_mesh(const std::vector<MeshAgent>& agents, const Coord
     OpenDevice none = [](const std::string&, int) -> Result<std::unique_ptr<VerbsDevice>> {
         return make_error("the coordinator opens no device");
     };
-    MeshRunOutcome out =
-        run.pattern == "ring" ? run_ring(comm, none, run, stop) : run_mesh(comm, none, run, stop);
+    MeshRunOutcome out = run_pattern(comm, none, run, stop);
     for (MeshFinding& f : out.data.findings) {
         if (f.kind == "rank-gone" && f.rank > 0 && f.rank < size &&
             !comm.closed_why(f.rank).empty())

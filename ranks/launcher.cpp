@@ -6,6 +6,8 @@
 #include <cctype>
 #include <string_view>
 
+#include "util/exit_status.h"
+
 namespace fabscope::perf {
 namespace {
 
@@ -24,6 +26,14 @@ std::string describe_launcher(const std::string& library, const EnvReader& env) 
     const char* step = env("SLURM_STEP_ID");
     if (!short_word(job) || !short_word(step)) return library;
     return fmt::format("{}, Slurm job {} step {}", library, job, step);
+}
+
+Error built_without_mpi(std::string_view command, std::string_view then) {
+    return make_error(fmt::format("{}: this fabscope was built without MPI. Install Open MPI "
+                                  "(Debian, Ubuntu: apt-get install libopenmpi-dev openmpi-bin) "
+                                  "and build again{}",
+                                  command, then),
+                      kExitCannotRun);
 }
 
 }  // namespace fabscope::perf

@@ -6,6 +6,9 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
+
+#include "util/result.h"
 
 namespace fabscope::perf {
 
@@ -16,5 +19,10 @@ using EnvReader = std::function<const char*(const char*)>;
 /// SLURM_JOB_ID and SLURM_STEP_ID are set. A value that is not a short word
 /// of letters, digits, '.', '_' or '-' is left out, never copied.
 std::string describe_launcher(const std::string& library, const EnvReader& env);
+
+/// What `command` says when this fabscope was built without MPI (exit 3):
+/// how to get it, then `then` (what else the user may do), the same words
+/// for every command that launches ranks with MPI.
+Error built_without_mpi(std::string_view command, std::string_view then);
 
 }  // namespace fabscope::perf
