@@ -50,6 +50,10 @@ TEST(ProbePinglist, ParsesAddressesPortsAndLeavesAndNamesEveryBadLine) {
     const std::map<std::string, std::string> bad = {
         {"10.0.0.1\n", "hosts:1: expected"},
         {"10.0.0.1 a l1\n10.0.0.2 a l1\n", "hosts:2: host a is listed twice"},
+        {"10.0.0.1 a l1\n10.0.0.1:18516 b l1\n",
+         "hosts:2: 10.0.0.1:18516 is given to host b here and to host a on line 1"},
+        {"# v6\n[fd00::4]:7 a l1\nfd00:0::4:8 c l1\n[FD00:0:0::4]:7 b l1\n",
+         "hosts:4: [FD00:0:0::4]:7 is given to host b here and to host a on line 2"},
         {"10.0.0.1 a l1\n10.0.0.2 b\n", "hosts:2: either every line names a leaf"},
         {"10.0.0.1:0 a\n", "hosts:1: port \"0\""},
         {"10.0.0.1 a;rm l1\n", "hosts:1: \"a;rm\" is not"},
