@@ -52,13 +52,13 @@ std::string answer_one(perf::Channel& ch, const std::vector<ProbeHost>& hosts, H
     // The pinglist's address is the identity: a hello naming another host is not taken.
     auto same = ids.is_of(host, ch.peer_ip());
     if (!same || !*same) {
-        const std::string why =
-            same ? fmt::format(
-                       "a hello as host \"{}\" comes from {}, not from its address in "
-                       "the pinglist ({})",
-                       name, ch.peer_ip(), host_part(hosts[host].where))
-                 : fmt::format("a hello as host \"{}\" from {}: {}", name, ch.peer_ip(),
-                               same.error().message);
+        std::string why = same
+                              ? fmt::format(
+                                    "a hello as host \"{}\" comes from {}, not from its address in "
+                                    "the pinglist ({})",
+                                    name, ch.peer_ip(), host_part(hosts[host].where))
+                              : fmt::format("a hello as host \"{}\" from {}: {}", name,
+                                            ch.peer_ip(), same.error().message);
         refuse(ch, why, o.timeout);
         return why;
     }

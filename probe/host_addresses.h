@@ -7,12 +7,11 @@
 // resolved once, when it is first claimed (not at start: 8,192 names would
 // hold the listener), and again only while it does not resolve.
 
-#include <array>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "net/allow_list.h"
 #include "probe/pinglist.h"
 #include "util/result.h"
 
@@ -27,9 +26,9 @@ class HostAddresses {
     Result<bool> is_of(size_t host, const std::string& ip);
 
   private:
-    using Bytes = std::array<uint8_t, 16>;  // IPv4 as ::ffff:a.b.c.d
     std::vector<ProbeHost> hosts_;
-    std::vector<std::optional<std::vector<Bytes>>> known_;  // per host, once resolved
+    // Per host, once known: its addresses, each a network of one address.
+    std::vector<std::optional<perf::AllowList>> known_;
 };
 
 /// The host part of a pinglist's "host:port" ("[v6]:port" without brackets).
