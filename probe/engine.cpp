@@ -1,5 +1,7 @@
 #include "probe/engine.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "probe/packet.h"
@@ -15,8 +17,13 @@ uint64_t to_ns(Clock::time_point t) {
 }  // namespace
 
 ProbeEngine::ProbeEngine(perf::UdPort& port, std::vector<ProbeHost> hosts, size_t self,
-                         ProbeConfig cfg, Clock::time_point start)
-    : port_(port), hosts_(std::move(hosts)), self_(self), cfg_(cfg) {
+                         ProbeConfig cfg, Clock::time_point start,
+                         std::function<Clock::time_point()> now)
+    : now_(now ? std::move(now) : [] { return Clock::now(); }),
+      port_(port),
+      hosts_(std::move(hosts)),
+      self_(self),
+      cfg_(cfg) {
     pinglist_ = make_pinglist(hosts_, self_, cfg_.pinglist);
     auto add = [&](size_t h) {
         peers_.try_emplace(h, Peer{.history = {cfg_.window, cfg_.baseline}});
@@ -37,7 +44,10 @@ std::vector<size_t> ProbeEngine::to_resolve() const {
     std::vector<size_t> out;
     for (size_t h : round_peers(pinglist_, round_, cfg_.pinglist.cross_hosts)) {
         const Peer& p = peers_.at(h);
-        if (p.handle == 0 || p.silent) out.push_back(h);
+        if (round_ < p.retry_round) continue;  // backing off
+        // An unreachable peer with an old handle is asked again too: its
+        // probes stopped, so it never turns silent.
+        if (p.handle == 0 || p.silent || !p.unreachable.empty()) out.push_back(h);
     }
     return out;
 }
@@ -59,18 +69,31 @@ Status ProbeEngine::learn_peer(size_t host, const perf::UdAddress& addr, uint32_
     auto it = peers_.find(host);
     if (it == peers_.end()) return Ok{};
     Peer& p = it->second;
-    p.unreachable.clear();
-    p.failed_hellos = 0;
     p.silent = false;
     p.id = id;
-    if (p.handle != 0 && p.addr.qpn == addr.qpn && p.addr.gid == addr.gid) return Ok{};
-    if (p.handle != 0) port_.remove_destination(p.handle);
-    p.handle = 0;
-    p.outstanding.clear();  // answers to the old QP's probes will not come
-    auto h = port_.add_destination(addr);
-    if (!h) return h.error();
-    p.handle = *h;
-    p.addr = addr;
+    if (p.handle == 0 || p.addr.qpn != addr.qpn || p.addr.gid != addr.gid) {
+        if (p.handle != 0) port_.remove_destination(p.handle);
+        p.handle = 0;
+        p.outstanding.clear();  // answers to the old QP's probes will not come
+        auto h = port_.add_destination(addr);
+        if (!h) {
+            // This peer alone: it is unreachable and asked again later, backing off.
+            p.unreachable = "no address handle: " + h.error().message;
+            p.ah_failed = true;
+            ++p.failed_hellos;
+            const uint32_t shift = std::min<uint32_t>(p.ah_failures++, 3);
+            p.retry_round = round_ + std::min<uint64_t>(uint64_t{1} << shift, kMaxRetryIntervals);
+            return make_error(fmt::format("{}: {} (asked again in {} intervals)", hosts_[host].name,
+                                          p.unreachable, p.retry_round - round_));
+        }
+        p.handle = *h;
+        p.addr = addr;
+    }
+    p.unreachable.clear();
+    p.failed_hellos = 0;
+    p.ah_failed = false;
+    p.ah_failures = 0;
+    p.retry_round = 0;
     return Ok{};
 }
 
@@ -78,6 +101,7 @@ void ProbeEngine::peer_unreachable(size_t host, const std::string& why) {
     auto it = peers_.find(host);
     if (it == peers_.end()) return;
     it->second.unreachable = why;
+    it->second.ah_failed = false;
     ++it->second.failed_hellos;
 }
 
@@ -178,7 +202,7 @@ void ProbeEngine::expire(Clock::time_point now) {
 }
 
 Status ProbeEngine::step(std::chrono::milliseconds wait) {
-    Clock::time_point now = Clock::now();
+    Clock::time_point now = now_();
     send_due(now);
     // Sleep no longer than until the next probe is due or the interval ends.
     Clock::time_point until = interval_end_;
@@ -187,7 +211,7 @@ Status ProbeEngine::step(std::chrono::milliseconds wait) {
     left = std::clamp(left, std::chrono::milliseconds(0), wait);
     auto got = port_.receive(left);
     if (!got) return got.error();
-    now = Clock::now();
+    now = now_();
     for (const perf::UdDatagram& d : *got) on_datagram(d, now);
     expire(now);
     return Ok{};
@@ -214,6 +238,10 @@ ProbeSnapshot ProbeEngine::close_interval(double unix_now) {
                       : p.handle == 0        ? "resolving"
                                              : "probing",
                       p.unreachable,
+                      p.unreachable.empty() ? ""
+                      : p.ah_failed         ? "address-handle"
+                                            : "hello",
+                      p.retry_round > round_ ? p.retry_round : 0,
                       p.history.window(),
                       p.history.baseline_p99(),
                       p.history.total_sent(),
@@ -227,9 +255,17 @@ ProbeSnapshot ProbeEngine::close_interval(double unix_now) {
     std::vector<LeafPairView> pairs;
     for (auto& [leaf, h] : pair_) {
         h.close_interval();
-        PeerFigures f{
-            leaf,           leaf,          false, "probing", "", h.window(), h.baseline_p99(),
-            h.total_sent(), h.total_lost()};
+        PeerFigures f{leaf,
+                      leaf,
+                      false,
+                      "probing",
+                      "",
+                      "",
+                      0,
+                      h.window(),
+                      h.baseline_p99(),
+                      h.total_sent(),
+                      h.total_lost()};
         pairs.push_back({leaf, f.window, f.baseline_p99_us});
         s.pairs.push_back(std::move(f));
     }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -28,6 +29,10 @@ namespace fabscope::probe {
 using Clock = std::chrono::steady_clock;
 
 inline constexpr uint32_t kHellosBeforeUnreachable = 3;
+/// A peer no address handle could be made to is asked again after 1, 2, 4,
+/// then every 8 intervals: a RoCE GID without a route stays so for a while,
+/// and each try costs a hello and a verbs call.
+inline constexpr uint32_t kMaxRetryIntervals = 8;
 /// Probes of other agents answered a second at most (as many as an agent may
 /// send): past it, an agent that said hello cannot make this one send more.
 inline constexpr double kMaxAnswersPerSecond = 20000;
@@ -49,6 +54,8 @@ struct PeerFigures {
     bool leaf_peer = true;
     std::string state;  ///< "probing", "resolving", "unreachable"
     std::string unreachable;
+    std::string unreachable_reason;  ///< "hello" or "address-handle" when unreachable
+    uint64_t retry_interval = 0;     ///< backing off: asked again at the end of this interval
     WindowFigures window;
     std::optional<double> baseline_p99_us;
     uint64_t sent_total = 0;
@@ -76,19 +83,23 @@ struct ProbeSnapshot {
 
 class ProbeEngine {
   public:
+    /// `now` is the engine's clock (the tests' seam); empty: Clock::now.
     ProbeEngine(perf::UdPort& port, std::vector<ProbeHost> hosts, size_t self, ProbeConfig cfg,
-                Clock::time_point start);
+                Clock::time_point start, std::function<Clock::time_point()> now = {});
 
     const std::vector<ProbeHost>& hosts() const { return hosts_; }
     size_t self() const { return self_; }
-    /// The hosts of this round's pinglist with no address yet, or whose
-    /// probes all went unanswered in the last interval: to say hello to.
+    /// The hosts of this round's pinglist with no address yet, unreachable,
+    /// or whose probes all went unanswered in the last interval: to say
+    /// hello to (a peer backing off after a failed address handle, not yet).
     std::vector<size_t> to_resolve() const;
 
     /// Host `host` said hello: its probes (carrying `host` as their id) are
     /// answered from now on. Errors: no address handle could be made.
     Status learn_source(size_t host, const perf::UdAddress& addr);
     /// Our hello to `host` was answered: probe it at `addr`, with `id`.
+    /// Errors (for the log; the agent goes on): no address handle could be
+    /// made, and the peer is unreachable until a retry, backing off.
     Status learn_peer(size_t host, const perf::UdAddress& addr, uint32_t id);
     /// Our hello to `host` failed: not probed until one succeeds, and a
     /// finding once `kHellosBeforeUnreachable` in a row have failed (an
@@ -115,7 +126,10 @@ class ProbeEngine {
         perf::UdAddress addr;
         uint32_t id = 0;
         std::string unreachable;
-        uint32_t failed_hellos = 0;  ///< in a row
+        bool ah_failed = false;      ///< unreachable: no address handle (else the hello)
+        uint32_t failed_hellos = 0;  ///< in a row, an address handle not made counted too
+        uint32_t ah_failures = 0;    ///< in a row: the backoff's exponent
+        uint64_t retry_round = 0;    ///< not asked again before this round
         PeerHistory history;
         std::deque<Outstanding> outstanding;
         uint32_t next_seq = 1;
@@ -134,6 +148,7 @@ class ProbeEngine {
     /// The covered leaf's tally for a probe to `host`; null for a leaf peer.
     ProbeTally* pair_tally(size_t host);
 
+    std::function<Clock::time_point()> now_;
     perf::UdPort& port_;
     std::vector<ProbeHost> hosts_;
     size_t self_;

@@ -7,6 +7,8 @@
 #include "net/auth.h"
 #include "net/channel.h"
 #include "net/message.h"
+#include "probe/host_addresses.h"
+#include "util/printable.h"
 
 namespace fabscope::probe {
 namespace {
@@ -20,7 +22,7 @@ void refuse(perf::Channel& ch, const std::string& why, Millis timeout) {
 }
 
 /// One client's exchange; "" when it ended well, else why not.
-std::string answer_one(perf::Channel& ch, const std::vector<ProbeHost>& hosts,
+std::string answer_one(perf::Channel& ch, const std::vector<ProbeHost>& hosts, HostAddresses& ids,
                        const std::string& self_name, const perf::UdAddress& self,
                        const HelloOptions& o, const Register& reg) {
     const std::string nonce = o.secret.empty() ? "" : perf::make_nonce();
@@ -41,8 +43,24 @@ std::string answer_one(perf::Channel& ch, const std::vector<ProbeHost>& hosts,
     const std::string name = perf::message_text(*hello, "host");
     const size_t host = find_host(hosts, name);
     if (host == hosts.size()) {
-        refuse(ch, fmt::format("host \"{}\" is not in this agent's pinglist", name), o.timeout);
-        return fmt::format("host \"{}\" is not in the pinglist", name);
+        // The name is the client's: at most 64 printable characters of it go anywhere.
+        refuse(ch,
+               fmt::format("host \"{}\" is not in this agent's pinglist", printable_capped(name)),
+               o.timeout);
+        return fmt::format("host \"{}\" is not in the pinglist", printable_capped(name));
+    }
+    // The pinglist's address is the identity: a hello naming another host is not taken.
+    auto same = ids.is_of(host, ch.peer_ip());
+    if (!same || !*same) {
+        std::string why = same
+                              ? fmt::format(
+                                    "a hello as host \"{}\" comes from {}, not from its address in "
+                                    "the pinglist ({})",
+                                    name, ch.peer_ip(), host_part(hosts[host].where))
+                              : fmt::format("a hello as host \"{}\" from {}: {}", name,
+                                            ch.peer_ip(), same.error().message);
+        refuse(ch, why, o.timeout);
+        return why;
     }
     auto addr = json_io::guarded([&]() -> Result<perf::UdAddress> {
         return perf::ud_address_from_json(json_io::get_object(*hello, "ud"));
@@ -111,6 +129,7 @@ Status serve_hellos(int listen_fd, const std::vector<ProbeHost>& hosts,
                     const std::string& self_name, const perf::UdAddress& self,
                     const perf::AllowList& allow, const HelloOptions& o, const Register& reg,
                     const HelloLog& log, const StopToken& stop) {
+    HostAddresses ids(hosts);
     while (!stop.stop_requested()) {
         pollfd p[2] = {{listen_fd, POLLIN, 0}, {stop.fd(), POLLIN, 0}};
         if (::poll(p, 2, 1000) <= 0 || !(p[0].revents & POLLIN)) continue;
@@ -119,13 +138,11 @@ Status serve_hellos(int listen_fd, const std::vector<ProbeHost>& hosts,
         ch->set_stop(&stop);
         if (!allow.allows(ch->peer_ip())) {
             log(fmt::format("refused {}: not in --allow ({})", ch->peer(), allow.describe()));
-            refuse(*ch,
-                   fmt::format("this agent does not answer {} (its --allow is {})", ch->peer_ip(),
-                               allow.describe()),
-                   Millis(500));
+            // The list is the operator's: the log has it, the client is told no more than no.
+            refuse(*ch, fmt::format("this agent does not answer {}", ch->peer_ip()), Millis(500));
             continue;
         }
-        const std::string why = answer_one(*ch, hosts, self_name, self, o, reg);
+        const std::string why = answer_one(*ch, hosts, ids, self_name, self, o, reg);
         if (!why.empty()) log(fmt::format("hello from {} failed: {}", ch->peer(), why));
     }
     return Ok{};

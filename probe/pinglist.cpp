@@ -1,5 +1,6 @@
 #include "probe/pinglist.h"
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -57,12 +58,31 @@ std::string with_port(const std::string& token, uint16_t default_port, std::stri
     return fmt::format("{}:{}", host, default_port);
 }
 
+/// The address:port as one spelling: a literal address in its canonical
+/// form (fd00::4 and fd00:0::4 are one), a name in lower case.
+std::string same_where(const std::string& where) {
+    const bool v6 = where.front() == '[';
+    const size_t end = v6 ? where.find(']') : where.rfind(':');
+    std::string host = where.substr(v6 ? 1 : 0, v6 ? end - 1 : end);
+    const std::string port = where.substr(where.rfind(':') + 1);
+    unsigned char bin[sizeof(in6_addr)] = {};
+    char text[INET6_ADDRSTRLEN] = {};
+    const int family = v6 ? AF_INET6 : AF_INET;
+    if (::inet_pton(family, host.c_str(), bin) == 1 &&
+        ::inet_ntop(family, bin, text, sizeof text) != nullptr)
+        host = text;
+    std::transform(host.begin(), host.end(), host.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return host + "|" + port;
+}
+
 }  // namespace
 
 Result<std::vector<ProbeHost>> parse_pinglist(const std::string& text, const std::string& source,
                                               uint16_t default_port) {
     std::vector<ProbeHost> hosts;
     std::set<std::string> names;
+    std::map<std::string, size_t> wheres;  // an address:port's host, by where()
     auto one = [&](int n, const std::vector<std::string>& w) -> std::string {
         if (w.size() < 2 || w.size() > 3) return "expected \"HOST[:PORT] NAME [LEAF]\"";
         for (const std::string& t : w) {
@@ -75,6 +95,12 @@ Result<std::vector<ProbeHost>> parse_pinglist(const std::string& text, const std
         ProbeHost h{with_port(w[0], default_port, &why), w[1], w.size() == 3 ? w[2] : "", n};
         if (!why.empty()) return why;
         if (!names.insert(h.name).second) return fmt::format("host {} is listed twice", h.name);
+        // One agent answers at an address:port: two names there would be one host twice.
+        if (auto [at, fresh] = wheres.try_emplace(same_where(h.where), hosts.size()); !fresh) {
+            const ProbeHost& first = hosts[at->second];
+            return fmt::format("{} is given to host {} here and to host {} on line {}", h.where,
+                               h.name, first.name, first.line);
+        }
         if (!hosts.empty() && hosts.front().leaf.empty() != h.leaf.empty())
             return "either every line names a leaf or none does";
         hosts.push_back(std::move(h));

@@ -48,7 +48,11 @@ json figures_json(const PeerFigures& f) {
               {"loss_ratio", f.window.loss_ratio},
               {"sent_total", f.sent_total},
               {"lost_total", f.lost_total}};
-    if (!f.unreachable.empty()) j["unreachable"] = f.unreachable;
+    if (!f.unreachable.empty()) {
+        j["unreachable"] = f.unreachable;
+        j["unreachable_reason"] = f.unreachable_reason;
+    }
+    if (f.retry_interval != 0) j["retry_interval"] = f.retry_interval;
     if (f.window.p50_us) j["p50_us"] = *f.window.p50_us;
     if (f.window.p99_us) j["p99_us"] = *f.window.p99_us;
     if (f.baseline_p99_us) j["baseline_p99_us"] = *f.baseline_p99_us;
@@ -94,6 +98,13 @@ std::string probe_metrics(const ProbeSnapshot& s, const std::string& version) {
     t.head("fabscope_probe_peers", "gauge", "Peers of the pinglist by state.");
     for (const char* st : {"probing", "resolving", "unreachable"})
         t.line(fmt::format("fabscope_probe_peers{{state=\"{}\"}}", st), states[st]);
+    std::map<std::string, int> reasons;
+    for (const PeerFigures& f : s.peers) ++reasons[f.unreachable_reason];
+    t.head("fabscope_probe_peers_unreachable", "gauge",
+           "Unreachable peers by reason: the hello failed, or no address handle could be made "
+           "(retried after 1, 2, 4, then every 8 intervals).");
+    for (const char* r : {"hello", "address-handle"})
+        t.line(fmt::format("fabscope_probe_peers_unreachable{{reason=\"{}\"}}", r), reasons[r]);
 
     t.head("fabscope_probe_loss_ratio", "gauge",
            "Probes lost over the window, per peer under this host's leaf.");

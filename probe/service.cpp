@@ -67,8 +67,9 @@ void resolve_loop(const ProbeServiceOptions& o, const perf::UdAddress& self, Mai
     }
 }
 
-/// Applies what the other threads learned (on the engine's thread).
-Status apply_mail(ProbeEngine& engine, Mailbox& box, const ProbeServiceOptions& o) {
+/// Applies what the other threads learned (on the engine's thread). A peer
+/// that cannot be taken is the engine's to retry: the agent goes on.
+void apply_mail(ProbeEngine& engine, Mailbox& box, const ProbeServiceOptions& o) {
     std::vector<Mailbox::Source> sources;
     std::vector<Mailbox::Resolved> resolved;
     {
@@ -83,9 +84,9 @@ Status apply_mail(ProbeEngine& engine, Mailbox& box, const ProbeServiceOptions& 
             if (o.verbose > 0) log_line(o, "hello to " + r.why);
             continue;
         }
-        if (auto st = engine.learn_peer(r.host, r.addr->ud, r.addr->id); !st) return st;
+        if (auto st = engine.learn_peer(r.host, r.addr->ud, r.addr->id); !st)
+            log_line(o, st.error().message);
     }
-    return Ok{};
 }
 
 void publish(const ProbeSnapshot& s, const ProbeServiceOptions& o, Mailbox& box,
@@ -140,7 +141,7 @@ Status engine_loop(const ProbeServiceOptions& o, perf::UdPort& port, Mailbox& bo
     box.wake.notify_one();
     uint64_t recoveries_said = 0;
     while (!stop.stop_requested()) {
-        if (auto st = apply_mail(engine, box, o); !st) return st;
+        apply_mail(engine, box, o);
         if (auto st = engine.step(std::chrono::milliseconds(50)); !st) return st;
         if (Clock::now() >= engine.interval_end()) {
             ProbeSnapshot s = engine.close_interval(static_cast<double>(unix_millis_now()) / 1000);

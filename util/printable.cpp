@@ -13,6 +13,11 @@ std::string printable(std::string_view s) {
     return out;
 }
 
+std::string printable_capped(std::string_view s, size_t max) {
+    if (s.size() <= max) return printable(s);
+    return printable(s.substr(0, max)) + "...";
+}
+
 std::string one_line(std::string_view s) {
     std::string out;
     out.reserve(s.size());

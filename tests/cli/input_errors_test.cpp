@@ -197,6 +197,11 @@ TEST_F(Cli, AProbeAgentsBadPinglistOrFlagsAreExit2BeforeAnyDevice) {
     auto bad = write("bad.hosts", "10.0.0.1 a l1\n10.0.0.2 b\n");
     auto r = run({fabscope(), "probe", "--pinglist", bad, "--name", "a"});
     expect_input_error(r, bad + ":2: either every line names a leaf or none does");
+    // Two names at one address:port: both lines named.
+    auto twice = write("twice.hosts", "10.0.0.1 a l1\n10.0.0.2 b l1\n10.0.0.1 c l1\n");
+    r = run({fabscope(), "probe", "--pinglist", twice, "--name", "a"});
+    expect_input_error(
+        r, twice + ":3: 10.0.0.1:18516 is given to host c here and to host a on line 1");
     auto good = write("good.hosts", "10.0.0.1 a l1\n10.0.0.2 b l1\n10.0.1.1 c l2\n10.0.1.2 d l2\n");
     r = run({fabscope(), "probe", "--pinglist", good, "--name", "z"});
     expect_input_error(r, "this host (z) is not in the pinglist " + good);

@@ -405,7 +405,9 @@ TEST(PerfServe, AClientOutsideTheAllowListIsRefused) {
     TestResult r = run_client(srv.dev(), srv.where(), quick_spec(), quick_peer());
     EXPECT_FALSE(r.ok);
     EXPECT_NE(r.error.find("does not answer 127.0.0.1"), std::string::npos) << r.error;
-    EXPECT_EQ(srv.log_count("not in --allow"), 1u);
+    // The client is told no; the list is the operator's, for the log alone.
+    EXPECT_EQ(r.error.find("10.0.0.0/24"), std::string::npos) << r.error;
+    EXPECT_EQ(srv.log_count("not in --allow (10.0.0.0/24)"), 1u);
     EXPECT_TRUE(srv.dev().created().empty());
 }
 

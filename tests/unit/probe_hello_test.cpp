@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <mutex>
@@ -35,7 +36,7 @@ class ProbeHello : public ::testing::Test {
         port_ = ntohs(ss.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port
                                                : reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
         auto hosts = parse_pinglist("127.0.0.1:" + std::to_string(port_) +
-                                        " agent l1\n127.0.0.1 me l1\n127.0.0.1 other l2\n",
+                                        " agent l1\n127.0.0.1 me l1\n127.0.0.2 other l2\n",
                                     "hosts", 1);
         ASSERT_TRUE(hosts);
         hosts_ = *hosts;
@@ -64,6 +65,41 @@ class ProbeHello : public ::testing::Test {
     Result<PeerAddress> hello(const std::string& name, const std::string& secret,
                               uint32_t qpn = 77) {
         return say_hello(hosts_[0], name, {qpn, 0, {}, true}, {secret, Millis(2000)});
+    }
+    /// A hello as `name` from the source address `from` (loopback has all of
+    /// 127/8): the agent's last message to it.
+    json hello_from(const std::string& from, const std::string& name, const std::string& secret,
+                    uint32_t qpn) {
+        const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        EXPECT_GE(fd, 0);
+        timeval tv{2, 0};
+        ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        sockaddr_in src{};
+        src.sin_family = AF_INET;
+        ::inet_pton(AF_INET, from.c_str(), &src.sin_addr);
+        EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src), 0);
+        sockaddr_in to{};
+        to.sin_family = AF_INET;
+        to.sin_port = htons(port_);
+        ::inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+        EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to), 0);
+        auto line = [&] {
+            std::string l;
+            char c = 0;
+            while (::recv(fd, &c, 1, 0) == 1 && c != '\n') l += c;
+            return l.empty() ? json{} : json::parse(l);
+        };
+        const json welcome = line();
+        json h = {{"type", "probe-hello"},
+                  {"host", name},
+                  {"ud", perf::ud_address_to_json({qpn, 0, {}, true})},
+                  {"auth", perf::auth_response(secret, welcome.value("nonce", ""))}};
+        const std::string out = h.dump() + "\n";
+        EXPECT_EQ(::send(fd, out.data(), out.size(), MSG_NOSIGNAL),
+                  static_cast<ssize_t>(out.size()));
+        json answer = line();
+        ::close(fd);
+        return answer;
     }
     std::string log() {
         std::lock_guard lock(mu_);
@@ -144,12 +180,52 @@ TEST_F(ProbeHello, AnAddressOutsideTheAllowListIsRefusedAndNothingListensIsSaidS
     ASSERT_FALSE(r);
     EXPECT_NE(r.error().message.find("does not answer 127.0.0.1"), std::string::npos)
         << r.error().message;
+    // The client is told no; the list is the operator's, for the log alone.
+    EXPECT_EQ(r.error().message.find("10.99.0.0/16"), std::string::npos) << r.error().message;
+    EXPECT_NE(log().find("not in --allow (10.99.0.0/16)"), std::string::npos) << log();
     ProbeHost nowhere{"127.0.0.1:1", "gone", "l1", 1};
     r = say_hello(nowhere, "me", {1, 0, {}, true}, {"", Millis(500)});
     ASSERT_FALSE(r);
     EXPECT_NE(r.error().message.find("cannot reach a fabscope probe agent at 127.0.0.1:1"),
               std::string::npos)
         << r.error().message;
+}
+
+TEST_F(ProbeHello, AHelloIsTakenOnlyFromTheAddressOfTheHostItNames) {
+    start("s3cret");
+    // "other" is 127.0.0.2 in the pinglist: its own hello is taken.
+    json a = hello_from("127.0.0.2", "other", "s3cret", 88);
+    EXPECT_EQ(a.value("type", ""), "probe-address") << a.dump();
+    // "me" (127.0.0.1), with the secret, claims to be "other": refused, and
+    // other's registration stands.
+    json b = hello_from("127.0.0.1", "other", "s3cret", 666000);
+    EXPECT_EQ(b.value("type", ""), "error") << b.dump();
+    EXPECT_EQ(b.value("message", ""),
+              "a hello as host \"other\" comes from 127.0.0.1, not from its address in the "
+              "pinglist (127.0.0.2)");
+    auto r = hello("me", "s3cret");  // the real "me" from 127.0.0.1
+    ASSERT_TRUE(r) << r.error().message;
+    {
+        std::lock_guard lock(mu_);
+        EXPECT_EQ(registered_, (std::vector<std::pair<size_t, uint32_t>>{{2, 88}, {1, 77}}));
+    }
+    EXPECT_NE(log().find("hello from 127.0.0.1:"), std::string::npos) << log();
+    EXPECT_NE(log().find("a hello as host \"other\" comes from 127.0.0.1"), std::string::npos)
+        << log();
+}
+
+TEST_F(ProbeHello, AClientsChosenNameIsNeverEchoedPast64PrintableCharacters) {
+    start("s3cret");
+    const std::string name = "\x1b[2J" + std::string(100000, 'n');
+    auto r = hello(name, "s3cret");
+    ASSERT_FALSE(r);
+    const std::string shown = "\"?[2J" + std::string(60, 'n') + "...\"";
+    EXPECT_NE(r.error().message.find(shown + " is not in this agent's pinglist"), std::string::npos)
+        << r.error().message.substr(0, 200);
+    EXPECT_LT(r.error().message.size(), 300u);
+    const std::string l = log();
+    EXPECT_NE(l.find(shown + " is not in the pinglist"), std::string::npos) << l.substr(0, 300);
+    EXPECT_LT(l.size(), 300u);
 }
 
 TEST(ProbeQkey, ASecretGivesItsOwnQkeyWithTheHighBitClear) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -49,6 +50,10 @@ TEST(ProbePinglist, ParsesAddressesPortsAndLeavesAndNamesEveryBadLine) {
     const std::map<std::string, std::string> bad = {
         {"10.0.0.1\n", "hosts:1: expected"},
         {"10.0.0.1 a l1\n10.0.0.2 a l1\n", "hosts:2: host a is listed twice"},
+        {"10.0.0.1 a l1\n10.0.0.1:18516 b l1\n",
+         "hosts:2: 10.0.0.1:18516 is given to host b here and to host a on line 1"},
+        {"# v6\n[fd00::4]:7 a l1\nfd00:0::4:8 c l1\n[FD00:0:0::4]:7 b l1\n",
+         "hosts:4: [FD00:0:0::4]:7 is given to host b here and to host a on line 2"},
         {"10.0.0.1 a l1\n10.0.0.2 b\n", "hosts:2: either every line names a leaf"},
         {"10.0.0.1:0 a\n", "hosts:1: port \"0\""},
         {"10.0.0.1 a;rm l1\n", "hosts:1: \"a;rm\" is not"},
@@ -213,6 +218,7 @@ TEST(ProbePacket, RoundTripsAndRejectsWhatIsNotAProbe) {
 /// port with its QP number unless `drop` says it is lost.
 struct FakeNet {
     std::map<uint32_t, std::vector<perf::UdDatagram>> inbox;
+    std::set<uint32_t> no_route;  ///< QPs no address handle can be made to (ibv_create_ah fails)
     std::function<bool(uint32_t from, uint32_t to)> drop = [](uint32_t, uint32_t) { return false; };
 };
 
@@ -221,6 +227,8 @@ class FakeUdPort final : public perf::UdPort {
     FakeUdPort(FakeNet& net, uint32_t qpn) : net_(net), qpn_(qpn) {}
     perf::UdAddress address() const override { return {qpn_, 0, {}, true}; }
     Result<int> add_destination(const perf::UdAddress& to) override {
+        if (net_.no_route.count(to.qpn))
+            return make_error("ibv_create_ah on fake port 1 failed: Network is unreachable", 3);
         dests_[next_] = to.qpn;
         return next_++;
     }
@@ -337,6 +345,73 @@ TEST(ProbeEngine, AnAgentThatFloodsProbesIsAnsweredNoFasterThanTheBound) {
     EXPECT_EQ(s.answered_for_others, 2000u);
     EXPECT_EQ(s.answers_refused, 3000u);
     EXPECT_EQ(net.inbox[2].size(), 2000u);
+}
+
+TEST(ProbeEngine, APeerWithoutAnAddressHandleIsUnreachableAndRetriedBackingOffWhileTheRestGoOn) {
+    const auto hosts = fabric_hosts(1, 3);  // h1-1 h1-2 h1-3
+    FakeNet net;
+    net.no_route = {103};  // h1-3's GID has no route from h1-1
+    FakeUdPort mine(net, 101);
+    FakeUdPort good(net, 102);
+    FakeUdPort bad(net, 103);
+    ProbeConfig cfg;
+    cfg.interval = std::chrono::milliseconds(100);
+    cfg.timeout = std::chrono::milliseconds(50);
+    Clock::time_point now = Clock::now();
+    auto clock = [&] { return now; };
+    ProbeEngine e(mine, hosts, 0, cfg, now, clock);
+    ProbeEngine peer(good, hosts, 1, cfg, now, clock);  // answer h1-1's probes
+    ProbeEngine far(bad, hosts, 2, cfg, now, clock);
+    ASSERT_TRUE(peer.learn_source(0, mine.address()));
+    ASSERT_TRUE(far.learn_source(0, mine.address()));
+    ASSERT_TRUE(e.learn_peer(1, good.address(), 0));
+    auto st = e.learn_peer(2, bad.address(), 0);
+    ASSERT_FALSE(st);
+    EXPECT_NE(st.error().message.find("h1-3: no address handle: ibv_create_ah"), std::string::npos)
+        << st.error().message;
+    std::vector<uint64_t> asked;  // the intervals at whose end h1-3 is asked again
+    std::vector<ProbeSnapshot> snaps;
+    for (int k = 0; k < 9; ++k) {
+        for (int tick = 0; tick < 10; ++tick) {
+            now += std::chrono::milliseconds(10);
+            ASSERT_TRUE(e.step(std::chrono::milliseconds(0)));
+            ASSERT_TRUE(peer.step(std::chrono::milliseconds(0)));
+            ASSERT_TRUE(far.step(std::chrono::milliseconds(0)));
+            ASSERT_TRUE(e.step(std::chrono::milliseconds(0)));
+        }
+        ASSERT_GE(now, e.interval_end());
+        snaps.push_back(e.close_interval(0));
+        const auto todo = e.to_resolve();
+        if (std::find(todo.begin(), todo.end(), 2) == todo.end()) continue;
+        asked.push_back(snaps.back().interval);
+        if (asked.size() == 3) net.no_route.clear();  // the route is back
+        (void)e.learn_peer(2, bad.address(), 0);
+    }
+    // Asked again after 1, 2 and 4 intervals; the fourth time it is reachable.
+    EXPECT_EQ(asked, (std::vector<uint64_t>{1, 3, 7}));
+    const ProbeSnapshot& s = snaps[5];  // interval 6: backing off
+    ASSERT_EQ(s.peers.size(), 2u);
+    EXPECT_EQ(s.peers[0].name, "h1-2");
+    EXPECT_EQ(s.peers[0].state, "probing");
+    EXPECT_EQ(s.peers[0].window.lost, 0u);
+    EXPECT_GT(s.peers[0].window.answered, 40u);  // 10 an interval, over the window of 5
+    EXPECT_EQ(s.peers[1].state, "unreachable");
+    EXPECT_EQ(s.peers[1].unreachable_reason, "address-handle");
+    EXPECT_EQ(s.peers[1].retry_interval, 7u);
+    EXPECT_EQ(s.peers[1].sent_total, 0u);
+    EXPECT_EQ(kinds(s.findings), (std::vector<std::string>{"probe-peer-unreachable:h1-3"}));
+    json j = probe_json(s, "test");
+    EXPECT_EQ(j["peers"][1]["unreachable_reason"], "address-handle");
+    EXPECT_NE(j["peers"][1]["unreachable"].get<std::string>().find("Network is unreachable"),
+              std::string::npos);
+    for (const auto& err : testing::schema_errors(j, "probe.schema.json")) ADD_FAILURE() << err;
+    EXPECT_NE(probe_metrics(s, "test").find(
+                  "fabscope_probe_peers_unreachable{reason=\"address-handle\"} 1\n"),
+              std::string::npos);
+    // Once its address handle is made it is probed like the others.
+    EXPECT_EQ(snaps.back().peers[1].state, "probing");
+    EXPECT_GT(snaps.back().peers[1].sent_total, 0u);
+    EXPECT_EQ(snaps.back().peers[1].lost_total, 0u);
 }
 
 TEST(ProbeMetrics, AHostOfA4096HostFabricServesUnderAHundredAndFiftySeries) {
