@@ -169,100 +169,133 @@ std::vector<Lane> contested_lanes(const std::vector<FlowObservation>& flows,
     return {thin.begin(), thin.end()};
 }
 
+/// Per lane: every flow through it, and its slow ones.
+struct LaneFlows {
+    std::unordered_map<Lane, size_t> total;
+    std::unordered_map<Lane, std::vector<size_t>> slow_through;
+};
+
+LaneFlows lane_flows(const std::vector<FlowObservation>& flows) {
+    LaneFlows out;
+    for (size_t i = 0; i < flows.size(); ++i) {
+        for (Lane l : flows[i].lanes) {
+            ++out.total[l];
+            if (flows[i].slow) out.slow_through[l].push_back(i);
+        }
+    }
+    return out;
+}
+
+/// Of a lane's slow flows, those no suspect chosen yet explains: how many,
+/// and the sum of their strengths.
+std::pair<size_t, double> own_slow(const std::vector<FlowObservation>& flows,
+                                   const std::vector<char>& explained,
+                                   const std::vector<size_t>& slow) {
+    std::pair<size_t, double> own{0, 0.0};
+    for (size_t f : slow) {
+        if (explained[f]) continue;
+        ++own.first;
+        own.second += std::clamp(flows[f].strength, 0.01, 1.0);
+    }
+    return own;
+}
+
+/// The lane a suspect is made of: its own slow flows, their strengths, and
+/// its score.
+struct Pick {
+    Lane lane = 0;
+    size_t count = 0;
+    double weight = 0;
+    double score = 0;
+};
+
+/// The lane explaining the most slow flows not yet explained, weighed by
+/// the share of its flows that were slow: the healthy flows through a lane
+/// speak for it. Without the weight a host's own lane, slow in 631 of its
+/// 647 flows because 630 of them crossed one bad cable (as all-pairs on a
+/// D-mod-K leaf-spine makes them), outbid the cable, 630 of 630.
+/// Each slow flow counts by its strength: a cable that halves every flow
+/// through it also slows the flows of a healthy lane they share with it,
+/// and noise that puts a few more of that lane's flows just under the
+/// threshold must not make it outbid the cable.
+Pick strongest_lane(const std::vector<FlowObservation>& flows, const LaneFlows& by_lane,
+                    const std::vector<char>& explained, const std::set<Lane>& taken,
+                    const OpenMeans* open, const LocalizeOptions& o) {
+    Pick best;
+    for (const auto& [lane, slow] : by_lane.slow_through) {
+        if (taken.count(lane)) continue;
+        if (slow.size() < o.min_slow) continue;
+        const double share =
+            static_cast<double>(slow.size()) / static_cast<double>(by_lane.total.at(lane));
+        // A lane stands on most of its flows slow, or on its open flows' mean.
+        if (!(share >= o.min_share || (open && open->short_of(lane)))) continue;
+        const auto [fresh, weight] = own_slow(flows, explained, slow);
+        // It must explain slow flows of its own, as many as a suspect
+        // needs: a host's lane left with one flaky flow once the cable
+        // behind it took the rest is no suspect.
+        if (fresh < std::max<size_t>(o.min_slow, 1)) continue;
+        const double score = weight * share;
+        if (score > best.score || (score == best.score && lane < best.lane)) {
+            best = Pick{lane, fresh, weight, score};
+        }
+    }
+    return best;
+}
+
+/// The pick, or the wider lane that explains its unexplained slow flows and
+/// more (see wider_lane).
+Pick widened(const std::vector<FlowObservation>& flows, const LaneFlows& by_lane,
+             const std::vector<char>& explained, const std::set<Lane>& taken, const OpenMeans& open,
+             Pick best) {
+    std::vector<size_t> fresh;
+    for (size_t f : by_lane.slow_through.at(best.lane)) {
+        if (!explained[f]) fresh.push_back(f);
+    }
+    if (auto wide = wider_lane(flows, fresh, best.lane, taken, open)) {
+        best.lane = *wide;
+        std::tie(best.count, best.weight) =
+            own_slow(flows, explained, by_lane.slow_through.at(best.lane));
+    }
+    return best;
+}
+
+/// The suspect of the picked lane, with the lanes not yet taken that have
+/// exactly the same slow flows and the same flows in all: they are
+/// indistinguishable from it.
+Suspect suspect_of(const LaneFlows& by_lane, const Pick& best, const std::set<Lane>& taken) {
+    Suspect s;
+    const auto& mine = by_lane.slow_through.at(best.lane);
+    const size_t total = by_lane.total.at(best.lane);
+    s.slow_flows = mine.size();
+    s.own_slow = best.count;
+    s.own_weight = best.weight;
+    s.total_flows = total;
+    s.evidence = mine;
+    for (const auto& [lane, slow] : by_lane.slow_through) {
+        if (lane == best.lane || taken.count(lane)) continue;
+        if (slow == mine && by_lane.total.at(lane) == total) s.lanes.push_back(lane);
+    }
+    s.lanes.push_back(best.lane);
+    std::sort(s.lanes.begin(), s.lanes.end());
+    return s;
+}
+
 }  // namespace
 
 Localization localize(const std::vector<FlowObservation>& flows, const LocalizeOptions& o) {
     Localization out;
-    // Per lane: every flow through it, and its slow ones.
-    std::unordered_map<Lane, size_t> total;
-    std::unordered_map<Lane, std::vector<size_t>> slow_through;
-    for (size_t i = 0; i < flows.size(); ++i) {
-        for (Lane l : flows[i].lanes) {
-            ++total[l];
-            if (flows[i].slow) slow_through[l].push_back(i);
-        }
-    }
+    const LaneFlows by_lane = lane_flows(flows);
     std::optional<OpenMeans> open;
     if (o.slow_ratio > 0) open.emplace(flows, o);
-    // A lane stands on most of its flows slow, or on its open flows' mean.
-    auto stands = [&](Lane lane, double share) {
-        return share >= o.min_share || (open && open->short_of(lane));
-    };
     std::vector<char> explained(flows.size(), 0);
-    // Of a lane's slow flows, those no suspect chosen yet explains: how many,
-    // and the sum of their strengths.
-    auto own_slow = [&](const std::vector<size_t>& slow) {
-        std::pair<size_t, double> own{0, 0.0};
-        for (size_t f : slow) {
-            if (explained[f]) continue;
-            ++own.first;
-            own.second += std::clamp(flows[f].strength, 0.01, 1.0);
-        }
-        return own;
-    };
     std::set<Lane> taken;
     for (;;) {
-        // The lane explaining the most slow flows not yet explained, weighed
-        // by the share of its flows that were slow: the healthy flows through
-        // a lane speak for it. Without the weight a host's own lane, slow in
-        // 631 of its 647 flows because 630 of them crossed one bad cable (as
-        // all-pairs on a D-mod-K leaf-spine makes them), outbid the cable, 630
-        // of 630.
-        // Each slow flow counts by its strength: a cable that halves every
-        // flow through it also slows the flows of a healthy lane they share
-        // with it, and noise that puts a few more of that lane's flows just
-        // under the threshold must not make it outbid the cable.
-        Lane best = 0;
-        size_t best_count = 0;
-        double best_weight = 0;
-        double best_score = 0;
-        for (const auto& [lane, slow] : slow_through) {
-            if (taken.count(lane)) continue;
-            if (slow.size() < o.min_slow) continue;
-            const double share =
-                static_cast<double>(slow.size()) / static_cast<double>(total[lane]);
-            if (!stands(lane, share)) continue;
-            const auto [fresh, weight] = own_slow(slow);
-            // It must explain slow flows of its own, as many as a suspect
-            // needs: a host's lane left with one flaky flow once the cable
-            // behind it took the rest is no suspect.
-            if (fresh < std::max<size_t>(o.min_slow, 1)) continue;
-            const double score = weight * share;
-            if (score > best_score || (score == best_score && lane < best)) {
-                best = lane;
-                best_count = fresh;
-                best_weight = weight;
-                best_score = score;
-            }
-        }
-        if (best_count == 0) break;
-        if (open) {
-            std::vector<size_t> fresh;
-            for (size_t f : slow_through[best]) {
-                if (!explained[f]) fresh.push_back(f);
-            }
-            if (auto wide = wider_lane(flows, fresh, best, taken, *open)) {
-                best = *wide;
-                std::tie(best_count, best_weight) = own_slow(slow_through[best]);
-            }
-        }
-        Suspect s;
-        const auto& mine = slow_through[best];
-        s.slow_flows = mine.size();
-        s.own_slow = best_count;
-        s.own_weight = best_weight;
-        s.total_flows = total[best];
-        s.evidence = mine;
-        // Lanes with exactly the same slow flows and the same flows in all
-        // are indistinguishable from this one.
-        for (const auto& [lane, slow] : slow_through) {
-            if (lane == best || taken.count(lane)) continue;
-            if (slow == mine && total[lane] == total[best]) s.lanes.push_back(lane);
-        }
-        s.lanes.push_back(best);
-        std::sort(s.lanes.begin(), s.lanes.end());
+        Pick best = strongest_lane(flows, by_lane, explained, taken, open ? &*open : nullptr, o);
+        if (best.count == 0) break;
+        if (open) best = widened(flows, by_lane, explained, taken, *open, best);
+        Suspect s = suspect_of(by_lane, best, taken);
         for (Lane l : s.lanes) taken.insert(l);
-        for (size_t f : mine) explained[f] = 1;
+        for (size_t f : s.evidence) explained[f] = 1;
         if (open) open->explain(s.lanes);
         out.suspects.push_back(std::move(s));
     }
