@@ -83,65 +83,79 @@ std::pair<int, int> terminal_size() {
     return {100, 32};
 }
 
-int run_tui(const TuiCommand& o, const Globals& g) {
+/// How often the fabric is read, and over how long rates are taken.
+struct Pace {
+    Millis refresh;
+    Millis window;
+};
+
+/// --refresh, --rate-window and --view, checked.
+Result<Pace> checked_pace(const TuiCommand& o) {
     auto refresh = parse_duration(o.refresh);
     if (!refresh || refresh->count() < 200) {
-        return report(make_error(fmt::format("--refresh {}: a duration of at least 200ms, e.g. 2s",
-                                             o.refresh)),
-                      g);
+        return make_error(
+            fmt::format("--refresh {}: a duration of at least 200ms, e.g. 2s", o.refresh));
     }
     auto window = parse_duration(o.rate_window);
     if (!window || *window < *refresh || window->count() > 24LL * 3600 * 1000) {
-        return report(
-            make_error(fmt::format("--rate-window {}: a duration from --refresh ({}) to 24h, "
-                                   "e.g. 1m",
-                                   o.rate_window, o.refresh)),
-            g);
+        return make_error(
+            fmt::format("--rate-window {}: a duration from --refresh ({}) to 24h, "
+                        "e.g. 1m",
+                        o.rate_window, o.refresh));
     }
     if (!parse_view(o.view)) {
-        return report(
-            make_error(fmt::format(
-                "--view {}: one of fabric, links, counters, pairs, findings, congestion", o.view)),
-            g);
+        return make_error(fmt::format(
+            "--view {}: one of fabric, links, counters, pairs, findings, congestion", o.view));
     }
+    return Pace{*refresh, *window};
+}
+
+/// What --dump prints, and at what size (--size is checked with or without
+/// --dump).
+Result<DumpOptions> dump_options(const TuiCommand& o, const Globals& g, Millis refresh) {
     auto size = o.size.empty() ? Result<std::pair<int, int>>(terminal_size()) : parse_size(o.size);
-    if (!size) return report(size.error(), g);
+    if (!size) return size.error();
     DumpOptions dump;
-    if (!o.dump.empty()) {
-        auto views = parse_dump_views(o.dump);
-        if (!views) return report(views.error(), g);
-        dump.views = std::move(views).value();
-        dump.help = o.dump == "help";
-        dump.filter = o.filter;
-        dump.width = size->first;
-        dump.height = size->second;
-        dump.ascii = o.ascii;
-        // Every file, or --readings live readings --refresh apart.
-        dump.readings = o.load.empty() ? std::max(1U, o.readings) : o.load.size();
-        dump.refresh = *refresh;
-        dump.progress = g.progress();
-    }
+    if (o.dump.empty()) return dump;
+    auto views = parse_dump_views(o.dump);
+    if (!views) return views.error();
+    dump.views = std::move(views).value();
+    dump.help = o.dump == "help";
+    dump.filter = o.filter;
+    dump.width = size->first;
+    dump.height = size->second;
+    dump.ascii = o.ascii;
+    // Every file, or --readings live readings --refresh apart.
+    dump.readings = o.load.empty() ? std::max(1U, o.readings) : o.load.size();
+    dump.refresh = refresh;
+    dump.progress = g.progress();
+    return dump;
+}
+
+/// What the views are built from besides the fabric: --plan, --baseline,
+/// --thresholds, --perf and --congestion, loaded.
+Result<BuilderConfig> builder_config(const TuiCommand& o, const Globals& g, const Pace& pace,
+                                     PerfFiles& perf_files) {
     BuilderConfig cfg;
-    cfg.interval_s = static_cast<double>(refresh->count()) / 1000.0;
-    cfg.rate_window_s = static_cast<double>(window->count()) / 1000.0;
+    cfg.interval_s = static_cast<double>(pace.refresh.count()) / 1000.0;
+    cfg.rate_window_s = static_cast<double>(pace.window.count()) / 1000.0;
     if (!o.plan.empty()) {
         auto p = load_plan(o.plan);
-        if (!p) return report(p.error(), g);
+        if (!p) return p.error();
         cfg.plan = std::move(p).value();
     }
     if (!o.baseline.empty()) {
         auto b = load_named_snapshot(o.baseline, g);
-        if (!b) return report(b.error(), g);
+        if (!b) return b.error();
         cfg.baseline = std::move(b).value();
     }
     if (!o.thresholds.empty()) {
         auto t = load_thresholds(o.thresholds);
-        if (!t) return report(t.error(), g);
+        if (!t) return t.error();
         cfg.thresholds = std::move(t).value();
     }
-    auto perf_files = std::make_shared<PerfFiles>(o.perf);
-    auto reports = perf_files->load_all();
-    if (!reports) return report(reports.error(), g);
+    auto reports = perf_files.load_all();
+    if (!reports) return reports.error();
     cfg.perf = std::move(reports->reports);
     cfg.perf_names = std::move(reports->names);
     cfg.mesh = std::move(reports->mesh);
@@ -149,46 +163,67 @@ int run_tui(const TuiCommand& o, const Globals& g) {
     cfg.probes = std::move(reports->probes);
     if (!o.congestion.empty()) {
         auto c = json_io::load_file(o.congestion, congestion_doc_from_json);
-        if (!c) return report(c.error(), g);
+        if (!c) return c.error();
         cfg.congestion = std::make_shared<const CongestionDoc>(std::move(c).value());
         cfg.congestion_name = o.congestion;
     }
+    return cfg;
+}
 
-    std::unique_ptr<FabricSource> source;
+/// The fabric shown: the --load files, or the live fabric (then `cfg` says
+/// so); `cfg` takes the source's name.
+Result<std::unique_ptr<FabricSource>> fabric_source(const TuiCommand& o, const Globals& g,
+                                                    BuilderConfig& cfg) {
     if (!o.load.empty()) {
         std::vector<Snapshot> snaps;
         for (const std::string& f : o.load) {
             auto s = load_named_snapshot(f, g);
-            if (!s) return report(s.error(), g);
+            if (!s) return s.error();
             snaps.push_back(std::move(s).value());
         }
         cfg.source =
             o.load.size() == 1 ? o.load.front() : fmt::format("{} snapshots", o.load.size());
-        source = std::make_unique<FileSource>(std::move(snaps));
-    } else {
-        LiveSweepOptions live = o.live;
-        live.no_routes = true;  // cabling and counters: what the views show
-        auto session = open_live_session(live, g, false);
-        if (!session) return report(session.error(), g);
-        auto fabric = std::make_unique<SessionFabric>(std::move(session).value());
-        cfg.live = true;
-        cfg.source = fabric->name();
-        source = std::make_unique<LiveSource>(std::move(fabric));
+        return std::unique_ptr<FabricSource>(std::make_unique<FileSource>(std::move(snaps)));
     }
+    LiveSweepOptions live = o.live;
+    live.no_routes = true;  // cabling and counters: what the views show
+    auto session = open_live_session(live, g, false);
+    if (!session) return session.error();
+    auto fabric = std::make_unique<SessionFabric>(std::move(session).value());
+    cfg.live = true;
+    cfg.source = fabric->name();
+    return std::unique_ptr<FabricSource>(std::make_unique<LiveSource>(std::move(fabric)));
+}
+
+AppOptions app_options(const TuiCommand& o, const Globals& g, Millis refresh) {
+    AppOptions app;
+    app.refresh = refresh;
+    app.view = *parse_view(o.view);
+    app.filter = o.filter;
+    app.color = !g.no_color && !std::getenv("NO_COLOR");
+    app.ascii = o.ascii;
+    app.verbose = g.verbose;
+    return app;
+}
+
+int run_tui(const TuiCommand& o, const Globals& g) {
+    auto pace = checked_pace(o);
+    if (!pace) return report(pace.error(), g);
+    auto dump = dump_options(o, g, pace->refresh);
+    if (!dump) return report(dump.error(), g);
+    auto perf_files = std::make_shared<PerfFiles>(o.perf);
+    auto cfg = builder_config(o, g, *pace, *perf_files);
+    if (!cfg) return report(cfg.error(), g);
+    auto source = fabric_source(o, g, *cfg);
+    if (!source) return report(source.error(), g);
 
     Result<int> code = make_error("");
     if (!o.dump.empty()) {
         install_interrupt_handlers();  // Ctrl-C: print what was read, exit 130
-        code = run_dump(*source, DataBuilder(std::move(cfg)), dump, stdout);
+        code = run_dump(**source, DataBuilder(std::move(*cfg)), *dump, stdout);
     } else {
-        AppOptions app;
-        app.refresh = *refresh;
-        app.view = *parse_view(o.view);
-        app.filter = o.filter;
-        app.color = !g.no_color && !std::getenv("NO_COLOR");
-        app.ascii = o.ascii;
-        app.verbose = g.verbose;
-        code = run_interactive(std::move(source), DataBuilder(std::move(cfg)), perf_files, app);
+        code = run_interactive(std::move(*source), DataBuilder(std::move(*cfg)), perf_files,
+                               app_options(o, g, pace->refresh));
     }
     return code ? *code : report(code.error(), g);
 }

@@ -210,6 +210,126 @@ Result<PortTarget> parse_port_target(const std::string& s) {
     return t;
 }
 
+namespace {
+
+/// At least `n` words, or the usage of the fault `w[0]`.
+Status need_words(const std::vector<std::string>& w, size_t n, const char* usage) {
+    if (w.size() < n)
+        return make_error(fmt::format("lab fault {}: usage: lab fault {}", w[0], usage));
+    return Ok{};
+}
+
+/// The port the fault acts on, from its second word.
+Status take_target(const std::vector<std::string>& w, Fault& f) {
+    auto t = parse_port_target(w[1]);
+    if (!t) return t.error();
+    f.target = *t;
+    return Ok{};
+}
+
+Result<Fault> console_fault(const std::vector<std::string>& w, Fault f) {
+    if (auto s = need_words(w, 2, "console 'COMMAND'"); !s) return s.error();
+    f.kind = Fault::Kind::Console;
+    for (size_t i = 1; i < w.size(); ++i) f.raw += (i > 1 ? " " : "") + w[i];
+    return f;
+}
+
+/// silent or answer: a whole node, by name.
+Result<Fault> node_fault(const std::vector<std::string>& w, Fault f) {
+    const std::string& kind = w[0];
+    if (auto s = need_words(w, 2, "silent|answer NODE"); !s) return s.error();
+    f.kind = kind == "silent" ? Fault::Kind::Silent : Fault::Kind::Answer;
+    f.target.node = w[1];
+    if (f.target.node.empty() || f.target.node.find_first_of("[]:") != std::string::npos) {
+        return make_error(fmt::format("lab fault {}: give a node name, e.g. spine02", kind));
+    }
+    return f;
+}
+
+Result<Fault> swap_fault(const std::vector<std::string>& w, Fault f) {
+    if (auto s = need_words(w, 3, "swap NODE[PORT] NODE[PORT]"); !s) return s.error();
+    if (auto s = take_target(w, f); !s) return s.error();
+    auto o = parse_port_target(w[2]);
+    if (!o) return o.error();
+    f.kind = Fault::Kind::Swap;
+    f.other = *o;
+    if (f.other.node == f.target.node && f.other.port == f.target.port) {
+        return make_error("lab fault swap: give two different ports");
+    }
+    return f;
+}
+
+Result<Fault> link_fault(const std::vector<std::string>& w, Fault f) {
+    if (auto s = need_words(w, 2, "link-down|link-up NODE[PORT]"); !s) return s.error();
+    if (auto s = take_target(w, f); !s) return s.error();
+    f.kind = w[0] == "link-down" ? Fault::Kind::LinkDown : Fault::Kind::LinkUp;
+    return f;
+}
+
+Result<Fault> width_fault(const std::vector<std::string>& w, Fault f) {
+    if (auto s = need_words(w, 3, "width NODE[PORT] 1x|2x|4x|8x|12x"); !s) return s.error();
+    if (auto s = take_target(w, f); !s) return s.error();
+    if (!parse_width(w[2]))
+        return make_error(
+            fmt::format("lab fault width: \"{}\" is not 1x, 2x, 4x, 8x or 12x", w[2]));
+    f.kind = Fault::Kind::Width;
+    f.value = w[2];
+    return f;
+}
+
+Result<Fault> speed_fault(const std::vector<std::string>& w, Fault f) {
+    if (auto s = need_words(w, 3, "speed NODE[PORT] sdr|ddr|qdr|fdr|edr|hdr"); !s) return s.error();
+    if (auto s = take_target(w, f); !s) return s.error();
+    auto sp = parse_speed(w[2]);
+    if (!sp || *sp == Speed::FDR10 || *sp > Speed::HDR) {
+        return make_error(fmt::format(
+            "lab fault speed: \"{}\" is not one of sdr, ddr, qdr, fdr, edr, hdr", w[2]));
+    }
+    f.kind = Fault::Kind::Speed;
+    f.value = w[2];
+    return f;
+}
+
+Result<Fault> counter_fault(const std::vector<std::string>& w, Fault f) {
+    if (auto s = need_words(w, 3, "counter NODE[PORT] NAME=VALUE [NAME=VALUE ...]"); !s)
+        return s.error();
+    if (auto s = take_target(w, f); !s) return s.error();
+    f.kind = Fault::Kind::Counter;
+    for (size_t i = 2; i < w.size(); ++i) {
+        auto a = normalise_counter(w[i]);
+        if (!a) return a.error();
+        f.assignments.push_back(*a);
+    }
+    return f;
+}
+
+Result<Fault> mad_drop_fault(const std::vector<std::string>& w, Fault f) {
+    if (auto s = need_words(w, 3, "mad-drop NODE[PORT] PERCENT [ATTRIBUTE]"); !s) return s.error();
+    if (auto s = take_target(w, f); !s) return s.error();
+    auto pct = parse_int(w[2]);
+    if (!pct || *pct < 0 || *pct > 100) {
+        return make_error(
+            fmt::format("lab fault mad-drop: \"{}\" is not a percentage 0..100", w[2]));
+    }
+    f.kind = Fault::Kind::MadDrop;
+    f.percent = *pct;
+    if (w.size() > 3) {
+        if (auto it = kAttributes.find(w[3]); it != kAttributes.end()) {
+            f.attribute = std::to_string(it->second);
+        } else if (auto id = parse_int(w[3])) {
+            f.attribute = std::to_string(*id);
+        } else {
+            return make_error(
+                fmt::format("lab fault mad-drop: unknown attribute {} (use NodeInfo, "
+                            "NodeDescription, SwitchInfo, PortInfo or a number)",
+                            w[3]));
+        }
+    }
+    return f;
+}
+
+}  // namespace
+
 Result<Fault> parse_fault(const std::vector<std::string>& w) {
     // One line, as every error is; the table is in `lab fault --help`.
     constexpr const char* kFaults =
@@ -219,107 +339,20 @@ Result<Fault> parse_fault(const std::vector<std::string>& w) {
     Fault f;
     const std::string& kind = w[0];
     f.word = kind;
-    auto need = [&](size_t n, const char* usage) -> Status {
-        if (w.size() < n)
-            return make_error(fmt::format("lab fault {}: usage: lab fault {}", kind, usage));
-        return Ok{};
-    };
-    auto target = [&]() -> Status {
-        auto t = parse_port_target(w[1]);
-        if (!t) return t.error();
-        f.target = *t;
-        return Ok{};
-    };
-    if (kind == "console") {
-        if (auto s = need(2, "console 'COMMAND'"); !s) return s.error();
-        f.kind = Fault::Kind::Console;
-        for (size_t i = 1; i < w.size(); ++i) f.raw += (i > 1 ? " " : "") + w[i];
-        return f;
-    }
-    if (kind == "silent" || kind == "answer") {
-        if (auto s = need(2, "silent|answer NODE"); !s) return s.error();
-        f.kind = kind == "silent" ? Fault::Kind::Silent : Fault::Kind::Answer;
-        f.target.node = w[1];
-        if (f.target.node.empty() || f.target.node.find_first_of("[]:") != std::string::npos) {
-            return make_error(fmt::format("lab fault {}: give a node name, e.g. spine02", kind));
-        }
-        return f;
-    }
+    if (kind == "console") return console_fault(w, std::move(f));
+    if (kind == "silent" || kind == "answer") return node_fault(w, std::move(f));
     if (kind == "restore-cabling") {
         if (w.size() != 1) return make_error("lab fault restore-cabling: takes no arguments");
         f.kind = Fault::Kind::RestoreCabling;
         return f;
     }
-    if (kind == "swap") {
-        if (auto s = need(3, "swap NODE[PORT] NODE[PORT]"); !s) return s.error();
-        if (auto s = target(); !s) return s.error();
-        auto o = parse_port_target(w[2]);
-        if (!o) return o.error();
-        f.kind = Fault::Kind::Swap;
-        f.other = *o;
-        if (f.other.node == f.target.node && f.other.port == f.target.port) {
-            return make_error("lab fault swap: give two different ports");
-        }
-        return f;
-    }
-    if (kind == "link-down" || kind == "link-up") {
-        if (auto s = need(2, "link-down|link-up NODE[PORT]"); !s) return s.error();
-        if (auto s = target(); !s) return s.error();
-        f.kind = kind == "link-down" ? Fault::Kind::LinkDown : Fault::Kind::LinkUp;
-    } else if (kind == "width") {
-        if (auto s = need(3, "width NODE[PORT] 1x|2x|4x|8x|12x"); !s) return s.error();
-        if (auto s = target(); !s) return s.error();
-        if (!parse_width(w[2]))
-            return make_error(
-                fmt::format("lab fault width: \"{}\" is not 1x, 2x, 4x, 8x or 12x", w[2]));
-        f.kind = Fault::Kind::Width;
-        f.value = w[2];
-    } else if (kind == "speed") {
-        if (auto s = need(3, "speed NODE[PORT] sdr|ddr|qdr|fdr|edr|hdr"); !s) return s.error();
-        if (auto s = target(); !s) return s.error();
-        auto sp = parse_speed(w[2]);
-        if (!sp || *sp == Speed::FDR10 || *sp > Speed::HDR) {
-            return make_error(fmt::format(
-                "lab fault speed: \"{}\" is not one of sdr, ddr, qdr, fdr, edr, hdr", w[2]));
-        }
-        f.kind = Fault::Kind::Speed;
-        f.value = w[2];
-    } else if (kind == "counter") {
-        if (auto s = need(3, "counter NODE[PORT] NAME=VALUE [NAME=VALUE ...]"); !s)
-            return s.error();
-        if (auto s = target(); !s) return s.error();
-        f.kind = Fault::Kind::Counter;
-        for (size_t i = 2; i < w.size(); ++i) {
-            auto a = normalise_counter(w[i]);
-            if (!a) return a.error();
-            f.assignments.push_back(*a);
-        }
-    } else if (kind == "mad-drop") {
-        if (auto s = need(3, "mad-drop NODE[PORT] PERCENT [ATTRIBUTE]"); !s) return s.error();
-        if (auto s = target(); !s) return s.error();
-        auto pct = parse_int(w[2]);
-        if (!pct || *pct < 0 || *pct > 100) {
-            return make_error(
-                fmt::format("lab fault mad-drop: \"{}\" is not a percentage 0..100", w[2]));
-        }
-        f.kind = Fault::Kind::MadDrop;
-        f.percent = *pct;
-        if (w.size() > 3) {
-            if (auto it = kAttributes.find(w[3]); it != kAttributes.end()) {
-                f.attribute = std::to_string(it->second);
-            } else if (auto id = parse_int(w[3])) {
-                f.attribute = std::to_string(*id);
-            } else {
-                return make_error(
-                    fmt::format("lab fault mad-drop: unknown attribute {} (use NodeInfo, "
-                                "NodeDescription, SwitchInfo, PortInfo or a number)",
-                                w[3]));
-            }
-        }
-    } else {
-        return make_error(fmt::format("lab fault: unknown fault \"{}\" ({})", kind, kFaults));
-    }
-    return f;
+    if (kind == "swap") return swap_fault(w, std::move(f));
+    if (kind == "link-down" || kind == "link-up") return link_fault(w, std::move(f));
+    if (kind == "width") return width_fault(w, std::move(f));
+    if (kind == "speed") return speed_fault(w, std::move(f));
+    if (kind == "counter") return counter_fault(w, std::move(f));
+    if (kind == "mad-drop") return mad_drop_fault(w, std::move(f));
+    return make_error(fmt::format("lab fault: unknown fault \"{}\" ({})", kind, kFaults));
 }
 
 std::vector<std::string> console_commands(const Fault& f) {

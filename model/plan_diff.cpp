@@ -168,9 +168,17 @@ PortLabel planned_label(const Ctx& c, const PlanEnd& e) {
     return l;
 }
 
-void links(Ctx& c) {
+/// The plan's cables between ports of nodes found, both ways, the plan's
+/// link behind each port, and the ports a finding already covers.
+struct PlannedCables {
     std::map<PortRef, PortRef> planned;  // both directions
     std::map<PortRef, const PlanLink*> plan_of;
+    std::set<PortRef> explained;
+};
+
+/// The plan's cables, also noted in the diff's cables and planned ports.
+PlannedCables planned_cables(Ctx& c) {
+    PlannedCables out;
     for (const PlanLink& l : c.plan.links) {
         c.out.cables.emplace_back(planned_label(c, l.a), planned_label(c, l.b));
         auto a = c.ref(l.a);
@@ -179,25 +187,30 @@ void links(Ctx& c) {
             if (r) c.out.planned_ports.push_back(*r);
         }
         if (!a || !b) continue;  // a missing node: reported as such
-        planned[*a] = *b;
-        planned[*b] = *a;
-        plan_of[*a] = &l;
-        plan_of[*b] = &l;
+        out.planned[*a] = *b;
+        out.planned[*b] = *a;
+        out.plan_of[*a] = &l;
+        out.plan_of[*b] = &l;
     }
-    auto actual = [&](PortRef r) -> std::optional<PortRef> {
-        const Port* p = c.f.port(r);
-        return p && p->peer ? p->peer : std::nullopt;
-    };
-    std::set<PortRef> explained;  // ports already covered by a finding
-    // Swaps: planned x-y and w-z, cabled x-z and w-y.
-    for (const auto& [x, y] : planned) {
-        if (explained.count(x)) continue;
-        auto z = actual(x);
-        if (!z || *z == y || !planned.count(*z)) continue;
-        PortRef w = planned.at(*z);
-        auto wy = actual(w);
+    return out;
+}
+
+/// The port `r` is cabled to, if it is up.
+std::optional<PortRef> actual_peer(const Ctx& c, PortRef r) {
+    const Port* p = c.f.port(r);
+    return p && p->peer ? p->peer : std::nullopt;
+}
+
+/// Swaps: planned x-y and w-z, cabled x-z and w-y.
+void swapped_cables(Ctx& c, PlannedCables& p) {
+    for (const auto& [x, y] : p.planned) {
+        if (p.explained.count(x)) continue;
+        auto z = actual_peer(c, x);
+        if (!z || *z == y || !p.planned.count(*z)) continue;
+        PortRef w = p.planned.at(*z);
+        auto wy = actual_peer(c, w);
         if (!wy || *wy != y) continue;
-        for (PortRef r : {x, y, *z, w}) explained.insert(r);
+        for (PortRef r : {x, y, *z, w}) p.explained.insert(r);
         c.add("cables_swapped", Severity::Error,
               fmt::format("cables swapped: {} goes to {} ({} {}), {} goes to {} ({} {})", c.show(x),
                           c.show(*z), c.words.planned, c.show(y), c.show(w), c.show(y),
@@ -207,54 +220,65 @@ void links(Ctx& c) {
                 {{{"port", c.show(x)}, {"to", c.show(*z)}, {"planned", c.show(y)}},
                  {{"port", c.show(w)}, {"to", c.show(y)}, {"planned", c.show(*z)}}}}});
     }
-    for (const auto& [x, y] : planned) {
-        if (explained.count(x) || x > y) continue;  // each planned cable once
-        auto ax = actual(x);
-        auto ay = actual(y);
+}
+
+/// A cable up as planned: at the planned rate?
+void rate_as_planned(Ctx& c, const PlanLink& l, PortRef x, PortRef y) {
+    const Port* p = c.f.port(x);
+    auto want_w = l.width ? l.width : c.plan.width;
+    auto want_s = l.speed ? l.speed : c.plan.speed;
+    bool narrow = want_w && p->width_active && *p->width_active < *want_w;
+    bool slow = want_s && p->speed_active && *p->speed_active < *want_s;
+    if (!narrow && !slow) return;
+    Width w = p->width_active.value_or(Width::X1);
+    Speed s = p->speed_active.value_or(Speed::SDR);
+    Width pw = want_w.value_or(w);
+    Speed ps = want_s.value_or(s);
+    c.add("degraded_link", Severity::Warning,
+          fmt::format("{} <-> {} runs {} {} ({:g} Gb/s), {} {} {} ({:g} Gb/s)", c.show(x),
+                      c.show(y), name(w), name(s), link_data_gbps(w, s), c.words.planned, name(pw),
+                      name(ps), link_data_gbps(pw, ps)),
+          {x, y},
+          {{"width", name(w)},
+           {"speed", name(s)},
+           {"planned_width", name(pw)},
+           {"planned_speed", name(ps)}});
+}
+
+/// A planned cable with neither end cabled: down, with both ports' states.
+void planned_link_down(Ctx& c, PortRef x, PortRef y) {
+    const Port* px = c.f.port(x);
+    const Port* py = c.f.port(y);
+    auto state = [](const Port* p) {
+        return p ? fmt::format("{}/{}", name(p->state), name(p->phys_state))
+                 : std::string("not read");
+    };
+    c.add("link_down", Severity::Error,
+          fmt::format("{} <-> {} is down ({}, {})", c.show(x), c.show(y), state(px), state(py)),
+          {x, y}, {{"a_state", state(px)}, {"b_state", state(py)}});
+}
+
+/// Each planned cable once: up as planned (at its rate), down, or an end
+/// cabled elsewhere.
+void cables_as_planned(Ctx& c, PlannedCables& p) {
+    for (const auto& [x, y] : p.planned) {
+        if (p.explained.count(x) || x > y) continue;  // each planned cable once
+        auto ax = actual_peer(c, x);
+        auto ay = actual_peer(c, y);
         if (ax && *ax == y) {
-            // Up as planned: at the planned rate?
-            const PlanLink* l = plan_of.at(x);
-            const Port* p = c.f.port(x);
-            auto want_w = l->width ? l->width : c.plan.width;
-            auto want_s = l->speed ? l->speed : c.plan.speed;
-            bool narrow = want_w && p->width_active && *p->width_active < *want_w;
-            bool slow = want_s && p->speed_active && *p->speed_active < *want_s;
-            if (narrow || slow) {
-                Width w = p->width_active.value_or(Width::X1);
-                Speed s = p->speed_active.value_or(Speed::SDR);
-                Width pw = want_w.value_or(w);
-                Speed ps = want_s.value_or(s);
-                c.add("degraded_link", Severity::Warning,
-                      fmt::format("{} <-> {} runs {} {} ({:g} Gb/s), {} {} {} ({:g} Gb/s)",
-                                  c.show(x), c.show(y), name(w), name(s), link_data_gbps(w, s),
-                                  c.words.planned, name(pw), name(ps), link_data_gbps(pw, ps)),
-                      {x, y},
-                      {{"width", name(w)},
-                       {"speed", name(s)},
-                       {"planned_width", name(pw)},
-                       {"planned_speed", name(ps)}});
-            }
+            rate_as_planned(c, *p.plan_of.at(x), x, y);
             continue;
         }
-        explained.insert(x);
-        explained.insert(y);
+        p.explained.insert(x);
+        p.explained.insert(y);
         if (!ax && !ay) {
-            const Port* px = c.f.port(x);
-            const Port* py = c.f.port(y);
-            auto state = [](const Port* p) {
-                return p ? fmt::format("{}/{}", name(p->state), name(p->phys_state))
-                         : std::string("not read");
-            };
-            c.add("link_down", Severity::Error,
-                  fmt::format("{} <-> {} is down ({}, {})", c.show(x), c.show(y), state(px),
-                              state(py)),
-                  {x, y}, {{"a_state", state(px)}, {"b_state", state(py)}});
+            planned_link_down(c, x, y);
             continue;
         }
         // At least one end is cabled elsewhere.
         for (auto [here, there, now] : {std::tuple{x, y, ax}, std::tuple{y, x, ay}}) {
             if (!now) continue;
-            explained.insert(*now);
+            p.explained.insert(*now);
             c.add("miswired", Severity::Error,
                   fmt::format("{} goes to {}, {} {}", c.show(here), c.show(*now), c.words.planned,
                               c.show(there)),
@@ -262,21 +286,31 @@ void links(Ctx& c) {
                   {{"port", c.show(here)}, {"to", c.show(*now)}, {"planned", c.show(there)}});
         }
     }
-    // Cables between planned nodes that the plan does not have.
+}
+
+/// Cables between planned nodes that the plan does not have.
+void unplanned_cables(Ctx& c, const PlannedCables& p) {
     std::set<Guid> planned_nodes;
     for (const auto& [name, n] : c.nodes) {
         if (n) planned_nodes.insert(n->guid);
     }
     bool explicit_links = !c.plan.links.empty();
     for (const Link& l : c.f.links()) {
-        if (!explicit_links || planned.count(l.a) || planned.count(l.b)) continue;
-        if (explained.count(l.a) || explained.count(l.b)) continue;
+        if (!explicit_links || p.planned.count(l.a) || p.planned.count(l.b)) continue;
+        if (p.explained.count(l.a) || p.explained.count(l.b)) continue;
         if (!planned_nodes.count(l.a.node) || !planned_nodes.count(l.b.node)) continue;
         c.add("unexpected_link", Severity::Warning,
               fmt::format("{} <-> {} is cabled but not in {}", c.show(l.a), c.show(l.b),
                           c.words.source),
               {l.a, l.b}, nlohmann::json::object());
     }
+}
+
+void links(Ctx& c) {
+    PlannedCables p = planned_cables(c);
+    swapped_cables(c, p);
+    cables_as_planned(c, p);
+    unplanned_cables(c, p);
 }
 
 void leaf_spine_counts(Ctx& c) {

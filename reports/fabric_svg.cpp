@@ -124,83 +124,129 @@ std::string loop_arrows(const ReportModel& m, const std::map<size_t, CableEnds>&
            out;
 }
 
-}  // namespace
+/// How the drawing is laid out: how many boxes a line holds, the widest
+/// row's boxes, and the drawing's size.
+struct Sheet {
+    size_t per_line = 1;
+    size_t max_per_tier = 0;
+    size_t widest = 1;
+    int width = 0;
+    int height = 0;
+    /// The lines a tier of `n` nodes takes: one when collapsed into a box.
+    size_t lines_of(size_t n) const {
+        return n > max_per_tier ? size_t{1} : std::max<size_t>(1, (n + per_line - 1) / per_line);
+    }
+    /// How far down the next row starts after a tier of `n` nodes.
+    int row_height(size_t n) const {
+        return kRowGap + static_cast<int>(lines_of(n) - 1) * (kBoxH + kLineGap);
+    }
+};
 
-std::string link_element_id(const ReportModel& m, size_t link) {
-    return "link-" + html_id(m.link_name(link));
+/// A line holds what fits in max_width; a longer tier wraps.
+Sheet sheet_of(const TierRows& tr, const FabricSvgOptions& o) {
+    Sheet out;
+    out.per_line = static_cast<size_t>(
+        std::max(1, (o.max_width - kMargin * 2 - kLabelW + (kPitch - kBoxW)) / kPitch));
+    out.max_per_tier = o.max_per_tier;
+    for (int t : tr.tiers) {
+        out.widest =
+            std::max(out.widest, std::min({tr.nodes.at(t).size(), o.max_per_tier, out.per_line}));
+    }
+    out.width = kMargin * 2 + kLabelW + static_cast<int>(out.widest) * kPitch;
+    out.height = kMargin * 2 - (kRowGap - kBoxH);
+    for (int t : tr.tiers) out.height += out.row_height(tr.nodes.at(t).size());
+    return out;
 }
 
-std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
-    if (!m.snapshot) return "";
-    const Fabric& f = m.snapshot->fabric;
-    const std::vector<Node>& nodes = f.nodes();
-
-    TierRows tr = tier_rows(m, nodes);
-    const std::vector<int>& row_tiers = tr.tiers;
-    std::map<int, std::vector<size_t>>& rows = tr.nodes;
-
-    // A line holds what fits in max_width; a longer tier wraps.
-    const size_t per_line = static_cast<size_t>(
-        std::max(1, (o.max_width - kMargin * 2 - kLabelW + (kPitch - kBoxW)) / kPitch));
-    auto lines_of = [&](int t) {
-        const size_t n = rows[t].size();
-        return n > o.max_per_tier ? size_t{1} : std::max<size_t>(1, (n + per_line - 1) / per_line);
-    };
-    size_t widest = 1;
-    for (int t : row_tiers)
-        widest = std::max(widest, std::min({rows[t].size(), o.max_per_tier, per_line}));
-    int width = kMargin * 2 + kLabelW + static_cast<int>(widest) * kPitch;
-    int height = kMargin * 2 - (kRowGap - kBoxH);
-    for (int t : row_tiers)
-        height += kRowGap + static_cast<int>(lines_of(t) - 1) * (kBoxH + kLineGap);
-
-    std::vector<Placed> at(nodes.size());
+/// The nodes drawn one by one, where each is, and the tiers' names.
+struct NodeBoxes {
+    std::vector<Placed> at;
     std::string boxes;
     std::string tier_labels;
+};
+
+/// One box for a whole tier too big to draw: its links are not drawn.
+std::string collapsed_box(int t, size_t n, int x0, int y, const Sheet& sheet) {
+    int w = static_cast<int>(sheet.widest) * kPitch - (kPitch - kBoxW);
+    return fmt::format(
+        "<g class=\"node collapsed\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+        "rx=\"4\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
+        x0, y, w, kBoxH, x0 + w / 2, y + kBoxH / 2 + 4,
+        html_escape(tier_count(t, n) + " (not drawn one by one)"));
+}
+
+std::string node_box(const Node& n, int t, int x, int y) {
+    return fmt::format(
+        "<g class=\"node {}\"><title>{} ({}, {})</title><rect x=\"{}\" y=\"{}\" "
+        "width=\"{}\" height=\"{}\" rx=\"4\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
+        html_escape(tier_name(t)), html_escape(n.description), format_guid(n.guid),
+        html_escape(name(n.type)), x, y, kBoxW, kBoxH, x + kBoxW / 2, y + kBoxH / 2 + 4,
+        html_escape(short_name(n.description)));
+}
+
+/// The rows of boxes, tier by tier from the top, each line centred.
+NodeBoxes node_boxes(const std::vector<Node>& nodes, const TierRows& tr, const Sheet& sheet) {
+    NodeBoxes out;
+    out.at.resize(nodes.size());
     int y_next = kMargin;
-    for (size_t r = 0; r < row_tiers.size(); ++r) {
-        int t = row_tiers[r];
-        const std::vector<size_t>& v = rows[t];
+    for (int t : tr.tiers) {
+        const std::vector<size_t>& v = tr.nodes.at(t);
         const int y = y_next;
-        y_next += kRowGap + static_cast<int>(lines_of(t) - 1) * (kBoxH + kLineGap);
-        tier_labels += fmt::format(
+        y_next += sheet.row_height(v.size());
+        out.tier_labels += fmt::format(
             "<text class=\"tier\" x=\"{}\" y=\"{}\">{}</text>\n", kMargin, y + kBoxH / 2 + 4,
             html_escape(t == kTierUnreachable ? "unreach." : tier_plural(t)));
         int x0 = kMargin + kLabelW;
-        if (v.size() > o.max_per_tier) {
-            // One box for the whole tier: its links are not drawn.
-            int w = static_cast<int>(widest) * kPitch - (kPitch - kBoxW);
-            boxes += fmt::format(
-                "<g class=\"node collapsed\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
-                "rx=\"4\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
-                x0, y, w, kBoxH, x0 + w / 2, y + kBoxH / 2 + 4,
-                html_escape(tier_count(t, v.size()) + " (not drawn one by one)"));
+        if (v.size() > sheet.max_per_tier) {
+            out.boxes += collapsed_box(t, v.size(), x0, y, sheet);
             continue;
         }
+        const size_t per_line = sheet.per_line;
         for (size_t k = 0; k < v.size(); ++k) {
             size_t i = v[k];
             // Line by line, each centred (the last may be shorter).
             const size_t line = k / per_line;
             const size_t on_line = std::min(per_line, v.size() - line * per_line);
-            const int offset = (static_cast<int>(widest) - static_cast<int>(on_line)) * kPitch / 2;
+            const int offset =
+                (static_cast<int>(sheet.widest) - static_cast<int>(on_line)) * kPitch / 2;
             int x = x0 + offset + static_cast<int>(k % per_line) * kPitch;
             const int yy = y + static_cast<int>(line) * (kBoxH + kLineGap);
-            at[i] = {true, x + kBoxW / 2, yy};
-            const Node& n = nodes[i];
-            boxes += fmt::format(
-                "<g class=\"node {}\"><title>{} ({}, {})</title><rect x=\"{}\" y=\"{}\" "
-                "width=\"{}\" height=\"{}\" rx=\"4\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
-                html_escape(tier_name(t)), html_escape(n.description), format_guid(n.guid),
-                html_escape(name(n.type)), x, yy, kBoxW, kBoxH, x + kBoxW / 2, yy + kBoxH / 2 + 4,
-                html_escape(short_name(n.description)));
+            out.at[i] = {true, x + kBoxW / 2, yy};
+            out.boxes += node_box(nodes[i], t, x, yy);
         }
     }
+    return out;
+}
 
-    // Cables: parallel ones between the same two nodes spread apart.
+/// The cables drawn, healthy and bad apart, and where each one's ends are.
+struct Cables {
     std::string healthy;
     std::string bad;
-    std::map<std::pair<size_t, size_t>, int> parallel;
     std::map<size_t, CableEnds> ends;
+};
+
+/// A cable with findings: its severity's colour, its name at its middle,
+/// and its findings in its title.
+std::string bad_cable(const ReportModel& m, size_t li, Severity sev, int x1, int y1, int x2,
+                      int y2) {
+    std::string why;
+    for (size_t fi : m.link_findings[li]) why += "\n" + m.findings[fi].summary;
+    std::string nm = m.link_name(li);
+    int mx = (x1 + x2) / 2;
+    int my = (y1 + y2) / 2;
+    return fmt::format(
+        "<g class=\"bad-link {0}\" id=\"{1}\" data-link=\"{2}\"><title>{2}{3}</title>"
+        "<line class=\"link bad {0}\" x1=\"{4}\" y1=\"{5}\" x2=\"{6}\" y2=\"{7}\"/>"
+        "<text class=\"link-label\" x=\"{8}\" y=\"{9}\">{2}</text></g>\n",
+        severity_class(sev), link_element_id(m, li), html_escape(nm), html_escape(why), x1, y1, x2,
+        y2, mx, my);
+}
+
+/// Cables between drawn nodes: parallel ones between the same two nodes
+/// spread apart.
+Cables drawn_cables(const ReportModel& m, const Fabric& f, const std::vector<Placed>& at) {
+    Cables out;
+    std::map<std::pair<size_t, size_t>, int> parallel;
     for (size_t li = 0; li < f.links().size(); ++li) {
         const Link& l = f.links()[li];
         auto ia = f.index_of(l.a.node);
@@ -215,34 +261,40 @@ std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
         int y1 = at[up].y + (at[up].y == at[down].y ? 0 : kBoxH);
         int x2 = at[down].x + spread;
         int y2 = at[down].y;
-        ends[li] = up == *ia ? CableEnds{x1, y1, x2, y2} : CableEnds{x2, y2, x1, y1};
+        out.ends[li] = up == *ia ? CableEnds{x1, y1, x2, y2} : CableEnds{x2, y2, x1, y1};
         std::optional<Severity> sev = m.link_severity(li);
         if (!sev) {
-            healthy += fmt::format(
+            out.healthy += fmt::format(
                 "<line class=\"link\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"><title>{}</title>"
                 "</line>\n",
                 x1, y1, x2, y2, html_escape(m.link_name(li)));
             continue;
         }
-        std::string why;
-        for (size_t fi : m.link_findings[li]) why += "\n" + m.findings[fi].summary;
-        std::string nm = m.link_name(li);
-        int mx = (x1 + x2) / 2;
-        int my = (y1 + y2) / 2;
-        bad += fmt::format(
-            "<g class=\"bad-link {0}\" id=\"{1}\" data-link=\"{2}\"><title>{2}{3}</title>"
-            "<line class=\"link bad {0}\" x1=\"{4}\" y1=\"{5}\" x2=\"{6}\" y2=\"{7}\"/>"
-            "<text class=\"link-label\" x=\"{8}\" y=\"{9}\">{2}</text></g>\n",
-            severity_class(*sev), link_element_id(m, li), html_escape(nm), html_escape(why), x1, y1,
-            x2, y2, mx, my);
+        out.bad += bad_cable(m, li, *sev, x1, y1, x2, y2);
     }
+    return out;
+}
 
+}  // namespace
+
+std::string link_element_id(const ReportModel& m, size_t link) {
+    return "link-" + html_id(m.link_name(link));
+}
+
+std::string render_fabric_svg(const ReportModel& m, const FabricSvgOptions& o) {
+    if (!m.snapshot) return "";
+    const Fabric& f = m.snapshot->fabric;
+    const TierRows tr = tier_rows(m, f.nodes());
+    const Sheet sheet = sheet_of(tr, o);
+    const NodeBoxes nodes = node_boxes(f.nodes(), tr, sheet);
+    const Cables links = drawn_cables(m, f, nodes.at);
     return fmt::format(
         "<svg class=\"fabric\" viewBox=\"0 0 {0} {1}\" "
         "width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"The fabric by tier\">\n"
         "{2}<g class=\"links\">\n{3}</g>\n<g class=\"nodes\">\n{4}</g>\n"
         "<g class=\"bad-links\">\n{5}</g>\n{6}</svg>\n",
-        width, height, tier_labels, healthy, boxes, bad, loop_arrows(m, ends));
+        sheet.width, sheet.height, nodes.tier_labels, links.healthy, nodes.boxes, links.bad,
+        loop_arrows(m, links.ends));
 }
 
 }  // namespace fabscope

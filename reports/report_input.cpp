@@ -120,111 +120,141 @@ Result<NamedSnapshot> find_named_snapshot(const std::string& validation_path,
     return out;
 }
 
-}  // namespace
-
-Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMeta meta) {
+/// What the inputs given hold, kind by kind, before the report is built.
+struct ReportInputs {
     std::optional<Snapshot> snapshot;
     std::optional<ValidationDoc> validation;
     std::vector<perf::PerfReport> perf;
     std::optional<CongestionDoc> congestion;
     RunDocs runs;
     std::string validation_path;
+};
+
+/// A second input of a kind a report takes one of.
+Error second_of(const std::string& path, const char* what) {
+    return make_error(
+        fmt::format("{}: a second {}; a report is of one fabric (give one)", path, what),
+        kExitUsage);
+}
+
+/// A document told by its shape, having no "format" a reader here knows:
+/// a host's health, a mesh run report; a mesh plan or anything else is
+/// refused.
+Status add_by_shape(ReportInputs& in, ReportMeta& meta, const std::string& path,
+                    const nlohmann::json& j) {
+    auto bad = [&](const Error& e) { return json_io::in_file(path, e); };
+    if (looks_like_health(j)) {
+        auto c = host_cables_from_json(j);
+        if (!c) return bad(c.error());
+        for (const HostCables& h : in.runs.cables) {
+            if (h.host == c->host)
+                return make_error(fmt::format("{}: a second health document of {}", path, h.host),
+                                  kExitUsage);
+        }
+        meta.inputs.push_back(fmt::format("{} (health of {})", path, c->host));
+        in.runs.cables.push_back(std::move(c).value());
+    } else if (looks_like_mesh_run(j)) {
+        if (in.runs.mesh) return second_of(path, "mesh run report");
+        auto c = mesh_run_doc_from_json(j);
+        if (!c) return bad(c.error());
+        in.runs.mesh = std::move(c).value();
+        meta.inputs.push_back(path + " (mesh run report)");
+    } else if (j.is_object() && j.contains("rounds") && j.contains("endpoints")) {
+        return make_error(fmt::format("{}: a mesh plan is what will be tested, not a result; "
+                                      "give the run's report",
+                                      path),
+                          kExitUsage);
+    } else {
+        return make_error(fmt::format("{}: not a fabscope result (a snapshot, a validation, "
+                                      "perf, congestion, mesh run, incast or health report, "
+                                      "told apart by their \"format\") nor nccl-tests output",
+                                      path),
+                          kExitUsage);
+    }
+    return Ok{};
+}
+
+/// A JSON document, through the reader of its "format", else by its shape.
+Status add_document(ReportInputs& in, ReportMeta& meta, const std::string& path,
+                    const nlohmann::json& j) {
+    auto format = j.is_object() ? j.find("format") : j.end();
+    std::string kind =
+        format != j.end() && format->is_string() ? format->get<std::string>() : std::string();
+    auto bad = [&](const Error& e) { return json_io::in_file(path, e); };
+    if (kind == "fabscope-snapshot") {
+        if (in.snapshot) return second_of(path, "snapshot");
+        auto s = snapshot_from_json(j);
+        if (!s) return bad(s.error());
+        in.snapshot = std::move(s).value();
+        meta.inputs.push_back(path + " (snapshot)");
+    } else if (kind == "fabscope-validation") {
+        if (in.validation) return second_of(path, "validation report");
+        auto v = validation_doc_from_json(j);
+        if (!v) return bad(v.error());
+        in.validation = std::move(v).value();
+        in.validation_path = path;
+        meta.inputs.push_back(path + " (validation)");
+    } else if (kind == "fabscope-perf") {
+        auto p = perf::perf_report_from_json(j);
+        if (!p) return bad(p.error());
+        in.perf.push_back(std::move(p).value());
+        meta.inputs.push_back(path + " (perf report)");
+    } else if (kind == "fabscope-congestion") {
+        if (in.congestion) return second_of(path, "congestion report");
+        auto c = congestion_doc_from_json(j);
+        if (!c) return bad(c.error());
+        in.congestion = std::move(c).value();
+        meta.inputs.push_back(path + " (congestion report)");
+    } else if (kind == "fabscope-mesh-incast") {
+        if (in.runs.incast) return second_of(path, "incast report");
+        auto c = incast_doc_from_json(j);
+        if (!c) return bad(c.error());
+        in.runs.incast = std::move(c).value();
+        meta.inputs.push_back(path + " (incast report)");
+    } else {
+        return add_by_shape(in, meta, path, j);
+    }
+    return Ok{};
+}
+
+/// One input file: nccl-tests' text, or a JSON document.
+Status add_input(ReportInputs& in, ReportMeta& meta, const std::string& path) {
+    auto file = read_result_file(path);
+    if (!file) return file.error();
+    // However this input ends (read, refused), its document is freed
+    // without nlohmann's flattening copy (json_io::release).
+    struct Release {
+        nlohmann::json& doc;
+        ~Release() { json_io::release(doc); }
+    } release{file->doc};
+    if (file->nccl_tests) {
+        meta.inputs.push_back(
+            fmt::format("{} (nccl-tests: {})", path, collective_title(*file->nccl_tests)));
+        in.runs.collectives.push_back(std::move(*file->nccl_tests));
+        return Ok{};
+    }
+    return add_document(in, meta, path, file->doc);
+}
+
+}  // namespace
+
+Result<ReportModel> load_report(const std::vector<std::string>& paths, ReportMeta meta) {
+    ReportInputs in;
     for (const std::string& path : paths) {
-        auto file = read_result_file(path);
-        if (!file) return file.error();
-        // However this input ends (read, refused), its document is freed
-        // without nlohmann's flattening copy (json_io::release).
-        struct Release {
-            nlohmann::json& doc;
-            ~Release() { json_io::release(doc); }
-        } release{file->doc};
-        if (file->nccl_tests) {
-            meta.inputs.push_back(
-                fmt::format("{} (nccl-tests: {})", path, collective_title(*file->nccl_tests)));
-            runs.collectives.push_back(std::move(*file->nccl_tests));
-            continue;
-        }
-        const nlohmann::json& j = file->doc;
-        auto format = j.is_object() ? j.find("format") : j.end();
-        std::string kind =
-            format != j.end() && format->is_string() ? format->get<std::string>() : std::string();
-        auto bad = [&](const Error& e) { return json_io::in_file(path, e); };
-        auto twice = [&](const char* what) {
-            return make_error(
-                fmt::format("{}: a second {}; a report is of one fabric (give one)", path, what),
-                kExitUsage);
-        };
-        if (kind == "fabscope-snapshot") {
-            if (snapshot) return twice("snapshot");
-            auto s = snapshot_from_json(j);
-            if (!s) return bad(s.error());
-            snapshot = std::move(s).value();
-            meta.inputs.push_back(path + " (snapshot)");
-        } else if (kind == "fabscope-validation") {
-            if (validation) return twice("validation report");
-            auto v = validation_doc_from_json(j);
-            if (!v) return bad(v.error());
-            validation = std::move(v).value();
-            validation_path = path;
-            meta.inputs.push_back(path + " (validation)");
-        } else if (kind == "fabscope-perf") {
-            auto p = perf::perf_report_from_json(j);
-            if (!p) return bad(p.error());
-            perf.push_back(std::move(p).value());
-            meta.inputs.push_back(path + " (perf report)");
-        } else if (kind == "fabscope-congestion") {
-            if (congestion) return twice("congestion report");
-            auto c = congestion_doc_from_json(j);
-            if (!c) return bad(c.error());
-            congestion = std::move(c).value();
-            meta.inputs.push_back(path + " (congestion report)");
-        } else if (kind == "fabscope-mesh-incast") {
-            if (runs.incast) return twice("incast report");
-            auto c = incast_doc_from_json(j);
-            if (!c) return bad(c.error());
-            runs.incast = std::move(c).value();
-            meta.inputs.push_back(path + " (incast report)");
-        } else if (looks_like_health(j)) {
-            auto c = host_cables_from_json(j);
-            if (!c) return bad(c.error());
-            for (const HostCables& h : runs.cables) {
-                if (h.host == c->host)
-                    return make_error(
-                        fmt::format("{}: a second health document of {}", path, h.host),
-                        kExitUsage);
-            }
-            meta.inputs.push_back(fmt::format("{} (health of {})", path, c->host));
-            runs.cables.push_back(std::move(c).value());
-        } else if (looks_like_mesh_run(j)) {
-            if (runs.mesh) return twice("mesh run report");
-            auto c = mesh_run_doc_from_json(j);
-            if (!c) return bad(c.error());
-            runs.mesh = std::move(c).value();
-            meta.inputs.push_back(path + " (mesh run report)");
-        } else if (j.is_object() && j.contains("rounds") && j.contains("endpoints")) {
-            return make_error(fmt::format("{}: a mesh plan is what will be tested, not a result; "
-                                          "give the run's report",
-                                          path),
-                              kExitUsage);
-        } else {
-            return make_error(fmt::format("{}: not a fabscope result (a snapshot, a validation, "
-                                          "perf, congestion, mesh run, incast or health report, "
-                                          "told apart by their \"format\") nor nccl-tests output",
-                                          path),
-                              kExitUsage);
-        }
+        if (auto s = add_input(in, meta, path); !s) return s.error();
     }
     NamedSnapshot found;
-    if (validation && !snapshot && !validation->meta.snapshot.empty()) {
-        auto f = find_named_snapshot(validation_path, *validation);
+    if (in.validation && !in.snapshot && !in.validation->meta.snapshot.empty()) {
+        auto f = find_named_snapshot(in.validation_path, *in.validation);
         if (!f) return f.error();
         found = std::move(f).value();
-        snapshot = std::move(found.snapshot);
+        in.snapshot = std::move(found.snapshot);
         if (!found.input.empty()) meta.inputs.push_back(found.input);
     }
     if (meta.tool_version.empty()) meta.tool_version = version();
-    ReportModel m = build_report(std::move(snapshot), std::move(validation), std::move(perf),
-                                 std::move(meta), std::move(congestion), std::move(runs));
+    ReportModel m =
+        build_report(std::move(in.snapshot), std::move(in.validation), std::move(in.perf),
+                     std::move(meta), std::move(in.congestion), std::move(in.runs));
     if (!found.warning.empty()) m.warnings.push_back(found.warning);
     return m;
 }

@@ -169,100 +169,133 @@ std::vector<Lane> contested_lanes(const std::vector<FlowObservation>& flows,
     return {thin.begin(), thin.end()};
 }
 
+/// Per lane: every flow through it, and its slow ones.
+struct LaneFlows {
+    std::unordered_map<Lane, size_t> total;
+    std::unordered_map<Lane, std::vector<size_t>> slow_through;
+};
+
+LaneFlows lane_flows(const std::vector<FlowObservation>& flows) {
+    LaneFlows out;
+    for (size_t i = 0; i < flows.size(); ++i) {
+        for (Lane l : flows[i].lanes) {
+            ++out.total[l];
+            if (flows[i].slow) out.slow_through[l].push_back(i);
+        }
+    }
+    return out;
+}
+
+/// Of a lane's slow flows, those no suspect chosen yet explains: how many,
+/// and the sum of their strengths.
+std::pair<size_t, double> own_slow(const std::vector<FlowObservation>& flows,
+                                   const std::vector<char>& explained,
+                                   const std::vector<size_t>& slow) {
+    std::pair<size_t, double> own{0, 0.0};
+    for (size_t f : slow) {
+        if (explained[f]) continue;
+        ++own.first;
+        own.second += std::clamp(flows[f].strength, 0.01, 1.0);
+    }
+    return own;
+}
+
+/// The lane a suspect is made of: its own slow flows, their strengths, and
+/// its score.
+struct Pick {
+    Lane lane = 0;
+    size_t count = 0;
+    double weight = 0;
+    double score = 0;
+};
+
+/// The lane explaining the most slow flows not yet explained, weighed by
+/// the share of its flows that were slow: the healthy flows through a lane
+/// speak for it. Without the weight a host's own lane, slow in 631 of its
+/// 647 flows because 630 of them crossed one bad cable (as all-pairs on a
+/// D-mod-K leaf-spine makes them), outbid the cable, 630 of 630.
+/// Each slow flow counts by its strength: a cable that halves every flow
+/// through it also slows the flows of a healthy lane they share with it,
+/// and noise that puts a few more of that lane's flows just under the
+/// threshold must not make it outbid the cable.
+Pick strongest_lane(const std::vector<FlowObservation>& flows, const LaneFlows& by_lane,
+                    const std::vector<char>& explained, const std::set<Lane>& taken,
+                    const OpenMeans* open, const LocalizeOptions& o) {
+    Pick best;
+    for (const auto& [lane, slow] : by_lane.slow_through) {
+        if (taken.count(lane)) continue;
+        if (slow.size() < o.min_slow) continue;
+        const double share =
+            static_cast<double>(slow.size()) / static_cast<double>(by_lane.total.at(lane));
+        // A lane stands on most of its flows slow, or on its open flows' mean.
+        if (!(share >= o.min_share || (open && open->short_of(lane)))) continue;
+        const auto [fresh, weight] = own_slow(flows, explained, slow);
+        // It must explain slow flows of its own, as many as a suspect
+        // needs: a host's lane left with one flaky flow once the cable
+        // behind it took the rest is no suspect.
+        if (fresh < std::max<size_t>(o.min_slow, 1)) continue;
+        const double score = weight * share;
+        if (score > best.score || (score == best.score && lane < best.lane)) {
+            best = Pick{lane, fresh, weight, score};
+        }
+    }
+    return best;
+}
+
+/// The pick, or the wider lane that explains its unexplained slow flows and
+/// more (see wider_lane).
+Pick widened(const std::vector<FlowObservation>& flows, const LaneFlows& by_lane,
+             const std::vector<char>& explained, const std::set<Lane>& taken, const OpenMeans& open,
+             Pick best) {
+    std::vector<size_t> fresh;
+    for (size_t f : by_lane.slow_through.at(best.lane)) {
+        if (!explained[f]) fresh.push_back(f);
+    }
+    if (auto wide = wider_lane(flows, fresh, best.lane, taken, open)) {
+        best.lane = *wide;
+        std::tie(best.count, best.weight) =
+            own_slow(flows, explained, by_lane.slow_through.at(best.lane));
+    }
+    return best;
+}
+
+/// The suspect of the picked lane, with the lanes not yet taken that have
+/// exactly the same slow flows and the same flows in all: they are
+/// indistinguishable from it.
+Suspect suspect_of(const LaneFlows& by_lane, const Pick& best, const std::set<Lane>& taken) {
+    Suspect s;
+    const auto& mine = by_lane.slow_through.at(best.lane);
+    const size_t total = by_lane.total.at(best.lane);
+    s.slow_flows = mine.size();
+    s.own_slow = best.count;
+    s.own_weight = best.weight;
+    s.total_flows = total;
+    s.evidence = mine;
+    for (const auto& [lane, slow] : by_lane.slow_through) {
+        if (lane == best.lane || taken.count(lane)) continue;
+        if (slow == mine && by_lane.total.at(lane) == total) s.lanes.push_back(lane);
+    }
+    s.lanes.push_back(best.lane);
+    std::sort(s.lanes.begin(), s.lanes.end());
+    return s;
+}
+
 }  // namespace
 
 Localization localize(const std::vector<FlowObservation>& flows, const LocalizeOptions& o) {
     Localization out;
-    // Per lane: every flow through it, and its slow ones.
-    std::unordered_map<Lane, size_t> total;
-    std::unordered_map<Lane, std::vector<size_t>> slow_through;
-    for (size_t i = 0; i < flows.size(); ++i) {
-        for (Lane l : flows[i].lanes) {
-            ++total[l];
-            if (flows[i].slow) slow_through[l].push_back(i);
-        }
-    }
+    const LaneFlows by_lane = lane_flows(flows);
     std::optional<OpenMeans> open;
     if (o.slow_ratio > 0) open.emplace(flows, o);
-    // A lane stands on most of its flows slow, or on its open flows' mean.
-    auto stands = [&](Lane lane, double share) {
-        return share >= o.min_share || (open && open->short_of(lane));
-    };
     std::vector<char> explained(flows.size(), 0);
-    // Of a lane's slow flows, those no suspect chosen yet explains: how many,
-    // and the sum of their strengths.
-    auto own_slow = [&](const std::vector<size_t>& slow) {
-        std::pair<size_t, double> own{0, 0.0};
-        for (size_t f : slow) {
-            if (explained[f]) continue;
-            ++own.first;
-            own.second += std::clamp(flows[f].strength, 0.01, 1.0);
-        }
-        return own;
-    };
     std::set<Lane> taken;
     for (;;) {
-        // The lane explaining the most slow flows not yet explained, weighed
-        // by the share of its flows that were slow: the healthy flows through
-        // a lane speak for it. Without the weight a host's own lane, slow in
-        // 631 of its 647 flows because 630 of them crossed one bad cable (as
-        // all-pairs on a D-mod-K leaf-spine makes them), outbid the cable, 630
-        // of 630.
-        // Each slow flow counts by its strength: a cable that halves every
-        // flow through it also slows the flows of a healthy lane they share
-        // with it, and noise that puts a few more of that lane's flows just
-        // under the threshold must not make it outbid the cable.
-        Lane best = 0;
-        size_t best_count = 0;
-        double best_weight = 0;
-        double best_score = 0;
-        for (const auto& [lane, slow] : slow_through) {
-            if (taken.count(lane)) continue;
-            if (slow.size() < o.min_slow) continue;
-            const double share =
-                static_cast<double>(slow.size()) / static_cast<double>(total[lane]);
-            if (!stands(lane, share)) continue;
-            const auto [fresh, weight] = own_slow(slow);
-            // It must explain slow flows of its own, as many as a suspect
-            // needs: a host's lane left with one flaky flow once the cable
-            // behind it took the rest is no suspect.
-            if (fresh < std::max<size_t>(o.min_slow, 1)) continue;
-            const double score = weight * share;
-            if (score > best_score || (score == best_score && lane < best)) {
-                best = lane;
-                best_count = fresh;
-                best_weight = weight;
-                best_score = score;
-            }
-        }
-        if (best_count == 0) break;
-        if (open) {
-            std::vector<size_t> fresh;
-            for (size_t f : slow_through[best]) {
-                if (!explained[f]) fresh.push_back(f);
-            }
-            if (auto wide = wider_lane(flows, fresh, best, taken, *open)) {
-                best = *wide;
-                std::tie(best_count, best_weight) = own_slow(slow_through[best]);
-            }
-        }
-        Suspect s;
-        const auto& mine = slow_through[best];
-        s.slow_flows = mine.size();
-        s.own_slow = best_count;
-        s.own_weight = best_weight;
-        s.total_flows = total[best];
-        s.evidence = mine;
-        // Lanes with exactly the same slow flows and the same flows in all
-        // are indistinguishable from this one.
-        for (const auto& [lane, slow] : slow_through) {
-            if (lane == best || taken.count(lane)) continue;
-            if (slow == mine && total[lane] == total[best]) s.lanes.push_back(lane);
-        }
-        s.lanes.push_back(best);
-        std::sort(s.lanes.begin(), s.lanes.end());
+        Pick best = strongest_lane(flows, by_lane, explained, taken, open ? &*open : nullptr, o);
+        if (best.count == 0) break;
+        if (open) best = widened(flows, by_lane, explained, taken, *open, best);
+        Suspect s = suspect_of(by_lane, best, taken);
         for (Lane l : s.lanes) taken.insert(l);
-        for (size_t f : mine) explained[f] = 1;
+        for (size_t f : s.evidence) explained[f] = 1;
         if (open) open->explain(s.lanes);
         out.suspects.push_back(std::move(s));
     }
@@ -345,12 +378,10 @@ struct Wanted {
     }
 };
 
-}  // namespace
-
-std::vector<Round> separating_rounds(const Localization& l, const std::vector<Lane>& uncrossed,
-                                     const std::vector<MeshEndpoint>& endpoints,
-                                     const PathOracle& oracle, const Fabric& f, size_t per_lane,
-                                     size_t max_rounds, size_t max_per_round) {
+/// The lanes to separate: every lane of a suspect not localized, then the
+/// undersampled, the uncrossed and the contested ones; each wants flows
+/// through it that cross no other suspect.
+std::vector<Wanted> wanted_lanes(const Localization& l, const std::vector<Lane>& uncrossed) {
     std::set<Lane> every_suspect;
     for (const Suspect& s : l.suspects) every_suspect.insert(s.lanes.begin(), s.lanes.end());
     std::vector<Wanted> wants;
@@ -372,90 +403,142 @@ std::vector<Round> separating_rounds(const Localization& l, const std::vector<La
             wants.push_back(std::move(w));
         }
     }
+    return wants;
+}
 
-    // Candidate one-way tests for each wanted lane.
-    struct Candidate {
-        PairTest test;
-        std::vector<Lane> lanes;
-    };
-    std::vector<std::vector<Candidate>> options(wants.size());
+/// A one-way test for a wanted lane, and the lanes its flow crosses.
+struct Candidate {
+    PairTest test;
+    std::vector<Lane> lanes;
+};
+
+/// Candidate one-way tests for a wanted lane: pairs of endpoints near its
+/// two ends (at most kSample of them tried), each with the first path
+/// variant that serves it.
+std::vector<Candidate> candidates_for(const Wanted& want,
+                                      const std::vector<MeshEndpoint>& endpoints,
+                                      const PathOracle& oracle, const Fabric& f) {
+    std::vector<Candidate> options;
     constexpr size_t kSample = 4096;
-    for (size_t w = 0; w < wants.size(); ++w) {
-        const Link& link = f.links().at(link_of_lane(wants[w].lane));
-        bool forward = (wants[w].lane & 1U) == 0;
-        Guid from = forward ? link.a.node : link.b.node;
-        Guid to = forward ? link.b.node : link.a.node;
-        auto srcs = endpoints_near(endpoints, from);
-        auto dsts = endpoints_near(endpoints, to);
-        // A host's own cable: the flow may go on to (or come from) anyone,
-        // the hosts under its leaf first (their flows cross no other lane).
-        if (is_endpoint(endpoints, from)) dsts = then_the_rest(std::move(dsts), endpoints.size());
-        if (is_endpoint(endpoints, to)) srcs = then_the_rest(std::move(srcs), endpoints.size());
-        size_t tried = 0;
-        for (size_t si = 0; si < srcs.size() && tried < kSample; ++si) {
-            for (size_t di = 0; di < dsts.size() && tried < kSample; ++di) {
-                size_t a = srcs[si];
-                size_t b = dsts[(di + si) % dsts.size()];
-                if (a == b) continue;
-                ++tried;
-                for (int v = 0; v < oracle.variants(endpoints[b]); ++v) {
-                    FlowPath p = oracle.path(endpoints[a], endpoints[b], v);
-                    if (!p.ok()) continue;
-                    if (wants[w].served_by(p.lanes)) {
-                        PairTest t{a, b, v, 0, false};
-                        options[w].push_back(Candidate{t, std::move(p.lanes)});
-                        break;
-                    }
+    const Link& link = f.links().at(link_of_lane(want.lane));
+    bool forward = (want.lane & 1U) == 0;
+    Guid from = forward ? link.a.node : link.b.node;
+    Guid to = forward ? link.b.node : link.a.node;
+    auto srcs = endpoints_near(endpoints, from);
+    auto dsts = endpoints_near(endpoints, to);
+    // A host's own cable: the flow may go on to (or come from) anyone,
+    // the hosts under its leaf first (their flows cross no other lane).
+    if (is_endpoint(endpoints, from)) dsts = then_the_rest(std::move(dsts), endpoints.size());
+    if (is_endpoint(endpoints, to)) srcs = then_the_rest(std::move(srcs), endpoints.size());
+    size_t tried = 0;
+    for (size_t si = 0; si < srcs.size() && tried < kSample; ++si) {
+        for (size_t di = 0; di < dsts.size() && tried < kSample; ++di) {
+            size_t a = srcs[si];
+            size_t b = dsts[(di + si) % dsts.size()];
+            if (a == b) continue;
+            ++tried;
+            for (int v = 0; v < oracle.variants(endpoints[b]); ++v) {
+                FlowPath p = oracle.path(endpoints[a], endpoints[b], v);
+                if (!p.ok()) continue;
+                if (want.served_by(p.lanes)) {
+                    PairTest t{a, b, v, 0, false};
+                    options.push_back(Candidate{t, std::move(p.lanes)});
+                    break;
                 }
             }
         }
     }
+    return options;
+}
 
-    // Pack: each round takes, for each wanted lane still short, the
-    // candidates that fit beside what the round already holds.
-    std::vector<Round> rounds;
-    std::vector<size_t> got(wants.size(), 0);
-    std::vector<std::vector<char>> spent(wants.size());
-    for (size_t w = 0; w < wants.size(); ++w) spent[w].assign(options[w].size(), 0);
-    // Each round serves first the wanted lanes with the fewest flows so far,
-    // so a lane late in the list is not starved by endpoints the others keep
-    // busy round after round.
-    std::vector<size_t> order(wants.size());
-    for (size_t r = 0; r < max_rounds; ++r) {
+/// Packs the candidates into rounds: each round takes, for each wanted lane
+/// still short of `per_lane` flows, the candidates that fit beside what the
+/// round already holds (no endpoint or lane twice).
+class RoundPacker {
+  public:
+    RoundPacker(const std::vector<Wanted>& wants,
+                const std::vector<std::vector<Candidate>>& options, size_t per_lane,
+                size_t max_per_round)
+        : wants_(wants),
+          options_(options),
+          per_lane_(per_lane),
+          max_per_round_(max_per_round),
+          got_(wants.size(), 0),
+          spent_(wants.size()),
+          order_(wants.size()) {
+        for (size_t w = 0; w < wants.size(); ++w) spent_[w].assign(options[w].size(), 0);
+    }
+
+    /// The next round; empty when no candidate is left to run.
+    Round next() {
         Round round;
         round.adaptive = true;
         std::set<size_t> busy_ep;
         std::set<Lane> busy_lane;
-        std::iota(order.begin(), order.end(), size_t{0});
-        std::stable_sort(order.begin(), order.end(),
-                         [&](size_t x, size_t y) { return got[x] < got[y]; });
-        for (size_t w : order) {
-            auto room = [&] { return max_per_round == 0 || round.tests.size() < max_per_round; };
-            for (size_t k = 0; room() && k < options[w].size() && got[w] < per_lane; ++k) {
-                if (spent[w][k]) continue;
-                const Candidate& c = options[w][k];
+        // Each round serves first the wanted lanes with the fewest flows so
+        // far, so a lane late in the list is not starved by endpoints the
+        // others keep busy round after round.
+        std::iota(order_.begin(), order_.end(), size_t{0});
+        std::stable_sort(order_.begin(), order_.end(),
+                         [&](size_t x, size_t y) { return got_[x] < got_[y]; });
+        for (size_t w : order_) {
+            auto room = [&] { return max_per_round_ == 0 || round.tests.size() < max_per_round_; };
+            for (size_t k = 0; room() && k < options_[w].size() && got_[w] < per_lane_; ++k) {
+                if (spent_[w][k]) continue;
+                const Candidate& c = options_[w][k];
                 bool fits = !busy_ep.count(c.test.a) && !busy_ep.count(c.test.b) &&
                             std::none_of(c.lanes.begin(), c.lanes.end(),
                                          [&](Lane x) { return busy_lane.count(x) > 0; });
                 if (!fits) continue;
-                spent[w][k] = 1;
-                // It counts for every wanted lane it crosses cleanly, and is
-                // not run again for any of them.
-                for (size_t v = 0; v < wants.size(); ++v) {
-                    if (v != w && !wants[v].served_by(c.lanes)) continue;
-                    ++got[v];
-                    for (size_t j = 0; j < options[v].size(); ++j) {
-                        const PairTest& t = options[v][j].test;
-                        if (t.a == c.test.a && t.b == c.test.b && t.variant_ab == c.test.variant_ab)
-                            spent[v][j] = 1;
-                    }
-                }
+                spent_[w][k] = 1;
+                count(w, c);
                 busy_ep.insert(c.test.a);
                 busy_ep.insert(c.test.b);
                 busy_lane.insert(c.lanes.begin(), c.lanes.end());
                 round.tests.push_back(c.test);
             }
         }
+        return round;
+    }
+
+  private:
+    /// A candidate taken for wanted lane `w` counts for every wanted lane
+    /// it crosses cleanly, and is not run again for any of them.
+    void count(size_t w, const Candidate& c) {
+        for (size_t v = 0; v < wants_.size(); ++v) {
+            if (v != w && !wants_[v].served_by(c.lanes)) continue;
+            ++got_[v];
+            for (size_t j = 0; j < options_[v].size(); ++j) {
+                const PairTest& t = options_[v][j].test;
+                if (t.a == c.test.a && t.b == c.test.b && t.variant_ab == c.test.variant_ab)
+                    spent_[v][j] = 1;
+            }
+        }
+    }
+
+    const std::vector<Wanted>& wants_;
+    const std::vector<std::vector<Candidate>>& options_;
+    size_t per_lane_;
+    size_t max_per_round_;
+    std::vector<size_t> got_;
+    std::vector<std::vector<char>> spent_;
+    std::vector<size_t> order_;
+};
+
+}  // namespace
+
+std::vector<Round> separating_rounds(const Localization& l, const std::vector<Lane>& uncrossed,
+                                     const std::vector<MeshEndpoint>& endpoints,
+                                     const PathOracle& oracle, const Fabric& f, size_t per_lane,
+                                     size_t max_rounds, size_t max_per_round) {
+    const std::vector<Wanted> wants = wanted_lanes(l, uncrossed);
+    std::vector<std::vector<Candidate>> options;
+    options.reserve(wants.size());
+    for (const Wanted& w : wants) options.push_back(candidates_for(w, endpoints, oracle, f));
+    RoundPacker packer(wants, options, per_lane, max_per_round);
+    std::vector<Round> rounds;
+    for (size_t r = 0; r < max_rounds; ++r) {
+        Round round = packer.next();
         if (round.tests.empty()) break;
         rounds.push_back(std::move(round));
     }
