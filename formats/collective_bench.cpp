@@ -202,8 +202,12 @@ std::optional<CollectiveRank> rank_of(const std::vector<std::string_view>& t) {
         } else if (t[i] == "on" && r.host.empty()) {
             r.host = std::string(t[i + 1].substr(0, 256));
         } else if (t[i].size() > 2 && t[i].front() == '[' && t[i].back() == ']') {
-            for (size_t j = i + 1; j < t.size(); ++j)
-                r.device += (r.device.empty() ? "" : " ") + std::string(t[j]);
+            // Appended piece by piece: GCC 12 at -O3 warns falsely (-Wrestrict)
+            // on a literal + std::string&& here.
+            for (size_t j = i + 1; j < t.size(); ++j) {
+                if (!r.device.empty()) r.device += ' ';
+                r.device += t[j];
+            }
             r.device = r.device.substr(0, 256);
             break;
         }
@@ -220,8 +224,10 @@ Status read_out_of_bounds(const std::vector<std::string_view>& t, const std::str
     if (non_finite(t[6])) return non_finite_error(where, "Out of bounds values", t[6]);
     b.out_of_bounds = number<uint64_t>(t[6]);
     std::string said;
-    for (size_t i = 6; i < t.size() && said.size() < 64; ++i)
-        said += (said.empty() ? "" : " ") + std::string(t[i].substr(0, 32));
+    for (size_t i = 6; i < t.size() && said.size() < 64; ++i) {
+        if (!said.empty()) said += ' ';
+        said += t[i].substr(0, 32);
+    }
     b.out_of_bounds_said = said;
     b.out_of_bounds_failed =
         b.out_of_bounds.value_or(1) != 0 || (t.size() > 7 && t[7] != "OK") || t.size() > 8;
