@@ -25,6 +25,12 @@ namespace {
 
 using Steady = std::chrono::steady_clock;
 
+void set_nonblocking(int fd) {
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+}  // namespace
+
 std::pair<std::string, std::string> split_host_port(const std::string& where) {
     if (!where.empty() && where.front() == '[') {
         auto close = where.find(']');
@@ -41,12 +47,6 @@ std::pair<std::string, std::string> split_host_port(const std::string& where) {
         return {where.substr(0, colon), where.substr(colon + 1)};
     return {where, std::to_string(kDefaultPort)};
 }
-
-void set_nonblocking(int fd) {
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
-
-}  // namespace
 
 Result<nlohmann::json> parse_message(const std::string& line) {
     // The same limits as files (depth, size, memory): a peer is input too.

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "util/duration.h"
 #include "util/interrupt.h"
@@ -17,6 +18,10 @@ namespace fabscope::perf {
 inline constexpr uint16_t kDefaultPort = 18515;
 inline constexpr size_t kMaxMessage = size_t{1} << 20;
 inline constexpr int kMaxDepth = 64;
+
+/// "host:port" or "[v6]:port" as host and port; without a port, kDefaultPort.
+/// A bare IPv6 address (two colons or more, no brackets) is all host.
+std::pair<std::string, std::string> split_host_port(const std::string& where);
 
 /// Parses one message: an error (never an exception) for invalid JSON or
 /// JSON nested deeper than kMaxDepth.

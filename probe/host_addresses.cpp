@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <netdb.h>
 
+#include "net/channel.h"
 #include "util/tcp_connect.h"
 
 namespace fabscope::probe {
@@ -28,8 +29,7 @@ Result<perf::AllowList> resolve(const std::string& name) {
 }  // namespace
 
 std::string host_part(const std::string& where) {
-    if (!where.empty() && where.front() == '[') return where.substr(1, where.find(']') - 1);
-    return where.substr(0, where.rfind(':'));
+    return perf::split_host_port(where).first;
 }
 
 HostAddresses::HostAddresses(const std::vector<ProbeHost>& hosts)

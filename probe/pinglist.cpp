@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "net/channel.h"
 #include "util/host_name.h"
 #include "util/input_file.h"
 #include "util/word_lines.h"
@@ -62,9 +63,7 @@ std::string with_port(const std::string& token, uint16_t default_port, std::stri
 /// form (fd00::4 and fd00:0::4 are one), a name in lower case.
 std::string same_where(const std::string& where) {
     const bool v6 = where.front() == '[';
-    const size_t end = v6 ? where.find(']') : where.rfind(':');
-    std::string host = where.substr(v6 ? 1 : 0, v6 ? end - 1 : end);
-    const std::string port = where.substr(where.rfind(':') + 1);
+    auto [host, port] = perf::split_host_port(where);
     unsigned char bin[sizeof(in6_addr)] = {};
     char text[INET6_ADDRSTRLEN] = {};
     const int family = v6 ? AF_INET6 : AF_INET;
