@@ -17,13 +17,8 @@ uint64_t to_ns(Clock::time_point t) {
 }  // namespace
 
 ProbeEngine::ProbeEngine(perf::UdPort& port, std::vector<ProbeHost> hosts, size_t self,
-                         ProbeConfig cfg, Clock::time_point start,
-                         std::function<Clock::time_point()> now)
-    : now_(now ? std::move(now) : [] { return Clock::now(); }),
-      port_(port),
-      hosts_(std::move(hosts)),
-      self_(self),
-      cfg_(cfg) {
+                         ProbeConfig cfg, Clock::time_point start, const fabscope::Clock& clock)
+    : clock_(clock), port_(port), hosts_(std::move(hosts)), self_(self), cfg_(cfg) {
     pinglist_ = make_pinglist(hosts_, self_, cfg_.pinglist);
     auto add = [&](size_t h) {
         peers_.try_emplace(h, Peer{.history = {cfg_.window, cfg_.baseline}});
@@ -202,7 +197,7 @@ void ProbeEngine::expire(Clock::time_point now) {
 }
 
 Status ProbeEngine::step(std::chrono::milliseconds wait) {
-    Clock::time_point now = now_();
+    Clock::time_point now = clock_.now();
     send_due(now);
     // Sleep no longer than until the next probe is due or the interval ends.
     Clock::time_point until = interval_end_;
@@ -211,7 +206,7 @@ Status ProbeEngine::step(std::chrono::milliseconds wait) {
     left = std::clamp(left, std::chrono::milliseconds(0), wait);
     auto got = port_.receive(left);
     if (!got) return got.error();
-    now = now_();
+    now = clock_.now();
     for (const perf::UdDatagram& d : *got) on_datagram(d, now);
     expire(now);
     return Ok{};

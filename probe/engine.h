@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,6 +21,7 @@
 #include "probe/judge.h"
 #include "probe/pinglist.h"
 #include "rdma/ud_port.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 namespace fabscope::probe {
@@ -83,9 +83,10 @@ struct ProbeSnapshot {
 
 class ProbeEngine {
   public:
-    /// `now` is the engine's clock (the tests' seam); empty: Clock::now.
+    /// `clock` is the engine's time (tests hand it a ManualClock); it must
+    /// outlive the engine.
     ProbeEngine(perf::UdPort& port, std::vector<ProbeHost> hosts, size_t self, ProbeConfig cfg,
-                Clock::time_point start, std::function<Clock::time_point()> now = {});
+                Clock::time_point start, const fabscope::Clock& clock = system_clock());
 
     const std::vector<ProbeHost>& hosts() const { return hosts_; }
     size_t self() const { return self_; }
@@ -148,7 +149,7 @@ class ProbeEngine {
     /// The covered leaf's tally for a probe to `host`; null for a leaf peer.
     ProbeTally* pair_tally(size_t host);
 
-    std::function<Clock::time_point()> now_;
+    const fabscope::Clock& clock_;
     perf::UdPort& port_;
     std::vector<ProbeHost> hosts_;
     size_t self_;

@@ -18,6 +18,7 @@
 #include "probe/pinglist.h"
 #include "probe/render.h"
 #include "schema_check.h"
+#include "util/clock.h"
 
 namespace fabscope::probe {
 namespace {
@@ -357,11 +358,10 @@ TEST(ProbeEngine, APeerWithoutAnAddressHandleIsUnreachableAndRetriedBackingOffWh
     ProbeConfig cfg;
     cfg.interval = std::chrono::milliseconds(100);
     cfg.timeout = std::chrono::milliseconds(50);
-    Clock::time_point now = Clock::now();
-    auto clock = [&] { return now; };
-    ProbeEngine e(mine, hosts, 0, cfg, now, clock);
-    ProbeEngine peer(good, hosts, 1, cfg, now, clock);  // answer h1-1's probes
-    ProbeEngine far(bad, hosts, 2, cfg, now, clock);
+    ManualClock clock;
+    ProbeEngine e(mine, hosts, 0, cfg, clock.now(), clock);
+    ProbeEngine peer(good, hosts, 1, cfg, clock.now(), clock);  // answer h1-1's probes
+    ProbeEngine far(bad, hosts, 2, cfg, clock.now(), clock);
     ASSERT_TRUE(peer.learn_source(0, mine.address()));
     ASSERT_TRUE(far.learn_source(0, mine.address()));
     ASSERT_TRUE(e.learn_peer(1, good.address(), 0));
@@ -373,13 +373,13 @@ TEST(ProbeEngine, APeerWithoutAnAddressHandleIsUnreachableAndRetriedBackingOffWh
     std::vector<ProbeSnapshot> snaps;
     for (int k = 0; k < 9; ++k) {
         for (int tick = 0; tick < 10; ++tick) {
-            now += std::chrono::milliseconds(10);
+            clock.advance(std::chrono::milliseconds(10));
             ASSERT_TRUE(e.step(std::chrono::milliseconds(0)));
             ASSERT_TRUE(peer.step(std::chrono::milliseconds(0)));
             ASSERT_TRUE(far.step(std::chrono::milliseconds(0)));
             ASSERT_TRUE(e.step(std::chrono::milliseconds(0)));
         }
-        ASSERT_GE(now, e.interval_end());
+        ASSERT_GE(clock.now(), e.interval_end());
         snaps.push_back(e.close_interval(0));
         const auto todo = e.to_resolve();
         if (std::find(todo.begin(), todo.end(), 2) == todo.end()) continue;
